@@ -1,0 +1,78 @@
+// swift-tools-version:6.1
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 the gpslog authors
+
+import PackageDescription
+
+/// Module layout follows the data flow: source -> sampler -> store -> (geocoder, exporters, uploader) -> CLI.
+/// Each C library is wrapped once: a `C*` system-library target (module map + shim.h) and one Swift module over it.
+let package = Package(
+    name: "gpslog",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "gpslog", targets: ["gpslog"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // MARK: - C libraries, from Debian
+        .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+
+        // MARK: - One Swift module over each C library
+        .target(name: "GPSLogSQLite", dependencies: ["CSQLite3"]),
+        .target(name: "GPSLogXML", dependencies: ["CLibXML2"]),
+        .target(name: "GPSLogGEOS", dependencies: ["CGEOS"]),
+
+        // MARK: - Domain
+        .target(name: "GPSLogModel"),
+        .target(name: "GPSLogSources", dependencies: ["GPSLogModel"]),
+        .target(name: "GPSLogSampling", dependencies: ["GPSLogModel"]),
+        .target(
+            name: "GPSLogStore",
+            dependencies: ["GPSLogModel", "GPSLogSQLite"],
+            exclude: ["embed.list"],
+            plugins: ["EmbedResourcesPlugin"]
+        ),
+        .target(name: "GPSLogSample", exclude: ["embed.list", "SOURCE.md", "gpsd-COPYING.txt", "bundg_zeus_9.log"],
+                plugins: ["EmbedResourcesPlugin"]),
+        .target(
+            name: "GPSLogExport",
+            dependencies: ["GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogXML", "GPSLogGEOS"]
+        ),
+        .target(
+            name: "GPSLogCommands",
+            dependencies: [
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogExport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "gpslog", dependencies: ["GPSLogCommands"]),
+
+        // MARK: - Build tooling: embeds Schema/*.sql (and other data files) into Swift at build time,
+        // so the installed binary needs no resource bundle beside it.
+        .executableTarget(name: "EmbedResourcesTool"),
+        .plugin(
+            name: "EmbedResourcesPlugin",
+            capability: .buildTool(),
+            dependencies: ["EmbedResourcesTool"],
+            path: "Sources/EmbedResourcesPlugin"
+        ),
+
+        // MARK: - Tests
+        .target(name: "GPSLogTestSupport", dependencies: ["GPSLogModel", "GPSLogStore"], path: "Tests/GPSLogTestSupport"),
+        .testTarget(name: "GPSLogSQLiteTests", dependencies: ["GPSLogSQLite"]),
+        .testTarget(name: "GPSLogXMLTests", dependencies: ["GPSLogXML"]),
+        .testTarget(name: "GPSLogGEOSTests", dependencies: ["GPSLogGEOS"]),
+        .testTarget(name: "GPSLogModelTests", dependencies: ["GPSLogModel"]),
+        .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling"]),
+        .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogTestSupport"]),
+        .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogSQLite", "GPSLogTestSupport"]),
+        .testTarget(name: "GPSLogExportTests", dependencies: ["GPSLogExport", "GPSLogSample", "GPSLogTestSupport"]),
+        .testTarget(name: "GPSLogCLITests", dependencies: ["GPSLogTestSupport", "GPSLogStore"]),
+    ]
+)

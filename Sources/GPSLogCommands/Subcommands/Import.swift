@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import Foundation
+import GPSLogExport
+import GPSLogModel
+import GPSLogSample
+import GPSLogStore
+
+extension GPSLog {
+    /// Imports files into new sessions.
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import files into new sessions, one per file, each in one transaction.",
+            discussion: """
+                Reads NMEA 0183 logs (any talker; bad sentences are counted and skipped). --sample imports the \
+                recording bundled with gpslog.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Files to import ('-' for standard input).") var files: [String] = []
+        @Option(help: "Session name (default: the file name; with several files, NAME 1, NAME 2, ...).") var name: String?
+        @Flag(help: "Import the real recording bundled with gpslog.") var sample = false
+        @Option(help: ArgumentHelp("UTC date for logs that carry none (GGA-only NMEA).", valueName: "YYYY-MM-DD"))
+        var date: String?
+        @Option(help: ArgumentHelp("Trip mode of the new sessions.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
+        var mode: String?
+
+        func validate() throws {
+            if files.isEmpty && !sample { throw ValidationError("Name at least one file to import, or --sample.") }
+            if let date, ImportOptions.parseDate(date) == nil { throw ValidationError("--date must be YYYY-MM-DD, not '\(date)'.") }
+            if let mode, TripMode(rawValue: mode) == nil {
+                throw ValidationError("--mode must be one of \(TripMode.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+        }
+
+        func run() throws {
+            let store = try global.openStore()
+            defer { store.close() }
+            var importer = NMEAImporter()
+            importer.assumedDate = date.flatMap(ImportOptions.parseDate)
+            if sample {
+                // The sample's session id is derived from its bytes, so its exports are the same on every machine;
+                // a second import of it gets a random id.
+                var rng = SplitMix64(seed: SplitMix64.seed(from: Sample.nmea))
+                let fixedID = Identifier.uuidV4(using: &rng)
+                let id = try store.session(id: fixedID) == nil ? fixedID : nil
+                let result = try importer.importText(
+                    Sample.nmea, file: Sample.fileName, name: name ?? Sample.sessionName, sessionID: id, into: store)
+                report(result)
+            }
+            for (i, file) in files.enumerated() {
+                let sessionName = name.map { files.count > 1 ? "\($0) \(i + 1)" : $0 } ?? ImportOptions.defaultName(for: file)
+                let result = try importer.importFile(file, name: sessionName, mode: mode.flatMap(TripMode.init(rawValue:)), into: store)
+                report(result)
+            }
+        }
+
+        private func report(_ result: ImportResult) {
+            var line = "Imported '\(result.session.name)' (\(result.session.shortID)): \(result.entries) entries"
+            if let s = result.statistics {
+                line += " from \(s.fixes) fixes and \(s.headings) headings; skipped \(s.badChecksum) bad checksums, \(s.unparsable) unparsable sentences"
+            }
+            print(line + ".")
+        }
+    }
+}
+
+/// Parsing helpers for import options.
+enum ImportOptions {
+    static func parseDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+            (1...12).contains(m), d >= 1, d <= Timestamp.daysIn(month: m, year: y)
+        else { return nil }
+        return (y, m, d)
+    }
+
+    /// "ride.nmea" -> "ride".
+    static func defaultName(for path: String) -> String {
+        if path == "-" { return "Imported from standard input" }
+        let base = (path as NSString).lastPathComponent
+        let stem = (base as NSString).deletingPathExtension
+        return stem.isEmpty ? base : stem
+    }
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import GPSLogModel
+import GPSLogStore
+
+extension GPSLog {
+    /// Shows one session in detail.
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a session: duration, distance, bounding box, speeds, and marks with labels and addresses.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The session: its name, id, or a unique id prefix.") var session: String
+        @Flag(help: "Print JSON instead of text.") var json = false
+
+        func run() throws {
+            let store = try global.openStore()
+            defer { store.close() }
+            let found = try store.resolveSession(session)
+            let summary = try store.summary(of: found)
+            let marks = try store.marks(of: found.id)
+            if json {
+                print(try JSONOutput.render(SessionJSON(summary, marks: marks)))
+                return
+            }
+            var lines: [(String, String)] = [
+                ("Session", found.name),
+                ("ID", found.id),
+                ("Started", Format.time(found.start)),
+                ("Ended", found.end.map(Format.time) ?? "still recording"),
+            ]
+            if let mode = found.mode { lines.append(("Mode", mode.rawValue)) }
+            if let ms = summary.durationMilliseconds { lines.append(("Duration", Format.duration(milliseconds: ms))) }
+            lines.append(("Distance", Format.distance(summary.distance)))
+            lines.append(("Entries", "\(summary.entryCount) (\(summary.trackPointCount) track points standing for \(summary.fixCount) fixes, \(summary.markCount) marks, \(summary.headingChangeCount) heading changes)"))
+            if let a = summary.minLatitude, let b = summary.minLongitude, let c = summary.maxLatitude, let d = summary.maxLongitude {
+                lines.append(("Bounding box", "\(Format.position(latitude: a, longitude: b)) to \(Format.position(latitude: c, longitude: d))"))
+            }
+            if let v = summary.maxSpeed { lines.append(("Max speed", Format.speed(v))) }
+            if let v = summary.averageSpeed { lines.append(("Average speed", Format.speed(v))) }
+            let width = lines.map(\.0.count).max() ?? 0
+            for (key, value) in lines {
+                print(key + ":" + String(repeating: " ", count: width - key.count + 1) + value)
+            }
+            if !marks.isEmpty {
+                print("\nMarks:")
+                for mark in marks {
+                    var line = "  \(Format.time(mark.time))  \(Format.position(latitude: mark.latitude, longitude: mark.longitude))"
+                    line += "  \(mark.label ?? "(no label)")"
+                    if let address = mark.address { line += "  - \(address)" }
+                    print(line)
+                }
+            }
+        }
+    }
+}

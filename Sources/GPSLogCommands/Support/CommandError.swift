@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Errors of the command layer itself.
+enum CommandError: LocalizedError {
+    /// A destructive command needs a confirmation it could not ask for.
+    case confirmationNeeded(String)
+    /// A file could not be read or written.
+    case file(path: String, reason: String)
+
+    var errorDescription: String? {
+        switch self {
+        case .confirmationNeeded(let text): text
+        case let .file(path, reason): "\(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Why a file could not be imported. Nothing of the file is stored when one of these is thrown.
+public enum ImportError: LocalizedError, Equatable {
+    /// The file held no usable position.
+    case noFixes(file: String, detail: String)
+    /// The file's format is not one gpslog reads.
+    case unsupportedFormat(file: String, detail: String)
+    /// The file cannot be read.
+    case unreadable(file: String, reason: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .noFixes(file, detail):
+            return "\(file): no position fixes to import (\(detail)); nothing was imported."
+        case let .unsupportedFormat(file, detail):
+            return "\(file): \(detail); nothing was imported."
+        case let .unreadable(file, reason):
+            return "\(file): cannot read it: \(reason)."
+        }
+    }
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Spherical-earth helpers shared by the sampler, the store's summaries and the exporters.
+public enum Geo {
+    /// The IUGG mean Earth radius in metres, the usual choice for haversine distances.
+    public static let earthRadius = 6_371_008.8
+
+    /// Great-circle distance in metres between two points given in degrees (haversine formula, which stays
+    /// accurate for the few-metre steps between consecutive GPS fixes, unlike the spherical law of cosines).
+    public static func distance(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+        let rad = Double.pi / 180
+        let dLat = (lat2 - lat1) * rad
+        let dLon = (lon2 - lon1) * rad
+        let s1 = sin(dLat / 2)
+        let s2 = sin(dLon / 2)
+        let a = s1 * s1 + cos(lat1 * rad) * cos(lat2 * rad) * s2 * s2
+        return 2 * earthRadius * asin(min(1, a.squareRoot()))
+    }
+
+    /// Initial bearing in degrees [0, 360) from the first point to the second.
+    public static func bearing(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+        let rad = Double.pi / 180
+        let y = sin((lon2 - lon1) * rad) * cos(lat2 * rad)
+        let x = cos(lat1 * rad) * sin(lat2 * rad) - sin(lat1 * rad) * cos(lat2 * rad) * cos((lon2 - lon1) * rad)
+        let deg = atan2(y, x) / rad
+        return deg < 0 ? deg + 360 : deg
+    }
+
+    /// The smallest angle in degrees between two directions (0...180).
+    public static func angleBetween(_ a: Double, _ b: Double) -> Double {
+        let d = abs((a - b).truncatingRemainder(dividingBy: 360))
+        return d > 180 ? 360 - d : d
+    }
+
+    /// Normalises an angle in degrees into [0, 360).
+    public static func normalizedDegrees(_ a: Double) -> Double {
+        let r = a.truncatingRemainder(dividingBy: 360)
+        return r < 0 ? r + 360 : (r == 360 ? 0 : r)
+    }
+}

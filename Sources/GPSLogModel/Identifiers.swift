@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+
+/// SplitMix64: a tiny, fast, seedable generator, so imports of the same input give the same ids
+/// (the golden exports in `Exports/` depend on it).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A seed from text (FNV-1a), e.g. a session id.
+    public static func seed(from text: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in text.utf8 {
+            h ^= UInt64(b)
+            h &*= 0x100_0000_01b3
+        }
+        return h
+    }
+}
+
+/// UUID strings in gpslog's lower-case, hyphenated form.
+public enum Identifier {
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A version 7 UUID: 48 bits of Unix milliseconds then random bits. Entries get these because rows are inserted
+    /// in time order, so the unique index on EntryID grows at its end instead of splitting random pages.
+    public static func uuidV7(time: Timestamp, using rng: inout some RandomNumberGenerator) -> String {
+        let ms = UInt64(bitPattern: time.milliseconds) & 0xFFFF_FFFF_FFFF
+        let r1 = rng.next() as UInt64
+        let r2 = rng.next() as UInt64
+        let high = (ms << 16) | 0x7000 | (r1 & 0x0FFF)
+        let low = (r2 & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        return format(high: high, low: low)
+    }
+
+    /// A version 4 (random) UUID. Sessions get these: their short ids (first 8 digits) must differ even for
+    /// sessions started in the same minute.
+    public static func uuidV4(using rng: inout some RandomNumberGenerator) -> String {
+        let high = ((rng.next() as UInt64) & 0xFFFF_FFFF_FFFF_0FFF) | 0x4000
+        let low = ((rng.next() as UInt64) & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        return format(high: high, low: low)
+    }
+
+    /// A version 4 UUID from the system's random source.
+    public static func uuidV4() -> String {
+        var rng = SystemRandomNumberGenerator()
+        return uuidV4(using: &rng)
+    }
+
+    private static func format(high: UInt64, low: UInt64) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(36)
+        for i in 0..<16 {
+            let byte = i < 8 ? UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(i)))
+                : UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(i - 8)))
+            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// True for a hyphenated UUID string of 36 characters.
+    public static func isUUID(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        guard b.count == 36 else { return false }
+        for (i, c) in b.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                if c != UInt8(ascii: "-") { return false }
+            } else if !((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)) {
+                return false
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+
+/// Trip modes, as Overland names them (`GLTripModes`).
+public enum TripMode: String, Sendable, Codable, CaseIterable {
+    case walk, run, bicycle, car, taxi, bus, tram, train, metro, gondola, monorail, sleigh, plane, boat, scooter
+}
+
+/// One row of the Sessions table: a recording from start to stop.
+public struct Session: Sendable, Equatable {
+    /// Row key (`Sessions.Key`).
+    public var key: Int64
+    /// The session's UUID string (`Sessions.ID`), lower-case.
+    public var id: String
+    public var name: String
+    public var start: Timestamp
+    /// Nil while the session is still recording.
+    public var end: Timestamp?
+    public var mode: TripMode?
+
+    public init(key: Int64, id: String, name: String, start: Timestamp, end: Timestamp?, mode: TripMode?) {
+        self.key = key
+        self.id = id
+        self.name = name
+        self.start = start
+        self.end = end
+        self.mode = mode
+    }
+
+    /// The first 8 characters of the id, as listings show it.
+    public var shortID: String { String(id.prefix(8)) }
+}
+
+/// Figures about a session, computed by the store in SQL.
+public struct SessionSummary: Sendable, Equatable {
+    public var session: Session
+    /// All rows: locations, marks and heading changes.
+    public var entryCount: Int
+    /// Location rows (not marks, not heading changes): the track.
+    public var trackPointCount: Int
+    public var markCount: Int
+    public var headingChangeCount: Int
+    /// Sum of instance counts over the track: how many accepted fixes the track stands for.
+    public var fixCount: Int
+    /// Great-circle length of the track in metres.
+    public var distance: Double
+    /// Time of the first and last track point.
+    public var firstTime: Timestamp?
+    public var lastTime: Timestamp?
+    /// Bounding box of the track and marks.
+    public var minLatitude: Double?
+    public var maxLatitude: Double?
+    public var minLongitude: Double?
+    public var maxLongitude: Double?
+    /// Highest recorded speed in m/s.
+    public var maxSpeed: Double?
+
+    public init(session: Session) {
+        self.session = session
+        entryCount = 0
+        trackPointCount = 0
+        markCount = 0
+        headingChangeCount = 0
+        fixCount = 0
+        distance = 0
+    }
+
+    /// Milliseconds from the session start to its end, or to the last entry while recording.
+    public var durationMilliseconds: Int64? {
+        guard let end = session.end ?? lastTime else { return nil }
+        return end.milliseconds - session.start.milliseconds
+    }
+
+    /// Distance over the time between the first and last track point, in m/s.
+    public var averageSpeed: Double? {
+        guard let a = firstTime, let b = lastTime, b > a else { return nil }
+        return distance / (Double(b.milliseconds - a.milliseconds) / 1000)
+    }
+}

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+import CSQLite3
+import Foundation
+
+/// An error reported by SQLite: its extended result code, its own message, and the SQL that failed.
+///
+/// Bound values never appear in the description (they can hold user data or secrets), following GRDB's
+/// `publicStatementArguments` rule.
+public struct SQLiteError: Error, LocalizedError, Equatable, CustomStringConvertible {
+    /// The extended result code (SQLITE_CONSTRAINT_CHECK, SQLITE_BUSY, ...).
+    public var extendedCode: Int32
+    /// SQLite's own message (`sqlite3_errmsg`).
+    public var message: String
+    /// The statement that failed, when there was one.
+    public var sql: String?
+
+    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The primary result code (the low byte of the extended one).
+    public var code: Int32 { extendedCode & 0xff }
+
+    /// True for every kind of constraint violation (CHECK, NOT NULL, UNIQUE, FOREIGN KEY, ...).
+    public var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
+
+    public var description: String {
+        let name = String(cString: sqlite3_errstr(extendedCode))
+        var text = "SQLite error \(extendedCode) (\(name)): \(message)"
+        if let sql { text += " - while executing `\(sql)`" }
+        return text
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+import CSQLite3
+
+/// A raw `sqlite3_stmt *`.
+public typealias SQLiteStatementHandle = OpaquePointer
+
+/// SQLite's SQLITE_TRANSIENT (a cast macro that does not import): SQLite copies the bytes before the call returns.
+let SQLITE_TRANSIENT = CSQLite3_transient()
+
+/// A prepared statement. It owns its handle and finalizes it in `deinit`.
+///
+/// Bind with the typed `bind(_:at:)` methods (1-based indices, as in SQLite), then `step()` until it returns false.
+public final class Statement {
+    /// The raw statement.
+    public let handle: SQLiteStatementHandle
+    /// The SQL it was prepared from (for error messages).
+    public let sql: String
+    // Strong: a statement must not outlive its connection's handle.
+    private let database: Database
+
+    init(database: Database, sql: String) throws {
+        let db = try database.liveHandle()
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        try database.check(rc, sql: sql)
+        guard let statement else {
+            throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "empty statement", sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    // MARK: - Binding
+
+    /// Resets the statement so it can run again, and clears its bindings.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds a list of values to parameters 1...n.
+    public func bind(_ values: [SQLiteValue]) throws {
+        for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
+    }
+
+    public func bind(_ value: SQLiteValue, at index: Int32) throws {
+        switch value {
+        case .null: try bindNull(at: index)
+        case .integer(let v): try bind(v, at: index)
+        case .real(let v): try bind(v, at: index)
+        case .text(let v): try bind(v, at: index)
+        case .blob(let v):
+            let rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+            try database.check(rc, sql: sql)
+        }
+    }
+
+    @inline(__always) public func bindNull(at index: Int32) throws {
+        try database.check(sqlite3_bind_null(handle, index), sql: sql)
+    }
+
+    @inline(__always) public func bind(_ value: Double?, at index: Int32) throws {
+        // NaN would be stored as NULL by SQLite; keep it NULL explicitly so NOT NULL constraints catch it.
+        guard let value, !value.isNaN else { return try bindNull(at: index) }
+        try database.check(sqlite3_bind_double(handle, index, value), sql: sql)
+    }
+
+    @inline(__always) public func bind(_ value: Int64?, at index: Int32) throws {
+        guard let value else { return try bindNull(at: index) }
+        try database.check(sqlite3_bind_int64(handle, index, value), sql: sql)
+    }
+
+    @inline(__always) public func bind(_ value: Int?, at index: Int32) throws {
+        try bind(value.map { Int64($0) }, at: index)
+    }
+
+    @inline(__always) public func bind(_ value: Bool, at index: Int32) throws {
+        try bind(Int64(value ? 1 : 0), at: index)
+    }
+
+    public func bind(_ value: String?, at index: Int32) throws {
+        guard var value else { return try bindNull(at: index) }
+        let rc = value.withUTF8 { sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+        try database.check(rc, sql: sql)
+    }
+
+    // MARK: - Stepping
+
+    /// Runs one step. Returns true when a row is available, false when the statement is done.
+    @discardableResult
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let db = try database.liveHandle()
+        let failure = SQLiteError(extendedCode: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), sql: sql)
+        sqlite3_reset(handle)
+        throw failure
+    }
+
+    // MARK: - Reading columns of the current row
+
+    public var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    @inline(__always) public func isNull(at column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
+    @inline(__always) public func double(at column: Int32) -> Double? {
+        isNull(at: column) ? nil : sqlite3_column_double(handle, column)
+    }
+
+    @inline(__always) public func int64(at column: Int32) -> Int64? {
+        isNull(at: column) ? nil : sqlite3_column_int64(handle, column)
+    }
+
+    @inline(__always) public func int(at column: Int32) -> Int? {
+        isNull(at: column) ? nil : Int(sqlite3_column_int64(handle, column))
+    }
+
+    public func string(at column: Int32) -> String? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The column as a dynamically typed value.
+    public func value(at column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(string(at: column) ?? "")
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let p = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: p, count: count)))
+        default: return .null
+        }
+    }
+}
+
+// Explicit non-conformance: statements belong to their connection's thread.
+@available(*, unavailable)
+extension Statement: Sendable {}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+
+/// Why a fix or heading was not stored.
+public enum DropReason: String, Sendable, Equatable {
+    case invalidPosition, insideInterval, tooInaccurate, tooClose, tooSoon, outOfOrder, headingUnchanged, noPositionYet
+}
+
+/// What the sampler decided for one input.
+public enum SampleDecision: Sendable, Equatable {
+    /// Store this new entry.
+    case newEntry(Entry)
+    /// The fix is at the same place as the last location entry: add one to its InstanceCount (its new value given).
+    case samePlace(instanceCount: Int)
+    /// Not stored.
+    case dropped(DropReason)
+}
+
+/// Turns a stream of fixes and headings into Entries rows, after GPS Log and Overland. A pure value type: no I/O,
+/// no clock (it goes by the fixes' own times), so it is tested on its own and replays give the same session.
+///
+/// For each fix, in order:
+/// 1. an invalid position (NaN, out of range) or a time earlier than the last accepted fix is dropped;
+/// 2. a fix worse than `maxAccuracy` is dropped;
+/// 3. a fix inside `interval` after the previous accepted fix is dropped (GPS Log's period gate);
+/// 4. a fix within `samePlaceRadius` of the last location entry, moving slower than `stationarySpeed`, is the same
+///    place: that entry's InstanceCount grows instead of a row being written;
+/// 5. `minDistance` and `minTime` (measured from the last location row) drop what is left too close or too soon;
+/// 6. anything else becomes a new entry.
+///
+/// A heading that differs from the last recorded heading by more than `headingFilter` degrees (or the first one)
+/// becomes a heading-change entry at the latest position (IsHeadingChanged = 1, Heading, HeadingTimeStamp).
+public struct Sampler: Sendable {
+    public var policy: SamplingPolicy
+    private var rng: SplitMix64
+    /// The last location row written (after any instance-count changes).
+    public private(set) var lastEntry: Entry?
+    /// The newest valid fix seen, accepted or not: what `mark` marks.
+    public private(set) var freshestFix: Fix?
+    private var lastAcceptedTime: Timestamp?
+    private var lastHeading: Double?
+
+    /// - Parameter seed: seeds the entry ids (UUIDv7 random bits); the same seed and input give the same ids.
+    public init(policy: SamplingPolicy, seed: UInt64? = nil) {
+        self.policy = policy
+        var system = SystemRandomNumberGenerator()
+        rng = SplitMix64(seed: seed ?? system.next())
+    }
+
+    /// Decides what to do with a fix.
+    public mutating func add(_ fix: Fix) -> SampleDecision {
+        guard fix.hasValidPosition else { return .dropped(.invalidPosition) }
+        if let last = lastAcceptedTime, fix.time < last { return .dropped(.outOfOrder) }
+        freshestFix = fix
+        if let max = policy.maxAccuracy, let acc = fix.horizontalAccuracy, acc > max { return .dropped(.tooInaccurate) }
+        if let last = lastAcceptedTime, fix.time.milliseconds - last.milliseconds < policy.intervalMilliseconds {
+            return .dropped(.insideInterval)
+        }
+        if var previous = lastEntry {
+            let d = Geo.distance(lat1: previous.latitude, lon1: previous.longitude, lat2: fix.latitude, lon2: fix.longitude)
+            if d < policy.samePlaceRadius && (fix.speed ?? 0) < policy.stationarySpeed {
+                lastAcceptedTime = fix.time
+                previous.instanceCount += 1
+                lastEntry = previous
+                return .samePlace(instanceCount: previous.instanceCount)
+            }
+            if let min = policy.minDistance, d < min { return .dropped(.tooClose) }
+            if let min = policy.minTimeMilliseconds, fix.time.milliseconds - previous.time.milliseconds < min {
+                return .dropped(.tooSoon)
+            }
+        }
+        lastAcceptedTime = fix.time
+        let entry = Entry(id: Identifier.uuidV7(time: fix.time, using: &rng), fix: fix)
+        lastEntry = entry
+        return .newEntry(entry)
+    }
+
+    /// Decides what to do with a heading reading.
+    public mutating func add(_ reading: HeadingReading) -> SampleDecision {
+        guard reading.degrees.isFinite else { return .dropped(.invalidPosition) }
+        guard let position = freshestFix else { return .dropped(.noPositionYet) }
+        let degrees = Geo.normalizedDegrees(reading.degrees)
+        if let last = lastHeading, Geo.angleBetween(last, degrees) <= policy.headingFilter {
+            return .dropped(.headingUnchanged)
+        }
+        lastHeading = degrees
+        let time = max(reading.time, position.time)
+        var entry = Entry(
+            id: Identifier.uuidV7(time: time, using: &rng), latitude: position.latitude, longitude: position.longitude,
+            altitude: position.altitude, time: time, heading: degrees, isHeadingChanged: true, headingTime: reading.time)
+        entry.horizontalAccuracy = position.horizontalAccuracy
+        return .newEntry(entry)
+    }
+
+    /// A mark entry at the freshest fix (not the last sample), with a label.
+    public mutating func mark(label: String?) -> Entry? {
+        guard let fix = freshestFix else { return nil }
+        return Entry(id: Identifier.uuidV7(time: fix.time, using: &rng), fix: fix, marked: true, label: label)
+    }
+
+    /// A fresh entry id for an entry at `time` (manual marks, imports).
+    public mutating func makeID(time: Timestamp) -> String {
+        Identifier.uuidV7(time: time, using: &rng)
+    }
+}

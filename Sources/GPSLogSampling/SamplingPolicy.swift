@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+
+/// What the sampler keeps, from the `record` options.
+public struct SamplingPolicy: Sendable, Equatable {
+    /// One entry per interval: a fix less than this many milliseconds after the previous accepted fix is dropped
+    /// (GPS Log's period gate). 0 keeps every fix.
+    public var intervalMilliseconds: Int64
+    /// Drop a fix closer than this many metres to the last stored location entry (Overland's min distance).
+    public var minDistance: Double?
+    /// Drop a fix less than this many milliseconds after the last stored location row (Overland's min time;
+    /// unlike the interval, repeats folded into an instance count do not restart it).
+    public var minTimeMilliseconds: Int64?
+    /// Drop a fix whose horizontal error is worse (larger) than this many metres; fixes of unknown accuracy pass.
+    public var maxAccuracy: Double?
+    /// Radius in metres of "the same place" for instance counts (see `Sampler`).
+    public var samePlaceRadius: Double
+    /// Speed in m/s at or above which a fix is never "the same place", whatever the distance.
+    public var stationarySpeed: Double
+    /// A heading that moves more than this many degrees from the last recorded one writes a heading-change entry.
+    public var headingFilter: Double
+
+    /// Default radius for "the same place": 3 m is about the 50 % circular error of a consumer GNSS receiver in open
+    /// sky (u-blox M8/M9 class: 2.0-2.5 m CEP), so a receiver at rest mostly wanders inside it.
+    public static let defaultSamePlaceRadius = 3.0
+    /// Default speed limit for "the same place": 0.5 m/s is above the speed noise of a receiver at rest
+    /// (0.1-0.3 m/s) and well below walking pace (1.4 m/s), so slow movement is never folded away.
+    public static let defaultStationarySpeed = 0.5
+
+    public init(
+        intervalMilliseconds: Int64 = 1000, minDistance: Double? = nil, minTimeMilliseconds: Int64? = nil,
+        maxAccuracy: Double? = nil, samePlaceRadius: Double = SamplingPolicy.defaultSamePlaceRadius,
+        stationarySpeed: Double = SamplingPolicy.defaultStationarySpeed, headingFilter: Double = 5
+    ) {
+        self.intervalMilliseconds = intervalMilliseconds
+        self.minDistance = minDistance
+        self.minTimeMilliseconds = minTimeMilliseconds
+        self.maxAccuracy = maxAccuracy
+        self.samePlaceRadius = samePlaceRadius
+        self.stationarySpeed = stationarySpeed
+        self.headingFilter = headingFilter
+    }
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+
+extension Store {
+    static let sessionColumns = "Key, ID, Name, StartTime, EndTime, Mode"
+
+    static func readSession(_ s: Statement, offset: Int32 = 0) -> Session {
+        Session(
+            key: s.int64(at: offset) ?? 0, id: s.string(at: offset + 1) ?? "", name: s.string(at: offset + 2) ?? "",
+            start: Timestamp(milliseconds: s.int64(at: offset + 3) ?? 0),
+            end: s.int64(at: offset + 4).map { Timestamp(milliseconds: $0) },
+            mode: s.string(at: offset + 5).flatMap(TripMode.init(rawValue:)))
+    }
+
+    /// Creates a session that is recording (no end time yet).
+    /// - Parameters:
+    ///   - id: a UUID string; a random one when nil.
+    /// - Throws: `StoreError.invalidSession` for an empty name or a malformed id.
+    @discardableResult
+    public func createSession(name: String, start: Timestamp, mode: TripMode? = nil, id: String? = nil) throws -> Session {
+        let id = (id ?? Identifier.uuidV4()).lowercased()
+        guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
+        let name = name.trimmingWhitespace()
+        guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
+        do {
+            try database.run(
+                "INSERT INTO Sessions (ID, Name, StartTime, Mode) VALUES (?, ?, ?, ?)",
+                [.text(id), .text(name), .integer(start.milliseconds), SQLiteValue(mode?.rawValue)])
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw StoreError.invalidSession(reason: error.message)
+        }
+        return Session(key: database.lastInsertRowID, id: id, name: name, start: start, end: nil, mode: mode)
+    }
+
+    /// Ends a session at `end`.
+    public func finishSession(id: String, end: Timestamp) throws {
+        do {
+            try database.run("UPDATE Sessions SET EndTime = ? WHERE ID = ?", [.integer(end.milliseconds), .text(id)])
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw StoreError.invalidSession(reason: error.message)
+        }
+    }
+
+    /// Renames a session.
+    public func renameSession(id: String, to name: String) throws {
+        let name = name.trimmingWhitespace()
+        guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the new name is empty") }
+        try database.run("UPDATE Sessions SET Name = ? WHERE ID = ?", [.text(name), .text(id)])
+    }
+
+    /// Deletes a session and (by the foreign key's ON DELETE CASCADE) all its entries, in one transaction.
+    /// - Returns: how many entries were deleted with it.
+    @discardableResult
+    public func deleteSession(id: String) throws -> Int {
+        try database.transaction {
+            let count = try database.scalar("SELECT COUNT(*) FROM Entries WHERE Session = ?", [.text(id)])?.int64 ?? 0
+            try database.run("DELETE FROM Sessions WHERE ID = ?", [.text(id)])
+            return Int(count)
+        }
+    }
+
+    /// The session with exactly this id.
+    public func session(id: String) throws -> Session? {
+        let s = try database.cachedStatement("SELECT \(Store.sessionColumns) FROM Sessions WHERE ID = ?")
+        defer { s.reset() }
+        try s.bind(id, at: 1)
+        return try s.step() ? Store.readSession(s) : nil
+    }
+
+    /// All sessions, oldest first.
+    public func sessions() throws -> [Session] {
+        let s = try database.cachedStatement("SELECT \(Store.sessionColumns) FROM Sessions ORDER BY StartTime, Key")
+        defer { s.reset() }
+        var result: [Session] = []
+        while try s.step() { result.append(Store.readSession(s)) }
+        return result
+    }
+
+    /// Sessions still recording (no end time).
+    public func openSessions() throws -> [Session] {
+        try sessions().filter { $0.end == nil }
+    }
+
+    /// Finds a session by its name, its id, or a unique prefix of its id (case-insensitive for ids).
+    ///
+    /// An exact id wins, then a unique exact name, then a unique id prefix.
+    /// - Throws: `StoreError.sessionNotFound` or `StoreError.ambiguousSession`, both listing candidates.
+    public func resolveSession(_ query: String) throws -> Session {
+        let all = try sessions()
+        let lower = query.lowercased()
+        if let exact = all.first(where: { $0.id == lower }) { return exact }
+        let byName = all.filter { $0.name == query }
+        if byName.count == 1 { return byName[0] }
+        if byName.count > 1 { throw StoreError.ambiguousSession(query: query, candidates: byName.map(Store.describe)) }
+        let byPrefix = lower.isEmpty ? [] : all.filter { $0.id.hasPrefix(lower) }
+        if byPrefix.count == 1 { return byPrefix[0] }
+        if byPrefix.count > 1 { throw StoreError.ambiguousSession(query: query, candidates: byPrefix.map(Store.describe)) }
+        // Nothing matched: suggest names containing the query, else the latest sessions.
+        let similar = all.filter { $0.name.lowercased().contains(lower) }
+        let candidates = similar.isEmpty ? Array(all.suffix(10)) : similar
+        throw StoreError.sessionNotFound(query: query, candidates: candidates.map(Store.describe))
+    }
+
+    /// One line naming a session: short id, name and start.
+    public static func describe(_ s: Session) -> String {
+        "\(s.shortID)  \(s.name)  (started \(s.start.iso8601()), id \(s.id))"
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

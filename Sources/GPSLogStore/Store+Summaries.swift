@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+
+extension Store {
+    /// Counts, extent and speed of a session, computed by SQLite.
+    ///
+    /// The track is the location rows (not marks, not heading changes); its length is the sum of great-circle
+    /// steps between consecutive track points in time order (a window function over the (Session, TimeStamp) index).
+    public func summary(of session: Session) throws -> SessionSummary {
+        var summary = SessionSummary(session: session)
+        let s = try database.cachedStatement("""
+            SELECT COUNT(*),
+                   TOTAL(Marked = 0 AND IsHeadingChanged = 0),
+                   TOTAL(Marked),
+                   TOTAL(IsHeadingChanged),
+                   TOTAL(CASE WHEN Marked = 0 AND IsHeadingChanged = 0 THEN InstanceCount END),
+                   MIN(CASE WHEN Marked = 0 AND IsHeadingChanged = 0 THEN TimeStamp END),
+                   MAX(CASE WHEN Marked = 0 AND IsHeadingChanged = 0 THEN TimeStamp END),
+                   MIN(CASE WHEN IsHeadingChanged = 0 THEN Latitude END),
+                   MAX(CASE WHEN IsHeadingChanged = 0 THEN Latitude END),
+                   MIN(CASE WHEN IsHeadingChanged = 0 THEN Longitude END),
+                   MAX(CASE WHEN IsHeadingChanged = 0 THEN Longitude END),
+                   MAX(CASE WHEN IsHeadingChanged = 0 THEN Speed END)
+            FROM Entries WHERE Session = ?
+            """)
+        defer { s.reset() }
+        try s.bind(session.id, at: 1)
+        if try s.step() {
+            summary.entryCount = s.int(at: 0) ?? 0
+            summary.trackPointCount = Int(s.double(at: 1) ?? 0)
+            summary.markCount = Int(s.double(at: 2) ?? 0)
+            summary.headingChangeCount = Int(s.double(at: 3) ?? 0)
+            summary.fixCount = Int(s.double(at: 4) ?? 0)
+            summary.firstTime = s.int64(at: 5).map { Timestamp(milliseconds: $0) }
+            summary.lastTime = s.int64(at: 6).map { Timestamp(milliseconds: $0) }
+            summary.minLatitude = s.double(at: 7)
+            summary.maxLatitude = s.double(at: 8)
+            summary.minLongitude = s.double(at: 9)
+            summary.maxLongitude = s.double(at: 10)
+            summary.maxSpeed = s.double(at: 11)
+        }
+        s.reset()
+        summary.distance = try trackLength(sessionID: session.id)
+        return summary
+    }
+
+    /// Length in metres of a session's track.
+    public func trackLength(sessionID: String) throws -> Double {
+        try database.scalar("""
+            SELECT TOTAL(gpslog_distance(PrevLatitude, PrevLongitude, Latitude, Longitude)) FROM (
+                SELECT Latitude, Longitude,
+                       LAG(Latitude) OVER track AS PrevLatitude, LAG(Longitude) OVER track AS PrevLongitude
+                FROM Entries WHERE Session = ?1 AND Marked = 0 AND IsHeadingChanged = 0
+                WINDOW track AS (ORDER BY TimeStamp, Key))
+            """, [.text(sessionID)])?.double ?? 0
+    }
+
+    /// Summaries of every session, oldest first.
+    public func summaries() throws -> [SessionSummary] {
+        try sessions().map { try summary(of: $0) }
+    }
+
+    /// A session's marks in time order.
+    public func marks(of sessionID: String) throws -> [Entry] {
+        let s = try database.cachedStatement(
+            "SELECT \(Store.entryColumns) FROM Entries WHERE Session = ? AND Marked = 1 ORDER BY TimeStamp, Key")
+        defer { s.reset() }
+        try s.bind(sessionID, at: 1)
+        var marks: [Entry] = []
+        while try s.step() { marks.append(Store.readEntry(s)) }
+        return marks
+    }
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogSQLite
+
+/// The session store: one SQLite file holding the Sessions and Entries tables.
+///
+/// Concurrency model: a `Store` owns one connection and must be used by one task or thread at a time (wrap it in
+/// an actor to share it). Several processes may open the same file at once: the file is in WAL mode, so readers
+/// never block the writer, every write transaction takes the write lock up front (BEGIN IMMEDIATE), and a busy
+/// timeout makes a writer wait for another's commit instead of failing with "database is locked".
+public final class Store {
+    /// The underlying connection, for the modules that extend the store (exporters, geocoder, uploader).
+    public let database: Database
+    /// The database file.
+    public var path: String { database.path }
+
+    /// How long a writer waits for another process's transaction before failing.
+    public static let busyTimeoutMilliseconds: Int32 = 15_000
+
+    /// Opens the database at `path`, creating it (mode 0600, its folder 0700) and migrating it to the latest schema.
+    ///
+    /// - Throws: `StoreError.cannotOpen` when the file cannot be created or is not a database,
+    ///   `StoreError.schemaTooNew` or `StoreError.migrationFailed`.
+    public init(path: String, migrate: Bool = true) throws {
+        try Store.prepareFile(at: path)
+        do {
+            database = try Database(path: path)
+            try database.setBusyTimeout(milliseconds: Store.busyTimeoutMilliseconds)
+            try database.setForeignKeys(enabled: true)
+            // WAL: a recorder keeps writing while `mark`, `export` or `sessions` read. NORMAL synchronous is durable
+            // against a killed process (every commit is in the WAL file); only a power cut may lose the last commits.
+            let mode = try database.scalar("PRAGMA journal_mode = WAL")?.string
+            if mode?.lowercased() != "wal" {
+                throw StoreError.cannotOpen(path: path, reason: "could not switch to WAL journal mode (got \(mode ?? "nothing"))")
+            }
+            try database.execute("PRAGMA synchronous = NORMAL")
+            try Store.registerFunctions(database)
+        } catch let error as SQLiteError {
+            throw StoreError.cannotOpen(path: path, reason: error.message)
+        }
+        if migrate { try Migrations.migrate(database) }
+    }
+
+    /// Closes the connection. The store must not be used afterwards.
+    public func close() { database.close() }
+
+    /// Creates the file with owner-only permissions before SQLite opens it: SQLite gives the -wal and -shm files
+    /// the same mode as the database, so all three stay private.
+    static func prepareFile(at path: String) throws {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw StoreError.cannotOpen(path: path, reason: "it is a directory") }
+            return
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty && !fm.fileExists(atPath: folder) {
+            do {
+                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError.cannotOpen(path: path, reason: "cannot create the folder \(folder) (\(Store.reason(error)))")
+            }
+        }
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            let code = errno
+            if code == EEXIST { return }  // another process created it first
+            throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
+        }
+        closeDescriptor(fd)
+    }
+
+    private static func reason(_ error: Error) -> String {
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return error.localizedDescription
+    }
+
+    /// SQL functions the queries use: `gpslog_distance(lat1, lon1, lat2, lon2)` in metres (0 when a point is
+    /// NULL), so distances are computed in SQL without depending on SQLite's optional math functions.
+    static func registerFunctions(_ db: Database) throws {
+        try db.createFunction("gpslog_distance", argumentCount: 4) { args in
+            guard let a = args[0].double, let b = args[1].double, let c = args[2].double, let d = args[3].double else {
+                return .real(0)
+            }
+            return .real(Geo.distance(lat1: a, lon1: b, lat2: c, lon2: d))
+        }
+    }
+}
+
+/// Outside the class, where `close` means the system call and not `Store.close()`.
+private func closeDescriptor(_ fd: Int32) { close(fd) }
+
+// Explicit non-conformance: the connection belongs to one task at a time.
+@available(*, unavailable)
+extension Store: Sendable {}

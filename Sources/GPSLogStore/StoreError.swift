@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+
+/// What can go wrong with the session store, said so the user knows where and what to do.
+public enum StoreError: LocalizedError, Equatable {
+    /// The database file cannot be created or opened.
+    case cannotOpen(path: String, reason: String)
+    /// The file was written by a newer gpslog.
+    case schemaTooNew(path: String, found: Int, supported: Int)
+    /// A migration script failed; nothing of it was applied.
+    case migrationFailed(path: String, version: Int, file: String, reason: String)
+    /// No session matches the name, id or id prefix.
+    case sessionNotFound(query: String, candidates: [String])
+    /// More than one session matches.
+    case ambiguousSession(query: String, candidates: [String])
+    /// An entry of a batch broke a constraint; the whole batch was rolled back.
+    case invalidEntry(index: Int, time: String, reason: String)
+    /// A session's fields broke a constraint.
+    case invalidSession(reason: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .cannotOpen(path, reason):
+            return "cannot open the database \(path): \(reason). Check the path and its permissions, or choose another file with --db or GPSLOG_DB."
+        case let .schemaTooNew(path, found, supported):
+            return "the database \(path) has schema version \(found), but this gpslog knows versions up to \(supported); upgrade gpslog to use it."
+        case let .migrationFailed(path, version, file, reason):
+            return "migrating \(path) to schema version \(version) (Schema/\(file)) failed: \(reason); the database was left at the previous version."
+        case let .sessionNotFound(query, candidates):
+            var text = "no session is named '\(query)' or has an id starting with '\(query)'."
+            if candidates.isEmpty {
+                text += " The database has no sessions yet."
+            } else {
+                text += " Sessions:\n" + candidates.map { "  \($0)" }.joined(separator: "\n")
+            }
+            return text
+        case let .ambiguousSession(query, candidates):
+            return "'\(query)' matches \(candidates.count) sessions; name one by its id (or a longer id prefix):\n"
+                + candidates.map { "  \($0)" }.joined(separator: "\n")
+        case let .invalidEntry(index, time, reason):
+            return "entry \(index + 1) of the batch (time \(time)) was refused: \(reason); no entry of the batch was stored."
+        case let .invalidSession(reason):
+            return "the session was refused: \(reason)"
+        }
+    }
+}

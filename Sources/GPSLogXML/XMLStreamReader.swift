@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+import CLibXML2
+
+/// A streaming XML reader over libxml2's `xmlTextReader`: one node at a time, memory flat whatever the file size.
+///
+/// Hostile input is refused: no network access, no DTD loading, no entity substitution (so no XXE and no
+/// billion-laughs expansion); a document that declares entities fails with an error naming the line.
+public final class XMLStreamReader {
+    private let handle: xmlTextReaderPtr
+    private let collector: XMLErrorCollector
+    // For in-memory documents: xmlReaderForMemory does not copy, so the reader keeps its own copy.
+    private var memory: UnsafeMutableBufferPointer<CChar>?
+    /// The file being read (for messages).
+    public let file: String
+
+    /// Node kinds (libxml2's `xmlReaderTypes`).
+    public enum NodeType: Int32, Sendable {
+        case none = 0, element = 1, attribute = 2, text = 3, cdata = 4, entityReference = 5, entity = 6
+        case processingInstruction = 7, comment = 8, document = 9, documentType = 10, documentFragment = 11
+        case notation = 12, whitespace = 13, significantWhitespace = 14, endElement = 15, endEntity = 16
+        case xmlDeclaration = 17
+    }
+
+    /// Parser options: no network, no entity substitution, no DTD loading, compact text nodes.
+    static let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_NOCDATA.rawValue)
+
+    /// Opens a file for streaming.
+    /// - Throws: `XMLError` naming the file when it cannot be opened.
+    public init(path: String) throws {
+        file = path
+        collector = XMLErrorCollector(file: path)
+        guard let reader = xmlReaderForFile(path, nil, XMLStreamReader.options) else {
+            throw XMLError(file: path, line: 0, column: 0, message: "cannot open the file for reading")
+        }
+        handle = reader
+        xmlTextReaderSetStructuredErrorHandler(handle, XMLErrorCollector.handler, collector.context)
+    }
+
+    /// Parses an in-memory document (tests, small payloads).
+    public init(bytes: [UInt8], name: String = "(memory)") throws {
+        file = name
+        collector = XMLErrorCollector(file: name)
+        let copy = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(bytes.count, 1))
+        for (i, b) in bytes.enumerated() { copy[i] = CChar(bitPattern: b) }
+        guard let reader = xmlReaderForMemory(copy.baseAddress, Int32(bytes.count), name, nil, XMLStreamReader.options) else {
+            copy.deallocate()
+            throw XMLError(file: name, line: 0, column: 0, message: "cannot create an XML reader")
+        }
+        memory = copy
+        handle = reader
+        xmlTextReaderSetStructuredErrorHandler(handle, XMLErrorCollector.handler, collector.context)
+    }
+
+    deinit {
+        xmlFreeTextReader(handle)
+        memory?.deallocate()
+    }
+
+    /// Advances to the next node. Returns false at the end of the document.
+    /// - Throws: `XMLError` with libxml2's message, file and line for malformed input or entity declarations.
+    public func read() throws -> Bool {
+        let rc = xmlTextReaderRead(handle)
+        if rc == 1 {
+            if nodeType == .documentType || nodeType == .entity || nodeType == .entityReference {
+                throw XMLError(file: file, line: line, column: 0,
+                    message: "DTDs and entities are not accepted (they enable XXE and billion-laughs attacks)")
+            }
+            return true
+        }
+        if rc == 0 && collector.errors.isEmpty { return false }
+        throw collector.error(or: "reading \(file)")
+    }
+
+    public var nodeType: NodeType { NodeType(rawValue: xmlTextReaderNodeType(handle)) ?? .none }
+    /// Local name of the current node.
+    public var localName: String { string(xmlTextReaderConstLocalName(handle)) ?? "" }
+    /// Namespace URI of the current node, nil when none.
+    public var namespaceURI: String? { string(xmlTextReaderConstNamespaceUri(handle)) }
+    /// Text value of the current text node.
+    public var value: String? { string(xmlTextReaderConstValue(handle)) }
+    /// True for `<a/>`.
+    public var isEmptyElement: Bool { xmlTextReaderIsEmptyElement(handle) == 1 }
+    /// Depth of the current node.
+    public var depth: Int { Int(xmlTextReaderDepth(handle)) }
+    /// Line of the current node, 1-based.
+    public var line: Int { Int(xmlTextReaderGetParserLineNumber(handle)) }
+
+    /// The value of an attribute of the current element, by local name (no namespace).
+    public func attribute(_ name: String) -> String? {
+        guard let raw = xmlTextReaderGetAttribute(handle, name) else { return nil }
+        defer { CLibXML2_free(raw) }
+        return String(cString: raw)
+    }
+
+    /// Reads the text content of the current element up to its end tag (nil for an empty element).
+    public func readElementText() throws -> String {
+        if isEmptyElement { return "" }
+        var text = ""
+        let startDepth = depth
+        while try read() {
+            switch nodeType {
+            case .text, .cdata, .significantWhitespace, .whitespace: text += value ?? ""
+            case .endElement where depth == startDepth: return text
+            default: continue
+            }
+        }
+        return text
+    }
+
+    private func string(_ p: UnsafePointer<xmlChar>?) -> String? {
+        p.map { String(cString: $0) }
+    }
+}
+
+@available(*, unavailable)
+extension XMLStreamReader: Sendable {}

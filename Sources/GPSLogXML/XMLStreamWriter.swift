@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+import CLibXML2
+
+/// A streaming XML writer over libxml2's `xmlTextWriter`: escaping is libxml2's, output goes out in chunks, and
+/// memory stays flat whatever the document size.
+public final class XMLStreamWriter {
+    private let handle: xmlTextWriterPtr
+    private let memory: xmlBufferPtr?
+    /// Where the output goes (for messages).
+    public let destination: String
+
+    /// Writes to an open file descriptor (the caller owns and closes it; the writer flushes in `finish()`).
+    public init(fileDescriptor: Int32, destination: String, indent: Bool = true) throws {
+        self.destination = destination
+        guard let out = xmlOutputBufferCreateFd(fileDescriptor, nil), let writer = xmlNewTextWriter(out) else {
+            throw lastGlobalError(operation: "creating an XML writer for \(destination)", file: destination)
+        }
+        handle = writer
+        memory = nil
+        try configure(indent: indent)
+    }
+
+    /// Writes into memory; read the result with `contents` after `finish()`.
+    public init(indent: Bool = true) throws {
+        destination = "(memory)"
+        guard let buffer = xmlBufferCreate() else { throw XMLError(file: nil, line: 0, column: 0, message: "out of memory") }
+        guard let writer = xmlNewTextWriterMemory(buffer, 0) else {
+            xmlBufferFree(buffer)
+            throw lastGlobalError(operation: "creating an XML writer", file: nil)
+        }
+        handle = writer
+        memory = buffer
+        try configure(indent: indent)
+    }
+
+    deinit {
+        xmlFreeTextWriter(handle)
+        if let memory { xmlBufferFree(memory) }
+    }
+
+    private func configure(indent: Bool) throws {
+        if indent {
+            try check(xmlTextWriterSetIndent(handle, 1), "setting indentation")
+            try check(xmlTextWriterSetIndentString(handle, "  "), "setting indentation")
+        }
+    }
+
+    /// The one funnel from libxml2's writer status (negative on failure) to a Swift error.
+    @inline(__always) private func check(_ rc: Int32, _ operation: @autoclosure () -> String) throws {
+        if rc < 0 { throw lastGlobalError(operation: "\(operation()) in \(destination)", file: destination) }
+    }
+
+    /// `<?xml version="1.0" encoding="UTF-8"?>`
+    public func startDocument() throws {
+        try check(xmlTextWriterStartDocument(handle, "1.0", "UTF-8", nil), "starting the document")
+    }
+
+    /// Opens an element; `name` may carry a prefix (`gpxtpx:speed`).
+    public func startElement(_ name: String) throws {
+        try check(xmlTextWriterStartElement(handle, name), "starting <\(name)>")
+    }
+
+    /// Writes an attribute of the element just opened (escaped by libxml2).
+    public func attribute(_ name: String, _ value: String) throws {
+        try check(xmlTextWriterWriteAttribute(handle, name, value), "writing attribute \(name)")
+    }
+
+    /// Writes escaped text content.
+    public func text(_ value: String) throws {
+        try check(xmlTextWriterWriteString(handle, value), "writing text")
+    }
+
+    /// Closes the innermost open element.
+    public func endElement() throws {
+        try check(xmlTextWriterEndElement(handle), "ending an element")
+    }
+
+    /// `<name>text</name>`.
+    public func element(_ name: String, _ value: String) throws {
+        try check(xmlTextWriterWriteElement(handle, name, value), "writing <\(name)>")
+    }
+
+    /// Writes a comment.
+    public func comment(_ value: String) throws {
+        try check(xmlTextWriterWriteComment(handle, value), "writing a comment")
+    }
+
+    /// Closes every open element and flushes the output.
+    public func finish() throws {
+        try check(xmlTextWriterEndDocument(handle), "ending the document")
+        try check(xmlTextWriterFlush(handle), "flushing")
+    }
+
+    /// The document written so far, for writers created with `init(indent:)`.
+    public var contents: String {
+        guard let memory, let content = xmlBufferContent(memory) else { return "" }
+        return String(cString: content)
+    }
+}
+
+@available(*, unavailable)
+extension XMLStreamWriter: Sendable {}
