@@ -66,7 +66,7 @@ let package = Package(
         // MARK: - Tests
         .target(name: "GPSLogTestSupport", dependencies: ["GPSLogModel", "GPSLogStore"], path: "Tests/GPSLogTestSupport"),
         .testTarget(name: "GPSLogSQLiteTests", dependencies: ["GPSLogSQLite"]),
-        .testTarget(name: "GPSLogXMLTests", dependencies: ["GPSLogXML"]),
+        .testTarget(name: "GPSLogXMLTests", dependencies: ["GPSLogXML", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogGEOSTests", dependencies: ["GPSLogGEOS"]),
         .testTarget(name: "GPSLogModelTests", dependencies: ["GPSLogModel"]),
         .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling"]),

@@ -1,0 +1,50 @@
+# gpslog: the two commands a new user runs are `make demo` and `make test`.
+# Each installs what is missing (Debian packages, with apt-get), builds, and runs.
+
+SWIFT        ?= swift
+BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev
+TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3
+DEMO_DB      ?= $(CURDIR)/.demo/demo.sqlite
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test build deps test-deps clean bench
+
+## demo: build gpslog and run it on the bundled real recording (no GPS needed)
+demo: deps
+	$(SWIFT) build --product gpslog
+	@rm -rf $(dir $(DEMO_DB)) && mkdir -p $(dir $(DEMO_DB))
+	@echo '$$ gpslog import --sample'
+	@GPSLOG_DB=$(DEMO_DB) $$($(SWIFT) build --show-bin-path)/gpslog import --sample
+	@echo '$$ gpslog sessions'
+	@GPSLOG_DB=$(DEMO_DB) $$($(SWIFT) build --show-bin-path)/gpslog sessions
+	@echo '$$ gpslog show "IJsselmeer sail (sample)"'
+	@GPSLOG_DB=$(DEMO_DB) $$($(SWIFT) build --show-bin-path)/gpslog show "IJsselmeer sail (sample)"
+	@echo
+	@echo "The demo database is $(DEMO_DB); try: GPSLOG_DB=$(DEMO_DB) $$($(SWIFT) build --show-bin-path)/gpslog --help"
+
+## test: run the whole test suite (real SQLite files, real gpsd via gpsfake, real libxml2 validation)
+test: deps test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+build: deps
+	$(SWIFT) build --product gpslog
+
+## deps: the C libraries gpslog links (Debian packages), installed only when missing
+deps:
+	@missing=""; for p in $(BUILD_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+## test-deps: what the tests talk to (gpsd and gpsfake, the GPSBabel and GDAL oracles)
+test-deps:
+	@missing=""; for p in $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+clean:
+	rm -rf .build .demo
