@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // MARK: - C libraries, from Debian
@@ -29,11 +30,18 @@ let package = Package(
 
         // MARK: - Domain
         .target(name: "GPSLogModel"),
-        .target(name: "GPSLogSources", dependencies: ["GPSLogModel"]),
+        .target(
+            name: "GPSLogSources",
+            dependencies: [
+                "GPSLogModel", "GPSLogXML",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(name: "GPSLogSampling", dependencies: ["GPSLogModel"]),
         .target(
             name: "GPSLogStore",
-            dependencies: ["GPSLogModel", "GPSLogSQLite"],
+            dependencies: ["GPSLogModel", "GPSLogSampling", "GPSLogSQLite"],
             exclude: ["embed.list"],
             plugins: ["EmbedResourcesPlugin"]
         ),
@@ -44,9 +52,17 @@ let package = Package(
             dependencies: ["GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogXML", "GPSLogGEOS"]
         ),
         .target(
+            name: "GPSLogRecording",
+            dependencies: [
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "GPSLogCommands",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogExport",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogExport", "GPSLogRecording",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -73,6 +89,6 @@ let package = Package(
         .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogSQLite", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogExportTests", dependencies: ["GPSLogExport", "GPSLogSample", "GPSLogTestSupport"]),
-        .testTarget(name: "GPSLogCLITests", dependencies: ["GPSLogTestSupport", "GPSLogStore"]),
+        .testTarget(name: "GPSLogCLITests", dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording"]),
     ]
 )

@@ -163,9 +163,9 @@ extension Store {
         return database.changes == 1
     }
 
-    /// Raises an entry's instance count by `by` (the sampler's "same place again").
-    public func incrementInstanceCount(entryKey: Int64, by delta: Int = 1) throws {
-        try database.run("UPDATE Entries SET InstanceCount = InstanceCount + ? WHERE Key = ?", [.integer(Int64(delta)), .integer(entryKey)])
+    /// Sets an entry's instance count (the sampler's "same place again").
+    public func setInstanceCount(entryKey: Int64, to count: Int) throws {
+        try database.run("UPDATE Entries SET InstanceCount = ? WHERE Key = ?", [.integer(Int64(count)), .integer(entryKey)])
     }
 }
 

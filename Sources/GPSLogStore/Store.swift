@@ -47,7 +47,7 @@ public final class Store {
 
     /// Creates the file with owner-only permissions before SQLite opens it: SQLite gives the -wal and -shm files
     /// the same mode as the database, so all three stay private.
-    static func prepareFile(at path: String) throws {
+    public static func prepareFile(at path: String) throws {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDirectory) {

@@ -27,10 +27,10 @@ public struct NMEAImporter {
     /// Imports a file (or `-` for standard input).
     public func importFile(_ path: String, name: String, mode: TripMode? = nil, into store: Store) throws -> ImportResult {
         let reader = NMEAFileReader(path: path, assumedDate: assumedDate)
-        var sink = SessionSink(store: store, name: name, mode: mode, policy: policy, batchSize: batchSize, sessionID: nil)
+        var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy)
         return try store.write {
-            let stats = try reader.read { try sink.accept($0) }
-            return try sink.finish(file: path, statistics: stats)
+            let stats = try reader.read { try accept($0, into: &writer) }
+            return try finish(&writer, file: path, statistics: stats)
         }
     }
 
@@ -38,93 +38,28 @@ public struct NMEAImporter {
     /// golden exports); entry ids are then seeded from it too.
     public func importText(_ text: String, file: String, name: String, sessionID: String? = nil, into store: Store) throws -> ImportResult {
         var decoder = NMEADecoder(assumedDate: assumedDate)
-        var sink = SessionSink(store: store, name: name, mode: nil, policy: policy, batchSize: batchSize, sessionID: sessionID)
+        var writer = SessionWriter(store: store, name: name, policy: policy, sessionID: sessionID)
         return try store.write {
-            var bytes = Array(text.utf8)
-            try bytes.withUnsafeMutableBufferPointer { buffer in
-                var start = 0
-                for i in 0...buffer.count where i == buffer.count || buffer[i] == 10 || buffer[i] == 13 {
-                    if i > start {
-                        try decoder.feed(line: UnsafeBufferPointer(rebasing: buffer[start..<i])) { try sink.accept($0) }
-                    }
-                    start = i + 1
-                }
-            }
-            try decoder.finish { try sink.accept($0) }
-            return try sink.finish(file: file, statistics: decoder.statistics)
+            try decoder.decode(text: text) { try accept($0, into: &writer) }
+            return try finish(&writer, file: file, statistics: decoder.statistics)
         }
     }
-}
 
-/// Feeds source events through a sampler into a session created at the first fix, in batches.
-struct SessionSink {
-    let store: Store
-    let name: String
-    let mode: TripMode?
-    var sampler: Sampler
-    let batchSize: Int
-    let fixedSessionID: String?
-    var session: Session?
-    var pending: [Entry] = []
-    var stored = 0
-    /// Row key of the last location entry already flushed, for instance-count updates.
-    var lastLocationKey: Int64?
-    var lastTime: Timestamp?
-
-    init(store: Store, name: String, mode: TripMode?, policy: SamplingPolicy, batchSize: Int, sessionID: String?) {
-        self.store = store
-        self.name = name
-        self.mode = mode
-        self.batchSize = batchSize
-        fixedSessionID = sessionID
-        sampler = Sampler(policy: policy, seed: sessionID.map(SplitMix64.seed(from:)))
-    }
-
-    mutating func accept(_ event: SourceEvent) throws {
-        let decision: SampleDecision
+    private func accept(_ event: SourceEvent, into writer: inout SessionWriter) throws {
         switch event {
-        case .fix(let fix):
-            decision = sampler.add(fix)
-            if session == nil, case .newEntry = decision {
-                session = try store.createSession(name: name, start: fix.time, mode: mode, id: fixedSessionID)
-            }
-        case .heading(let reading):
-            decision = sampler.add(reading)
+        case .fix(let fix): try writer.add(fix)
+        case .heading(let reading): try writer.add(reading)
         }
-        switch decision {
-        case .newEntry(let entry):
-            pending.append(entry)
-            lastTime = max(lastTime ?? entry.time, entry.time)
-            if pending.count >= batchSize { try flush() }
-        case .samePlace(let count):
-            if let i = pending.lastIndex(where: { !$0.isHeadingChanged && !$0.marked }) {
-                pending[i].instanceCount = count
-            } else if let key = lastLocationKey {
-                try store.incrementInstanceCount(entryKey: key)
-            }
-        case .dropped:
-            break
-        }
+        if writer.pendingCount >= batchSize { try writer.flush() }
     }
 
-    mutating func flush() throws {
-        guard let session, !pending.isEmpty else { return }
-        let keys = try store.appendInTransaction(pending, to: session.id)
-        if let i = pending.lastIndex(where: { !$0.isHeadingChanged && !$0.marked }) { lastLocationKey = keys[i] }
-        stored += pending.count
-        pending.removeAll(keepingCapacity: true)
-    }
-
-    mutating func finish(file: String, statistics: NMEAStatistics) throws -> ImportResult {
-        try flush()
-        guard var session else {
+    private func finish(_ writer: inout SessionWriter, file: String, statistics: NMEAStatistics) throws -> ImportResult {
+        try writer.finish()
+        guard let session = writer.session else {
             throw ImportError.noFixes(file: file, detail: "\(statistics.lines) lines, \(statistics.sentences) good sentences, "
                 + "\(statistics.badChecksum) bad checksums, \(statistics.epochsWithoutFix) epochs without a fix, "
                 + "\(statistics.undated) undated fixes (give --date for logs without RMC or ZDA)")
         }
-        let end = lastTime ?? session.start
-        try store.finishSession(id: session.id, end: end)
-        session.end = end
-        return ImportResult(session: session, entries: stored, statistics: statistics)
+        return ImportResult(session: session, entries: writer.storedEntries, statistics: statistics)
     }
 }

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import Foundation
+import GPSLogModel
+import GPSLogRecording
+import GPSLogSample
+import GPSLogSampling
+import GPSLogSources
+import GPSLogStore
+import Logging
+
+extension GPSLog {
+    /// Records a named session from a live or replayed source.
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record a named session until Ctrl-C, SIGTERM or `gpslog stop`.",
+            discussion: """
+                Sources: gpsd://HOST:PORT (default gpsd://127.0.0.1:2947), nmea:PATH[?baud=N] (a serial device, a \
+                file, or - for stdin), replay:PATH[?speed=N] (a recorded NMEA or GPX file at N times its own pace; \
+                speed=0 as fast as possible; replay:sample is the recording bundled with gpslog). Entries are \
+                committed at least once a second; `gpslog mark`, `status` and `stop` talk to the recorder from \
+                another shell.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Session name.") var name: String
+        @Option(help: "Where fixes come from.") var source: String = "gpsd://127.0.0.1:2947"
+        @Option(help: "One entry per interval (e.g. 1s, 5s, 1m); fixes inside it are dropped.") var interval: DurationOption = .init(argument: "1s")!
+        @Option(help: "Drop fixes closer than this many metres to the last entry.") var minDistance: Double?
+        @Option(help: "Drop fixes sooner than this after the last entry (e.g. 10s).") var minTime: DurationOption?
+        @Option(help: "Drop fixes whose horizontal error is worse than this many metres.") var maxAccuracy: Double?
+        @Option(help: "Degrees the heading must turn to write a heading-change entry.") var headingFilter: Double = 5
+        @Option(help: "Radius in metres of \"the same place\" for instance counts.") var samePlace: Double = SamplingPolicy.defaultSamePlaceRadius
+        @Option(help: ArgumentHelp("Trip mode.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|"))) var mode: String?
+        @Flag(help: "Log every commit.") var verbose = false
+
+        func validate() throws {
+            if name.allSatisfy(\.isWhitespace) { throw ValidationError("--name must not be empty.") }
+            if let mode, TripMode(rawValue: mode) == nil {
+                throw ValidationError("--mode must be one of \(TripMode.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            if headingFilter < 0 || headingFilter >= 180 { throw ValidationError("--heading-filter must be from 0 to 180 degrees.") }
+            if let d = minDistance, d < 0 { throw ValidationError("--min-distance must not be negative.") }
+            if let a = maxAccuracy, a <= 0 { throw ValidationError("--max-accuracy must be positive.") }
+            do { _ = try SourceSpec.parse(source) } catch { throw ValidationError(error.localizedDescription) }
+        }
+
+        func run() async throws {
+            let logger = LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose)
+            let dbPath = global.databasePath
+            try Store.prepareFile(at: dbPath)
+            guard let lock = try RecordingLock(database: dbPath) else {
+                throw RecordingError.alreadyRecording(database: dbPath, pid: RecordingLock.holderPID(database: dbPath))
+            }
+            do {
+                let store = try Store(path: dbPath)
+                for session in try Recovery.closeAbandonedSessions(in: store) {
+                    logger.warning("closed session '\(session.name)' (\(session.shortID)) left open by a recorder that stopped abruptly; it ends at its last entry, \(session.end?.iso8601() ?? "?")")
+                }
+                store.close()
+            }
+            let policy = SamplingPolicy(
+                intervalMilliseconds: interval.milliseconds, minDistance: minDistance, minTimeMilliseconds: minTime?.milliseconds,
+                maxAccuracy: maxAccuracy, samePlaceRadius: samePlace, headingFilter: headingFilter)
+            let fixSource = try makeSource(logger: logger)
+            let recorder = try Recorder(
+                databasePath: dbPath, name: name, mode: mode.flatMap(TripMode.init(rawValue:)), policy: policy,
+                source: fixSource, logger: logger)
+            let session = try await RecordingRun(
+                recorder: recorder, source: fixSource, socketPath: ControlSocket.path(forDatabase: dbPath), logger: logger
+            ).run()
+            withExtendedLifetime(lock) {}
+            if let session {
+                let summary = try Store(path: dbPath).summary(of: session)
+                print("Recorded '\(session.name)' (\(session.shortID)): \(summary.entryCount) entries, \(summary.markCount) marks, \(Format.distance(summary.distance)).")
+            } else {
+                print("No fix arrived: no session was recorded.")
+            }
+        }
+
+        private func makeSource(logger: Logger) throws -> any FixSource {
+            switch try SourceSpec.parse(source) {
+            case let .gpsd(host, port):
+                return GPSDSource(host: host, port: port, logger: logger)
+            case let .nmea(path, baud):
+                return NMEASource(path: path, baud: baud)
+            case let .replay(path, speed):
+                if path == "sample" && !FileManager.default.fileExists(atPath: "sample") {
+                    return ReplaySource(input: .nmeaText(Sample.nmea, name: "sample"), speed: speed)
+                }
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw SourceError.cannotOpen(path: path, reason: "no such readable file")
+                }
+                return ReplaySource(input: .file(path), speed: speed)
+            }
+        }
+    }
+}

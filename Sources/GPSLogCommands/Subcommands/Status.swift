@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import Foundation
+import GPSLogRecording
+
+extension GPSLog {
+    /// Shows what the running recorder sees, as Overland's tracker screen does.
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the running recording: fix age, position, accuracy, speed, entries, bad sentences, duration, distance.")
+
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let db = global.databasePath
+            let response = try await ControlClient.send(ControlRequest(command: "status"), socketPath: ControlSocket.path(forDatabase: db), database: db)
+            guard response.ok, let s = response.status else { throw RecordingError.recorder(response.error ?? "no status") }
+            if json {
+                print(try JSONOutput.render(s))
+                return
+            }
+            print(StatusText.render(s))
+        }
+    }
+}
+
+/// `gpslog status` and `gpslog stop` as text.
+enum StatusText {
+    static func render(_ s: RecorderStatus) -> String {
+        var lines: [(String, String)] = [
+            ("Recording", "\(s.sessionName)\(s.sessionID.map { " (\($0.prefix(8)))" } ?? " (waiting for the first fix)")"),
+            ("Source", "\(s.source)\(s.connected ? "" : " (not connected)"), pid \(s.pid)"),
+        ]
+        if let age = s.lastFixAgeSeconds, let t = s.lastFixTime {
+            lines.append(("Age", String(format: "%.1f s (fix time %@)", age, t)))
+        } else {
+            lines.append(("Age", "no fix yet"))
+        }
+        if let lat = s.latitude, let lon = s.longitude {
+            var loc = Format.position(latitude: lat, longitude: lon)
+            if let acc = s.horizontalAccuracy { loc += String(format: " ±%.0f m", acc) }
+            if let alt = s.altitude { loc += String(format: ", %.0f m altitude", alt) }
+            lines.append(("Location", loc))
+        }
+        if let v = s.speed { lines.append(("Speed", Format.speed(v))) }
+        lines.append(("Entries", "\(s.entries) (\(s.marks) marks) from \(s.fixesReceived) fixes"))
+        lines.append(("Bad sentences", "\(s.badSentences)"))
+        if let d = s.durationSeconds { lines.append(("Duration", Format.duration(milliseconds: Int64(d * 1000)))) }
+        lines.append(("Distance", Format.distance(s.distanceMeters)))
+        let width = lines.map(\.0.count).max() ?? 0
+        return lines.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Serves `mark`, `status` and `stop` on a Unix socket (mode 0600): one JSON request line, one JSON answer line.
+public final class ControlServer: Sendable {
+    public let path: String
+    private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+
+    private init(path: String, channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) {
+        self.path = path
+        self.channel = channel
+    }
+
+    /// Binds the socket and starts answering with `handler` in the background.
+    public static func start(
+        path: String, logger: Logger, handler: @escaping @Sendable (ControlRequest) async -> ControlResponse
+    ) async throws -> ControlServer {
+        let folder = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // The socket file is created by bind(2) with the umask's mode: narrow the umask around it so it is 0600
+        // from the first moment.
+        let oldMask = umask(0o177)
+        defer { umask(oldMask) }
+        let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        do {
+            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { child in
+                    child.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
+                    }
+                }
+        } catch {
+            throw RecordingError.socket(path: path, reason: "\(error)")
+        }
+        let server = ControlServer(path: path, channel: channel)
+        Task {
+            do {
+                try await channel.executeThenClose { inbound in
+                    try await withThrowingDiscardingTaskGroup { group in
+                        for try await connection in inbound {
+                            group.addTask { await serve(connection, handler: handler, logger: logger) }
+                        }
+                    }
+                }
+            } catch {
+                logger.debug("control socket closed: \(error)")
+            }
+        }
+        return server
+    }
+
+    private static func serve(
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, handler: @Sendable (ControlRequest) async -> ControlResponse,
+        logger: Logger
+    ) async {
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                var buffer = ByteBuffer()
+                for try await chunk in inbound {
+                    buffer.writeImmutableBuffer(chunk)
+                    guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+                        if buffer.readableBytes > 65536 { return }
+                        continue
+                    }
+                    let line = buffer.getSlice(at: buffer.readerIndex, length: newline - buffer.readerIndex) ?? ByteBuffer()
+                    let response: ControlResponse
+                    if let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView)) {
+                        response = await handler(request)
+                    } else {
+                        response = ControlResponse(ok: false, error: "bad request: expected one JSON object per line")
+                    }
+                    var out = try JSONEncoder().encode(response)
+                    out.append(UInt8(ascii: "\n"))
+                    try await outbound.write(ByteBuffer(bytes: out))
+                    return
+                }
+            }
+        } catch {
+            logger.debug("control connection failed: \(error)")
+        }
+    }
+
+    /// Stops listening and removes the socket file.
+    public func close() async {
+        try? await channel.channel.close()
+        unlink(path)
+    }
+}
+
+/// Talks to a running recorder over its control socket.
+public enum ControlClient {
+    /// Sends one request and waits for the answer.
+    /// - Throws: `RecordingError.notRecording` when nothing listens on the socket.
+    public static func send(_ request: ControlRequest, socketPath: String, database: String) async throws -> ControlResponse {
+        guard FileManager.default.fileExists(atPath: socketPath) else { throw RecordingError.notRecording(database: database) }
+        let client: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: socketPath) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            // A socket file left by a killed recorder: nobody listens.
+            throw RecordingError.notRecording(database: database)
+        }
+        var payload = try JSONEncoder().encode(request)
+        payload.append(UInt8(ascii: "\n"))
+        let answer: Data = try await client.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(bytes: payload))
+            var buffer = ByteBuffer()
+            for try await chunk in inbound {
+                buffer.writeImmutableBuffer(chunk)
+                if buffer.readableBytesView.contains(UInt8(ascii: "\n")) { break }
+            }
+            return Data(buffer.readableBytesView)
+        }
+        guard let response = try? JSONDecoder().decode(ControlResponse.self, from: answer) else {
+            throw RecordingError.socket(path: socketPath, reason: "the recorder sent an answer that is not JSON")
+        }
+        return response
+    }
+}

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogSampling
+import GPSLogSources
+import GPSLogStore
+import Logging
+
+/// The recording in progress: samples a source's events into a session and commits at least once a second.
+///
+/// An actor, so the source loop, the once-a-second flush and the control socket (`mark`, `status`, `stop`) take
+/// turns on the one database connection it owns.
+public actor Recorder {
+    private var writer: SessionWriter
+    private let source: any FixSource
+    private let logger: Logger
+    private let startedAt = ContinuousClock.now
+    private var lastFixArrival: ContinuousClock.Instant?
+    private var lastFix: Fix?
+    private var fixesReceived = 0
+    private var lastCommit = ContinuousClock.now
+    /// Commit as soon as this many rows wait, whatever the clock says.
+    private let maxPending = 256
+
+    /// Opens the store and prepares a session named `name`; the session row is written at the first fix.
+    public init(databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: any FixSource, logger: Logger) throws {
+        let store = try Store(path: databasePath)
+        writer = SessionWriter(store: store, name: name, mode: mode, policy: policy)
+        self.source = source
+        self.logger = logger
+    }
+
+    /// The session, once the first fix created it.
+    public var session: Session? { writer.session }
+
+    /// Takes one event from the source.
+    public func handle(_ event: SourceEvent) throws {
+        switch event {
+        case .fix(let fix):
+            fixesReceived += 1
+            lastFix = fix
+            lastFixArrival = .now
+            let hadSession = writer.session != nil
+            try writer.add(fix)
+            if !hadSession, let session = writer.session {
+                logger.info("recording session '\(session.name)' (\(session.id)) from \(source.description)")
+            }
+        case .heading(let reading):
+            try writer.add(reading)
+        }
+        if writer.pendingCount >= maxPending { try flush() }
+    }
+
+    /// Commits what is pending if a second has passed since the last commit (called every second).
+    public func tick() throws {
+        if ContinuousClock.now - lastCommit >= .milliseconds(900) { try flush() }
+    }
+
+    /// Commits pending rows now.
+    public func flush() throws {
+        let stored = try writer.flush()
+        lastCommit = .now
+        if !stored.isEmpty { logger.debug("committed \(stored.count) entries (\(writer.storedEntries) in all)") }
+    }
+
+    /// Marks the freshest fix, commits it at once and returns it.
+    public func mark(label: String?) throws -> MarkInfo {
+        guard let entry = try writer.mark(label: label), let session = writer.session else {
+            throw RecordingError.recorder("no fix yet: nothing to mark; wait for the receiver to get a position")
+        }
+        try flush()
+        logger.info("marked \(entry.latitude), \(entry.longitude)\(label.map { " '\($0)'" } ?? "")")
+        return MarkInfo(
+            entryID: entry.id, sessionID: session.id, time: entry.time.iso8601(), latitude: entry.latitude,
+            longitude: entry.longitude, altitude: entry.altitude, horizontalAccuracy: entry.horizontalAccuracy,
+            label: entry.label)
+    }
+
+    /// What the tracker screen shows.
+    public func status() -> RecorderStatus {
+        let stats = source.statistics
+        let duration: Double? = writer.session.map { s in
+            Double(((writer.lastEntryTime ?? s.start).milliseconds - s.start.milliseconds)) / 1000
+        }
+        return RecorderStatus(
+            sessionID: writer.session?.id, sessionName: writer.name, source: source.description, pid: getpid(),
+            lastFixAgeSeconds: lastFixArrival.map { Self.seconds(ContinuousClock.now - $0) },
+            lastFixTime: lastFix?.time.iso8601(), latitude: lastFix?.latitude, longitude: lastFix?.longitude,
+            altitude: lastFix?.altitude, horizontalAccuracy: lastFix?.horizontalAccuracy, speed: lastFix?.speed,
+            entries: writer.storedEntries + writer.pendingCount, marks: writer.markCount, fixesReceived: fixesReceived,
+            badSentences: stats.badSentences, durationSeconds: duration, distanceMeters: (writer.distance * 10).rounded() / 10,
+            connected: stats.connected)
+    }
+
+    /// Commits everything and ends the session. Returns it (nil when no fix ever came).
+    public func finish() throws -> Session? {
+        try writer.finish()
+        return writer.session
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}

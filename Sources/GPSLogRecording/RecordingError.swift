@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// What can go wrong around a recording, said so the user knows what to do.
+public enum RecordingError: LocalizedError, Equatable {
+    /// Another recorder holds this database.
+    case alreadyRecording(database: String, pid: Int32?)
+    /// No recorder is running for this database.
+    case notRecording(database: String)
+    /// The lock file cannot be created.
+    case cannotLock(path: String, reason: String)
+    /// The control socket cannot be created or reached.
+    case socket(path: String, reason: String)
+    /// The recorder answered with an error.
+    case recorder(String)
+    /// The source option is not understood.
+    case badSource(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .alreadyRecording(database, pid):
+            return "a recording is already running on \(database)\(pid.map { " (pid \($0))" } ?? ""); stop it with `gpslog stop` or use another --db."
+        case let .notRecording(database):
+            return "no recording is running on \(database); start one with `gpslog record --name NAME`."
+        case let .cannotLock(path, reason):
+            return "cannot create the lock file \(path): \(reason)."
+        case let .socket(path, reason):
+            return "control socket \(path): \(reason)."
+        case let .recorder(message):
+            return message
+        case let .badSource(message):
+            return message
+        }
+    }
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+import Dispatch
+import Foundation
+import GPSLogModel
+import GPSLogSources
+import Logging
+
+/// Runs a recording to its end: consumes the source, commits every second, serves the control socket, shows a
+/// one-line status on a terminal, and stops cleanly on SIGINT, SIGTERM or `gpslog stop`.
+public struct RecordingRun {
+    let recorder: Recorder
+    let source: any FixSource
+    let socketPath: String
+    let logger: Logger
+
+    public init(recorder: Recorder, source: any FixSource, socketPath: String, logger: Logger) {
+        self.recorder = recorder
+        self.source = source
+        self.socketPath = socketPath
+        self.logger = logger
+    }
+
+    /// Records until the source ends or a stop is asked for. Returns the finished session (nil if no fix came).
+    public func run() async throws -> GPSLogModel.Session? {
+        let recorder = recorder, source = source, logger = logger
+        let consumer = Task {
+            for try await event in source.events() {
+                try await recorder.handle(event)
+            }
+        }
+        let stopper = Stopper(consumer: consumer)
+        let server = try await ControlServer.start(path: socketPath, logger: logger) { request in
+            switch request.command {
+            case "mark":
+                do {
+                    return ControlResponse(ok: true, mark: try await recorder.mark(label: request.label))
+                } catch {
+                    return ControlResponse(ok: false, error: (error as? LocalizedError)?.errorDescription ?? "\(error)")
+                }
+            case "status":
+                return ControlResponse(ok: true, status: await recorder.status())
+            case "stop":
+                logger.info("stop requested through the control socket")
+                stopper.stop()
+                return ControlResponse(ok: true, status: await recorder.status())
+            default:
+                return ControlResponse(ok: false, error: "unknown command '\(request.command)': use mark, status or stop")
+            }
+        }
+        let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
+            signal(signo, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: signo, queue: .global())
+            s.setEventHandler {
+                logger.info("\(signo == SIGINT ? "SIGINT" : "SIGTERM"): finishing the session")
+                stopper.stop()
+            }
+            s.resume()
+            return s
+        }
+        let showStatus = isatty(STDERR_FILENO) == 1
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                do {
+                    try await recorder.tick()
+                } catch {
+                    logger.error("cannot commit: \(error.localizedDescription)")
+                    stopper.fail(error)
+                }
+                if showStatus { StatusLine.draw(await recorder.status()) }
+            }
+        }
+        logger.info("listening for mark/status/stop on \(socketPath)")
+        var failure: Error?
+        do {
+            try await consumer.value
+        } catch is CancellationError {
+        } catch {
+            failure = error
+        }
+        ticker.cancel()
+        signals.forEach { $0.cancel() }
+        await server.close()
+        if showStatus { StatusLine.clear() }
+        let session = try await recorder.finish()
+        if let error = failure ?? stopper.failure { throw error }
+        return session
+    }
+}
+
+/// Stops the source loop from a signal handler or a control request.
+final class Stopper: @unchecked Sendable {
+    // @unchecked: `failure` is guarded by `lock`; `consumer` is a Task handle, which is Sendable.
+    private let lock = NSLock()
+    private let consumer: Task<Void, Error>
+    private var storedFailure: Error?
+
+    init(consumer: Task<Void, Error>) { self.consumer = consumer }
+
+    func stop() { consumer.cancel() }
+
+    func fail(_ error: Error) {
+        lock.withLock { if storedFailure == nil { storedFailure = error } }
+        consumer.cancel()
+    }
+
+    var failure: Error? { lock.withLock { storedFailure } }
+}
+
+/// The one-line live status on a terminal (stderr), redrawn every second.
+enum StatusLine {
+    static func draw(_ s: RecorderStatus) {
+        var parts: [String] = []
+        if let age = s.lastFixAgeSeconds {
+            parts.append(String(format: "fix %.0fs ago", age))
+        } else {
+            parts.append(s.connected ? "waiting for a fix" : "connecting")
+        }
+        if let lat = s.latitude, let lon = s.longitude { parts.append(String(format: "%.6f,%.6f", lat, lon)) }
+        if let acc = s.horizontalAccuracy { parts.append(String(format: "±%.0f m", acc)) }
+        if let v = s.speed { parts.append(String(format: "%.1f km/h", v * 3.6)) }
+        parts.append("\(s.entries) entries")
+        parts.append("\(s.marks) marks")
+        if s.badSentences > 0 { parts.append("\(s.badSentences) bad") }
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + parts.joined(separator: "  ")).utf8))
+    }
+
+    static func clear() {
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

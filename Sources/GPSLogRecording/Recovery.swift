@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogStore
+
+/// Finds sessions left open by a recorder that died (kill -9, power cut) and closes them at their last entry.
+public enum Recovery {
+    /// Closes open sessions when no recorder holds the database. Returns what was closed, for telling the user.
+    @discardableResult
+    public static func closeAbandonedSessions(in store: Store) throws -> [Session] {
+        guard !RecordingLock.isHeld(database: store.path) else { return [] }
+        var closed: [Session] = []
+        for var session in try store.openSessions() {
+            let last = try store.summary(of: session)
+            let end = [last.lastTime, session.start].compactMap { $0 }.max() ?? session.start
+            let newest = try store.database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
+            let endTime = max(end, newest.map { Timestamp(milliseconds: $0) } ?? end)
+            try store.finishSession(id: session.id, end: endTime)
+            session.end = endTime
+            closed.append(session)
+        }
+        return closed
+    }
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+
+/// Replays a recorded NMEA log or GPX file with its own timing scaled by `speed` (2 = twice as fast, 0 = as fast
+/// as possible). The demo replays the bundled sample this way through the real recorder.
+public struct ReplaySource: FixSource {
+    /// What to replay.
+    public enum Input: Sendable {
+        case file(String)
+        /// NMEA text held in memory (the bundled sample), with a name for messages.
+        case nmeaText(String, name: String)
+    }
+
+    public let input: Input
+    public let speed: Double
+    private let stats = StatisticsBox()
+
+    public init(input: Input, speed: Double) {
+        self.input = input
+        self.speed = speed
+    }
+
+    public var description: String {
+        switch input {
+        case .file(let path): "replay:\(path)?speed=\(speed)"
+        case .nmeaText(_, let name): "replay:\(name)?speed=\(speed)"
+        }
+    }
+
+    public var statistics: SourceStatistics { stats.snapshot }
+
+    /// True when the file looks like GPX (an XML document) rather than NMEA.
+    static func isGPX(_ path: String) throws -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw SourceError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { try? handle.close() }
+        let head = String(decoding: handle.readData(ofLength: 512), as: UTF8.self)
+        return head.contains("<gpx") || head.hasPrefix("<?xml")
+    }
+
+    public func events() -> AsyncThrowingStream<SourceEvent, Error> {
+        let input = input, speed = speed, stats = stats
+        return ThreadedProducer.stream(name: "gpslog replay") { producer, continuation in
+            var pacer = Pacer(speed: speed)
+            stats.update { $0.connected = true }
+            defer { stats.update { $0.connected = false } }
+            let emit: (SourceEvent) throws -> Void = { event in
+                if producer.stopped { throw CancellationError() }
+                if case .fix(let fix) = event { pacer.wait(until: fix.time) }
+                if producer.stopped { throw CancellationError() }
+                continuation.yield(event)
+            }
+            switch input {
+            case .nmeaText(let text, _):
+                var decoder = NMEADecoder()
+                try decoder.decode(text: text, emit)
+                stats.update { $0.badSentences = decoder.statistics.badChecksum + decoder.statistics.unparsable }
+            case .file(let path):
+                if try ReplaySource.isGPX(path) {
+                    try GPXPointReader(path: path).read { try emit(.fix($0)) }
+                } else {
+                    try NMEAFileReader(path: path).read(emit, progress: { s in
+                        stats.update { $0.badSentences = s.badChecksum + s.unparsable }
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// Sleeps so that fixes come out at their recorded pace divided by `speed`.
+struct Pacer {
+    let speed: Double
+    private var origin: (fix: Timestamp, wall: ContinuousClock.Instant)?
+
+    init(speed: Double) { self.speed = speed }
+
+    mutating func wait(until time: Timestamp) {
+        guard speed > 0 else { return }
+        guard let origin else {
+            self.origin = (time, .now)
+            return
+        }
+        let offset = Double(time.milliseconds - origin.fix.milliseconds) / 1000 / speed
+        let target = origin.wall + .milliseconds(Int64(offset * 1000))
+        let remaining = target - .now
+        if remaining > .zero {
+            let ms = Double(remaining.components.seconds) * 1000 + Double(remaining.components.attoseconds) / 1e15
+            usleep(useconds_t(min(ms, 60_000) * 1000))
+        }
+    }
+}

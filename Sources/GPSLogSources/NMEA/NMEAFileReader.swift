@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // LocalizedError, without all of Foundation
+#else
+import Foundation
+#endif
+
+/// Why an NMEA file could not be read.
+public enum NMEAFileError: LocalizedError, Equatable, Sendable {
+    /// open(2) failed.
+    case cannotOpen(path: String, message: String)
+    /// read(2) failed part-way.
+    case readFailed(path: String, message: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .cannotOpen(let path, let message): return "Cannot open NMEA file \(path): \(message)"
+        case .readFailed(let path, let message): return "Cannot read NMEA file \(path): \(message)"
+        }
+    }
+}
+
+/// Streams an NMEA log from a file, or from standard input for `-`, through an ``NMEADecoder``.
+///
+/// The file is read with read(2) in 64 KiB chunks and split on `\n`, `\r\n` or `\r`; lines are handed to the
+/// decoder straight from the read buffer (only a line that straddles two chunks is copied), so memory stays
+/// constant whatever the file size.
+public struct NMEAFileReader: Sendable {
+    /// The file's path, or `-` for standard input.
+    public let path: String
+    public let assumedDate: (year: Int, month: Int, day: Int)?
+
+    /// Size of each read(2).
+    static let chunkSize = 64 * 1024
+    /// A "line" longer than this (binary data, no terminators) is cut into pieces, which then fail to parse.
+    static let maxLineLength = 64 * 1024
+
+    /// - Parameters:
+    ///   - path: a file path, or `-` for standard input.
+    ///   - assumedDate: the UTC date for logs that carry none (see ``NMEADecoder/init(assumedDate:)``).
+    public init(path: String, assumedDate: (year: Int, month: Int, day: Int)? = nil) {
+        self.path = path
+        self.assumedDate = assumedDate
+    }
+
+    /// Decodes the whole stream, calling `body` for every fix and heading in order, and returns the counters.
+    /// Errors thrown by `body` stop the reading and are rethrown. `progress`, when given, sees the counters after
+    /// every chunk read (a live source shows its bad-sentence count from it).
+    @discardableResult
+    public func read(_ body: (SourceEvent) throws -> Void, progress: ((NMEAStatistics) -> Void)? = nil) throws -> NMEAStatistics {
+        var fd: Int32 = STDIN_FILENO
+        if path != "-" {
+            repeat {
+                fd = open(path, O_RDONLY | O_CLOEXEC)
+            } while fd < 0 && errno == EINTR
+            guard fd >= 0 else { throw NMEAFileError.cannotOpen(path: path, message: NMEAFileReader.errnoMessage()) }
+        }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+
+        var decoder = NMEADecoder(assumedDate: assumedDate)
+        let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: NMEAFileReader.chunkSize)
+        defer { chunk.deallocate() }
+        var carry: [UInt8] = []
+        carry.reserveCapacity(256)
+
+        while true {
+            var n: Int
+            repeat {
+                n = readChunk(fd, chunk.baseAddress, NMEAFileReader.chunkSize)
+            } while n < 0 && errno == EINTR
+            if n < 0 { throw NMEAFileError.readFailed(path: path, message: NMEAFileReader.errnoMessage()) }
+            if n == 0 { break }
+            let bytes = UnsafeBufferPointer(rebasing: chunk[0..<n])
+            var lineStart = 0
+            var i = 0
+            while i < n {
+                let c = bytes[i]
+                if c == 0x0A || c == 0x0D {
+                    if carry.isEmpty {
+                        if i > lineStart {
+                            try decoder.feed(line: UnsafeBufferPointer(rebasing: bytes[lineStart..<i]), body)
+                        }
+                    } else {
+                        carry.append(contentsOf: bytes[lineStart..<i])
+                        try carry.withUnsafeBufferPointer { try decoder.feed(line: $0, body) }
+                        carry.removeAll(keepingCapacity: true)
+                    }
+                    lineStart = i + 1
+                }
+                i += 1
+            }
+            if lineStart < n {
+                carry.append(contentsOf: bytes[lineStart..<n])
+                if carry.count > NMEAFileReader.maxLineLength {
+                    try carry.withUnsafeBufferPointer { try decoder.feed(line: $0, body) }
+                    carry.removeAll(keepingCapacity: true)
+                }
+            }
+            progress?(decoder.statistics)
+        }
+        if !carry.isEmpty {
+            try carry.withUnsafeBufferPointer { try decoder.feed(line: $0, body) }
+        }
+        try decoder.finish(body)
+        return decoder.statistics
+    }
+
+    static func errnoMessage() -> String {
+        String(cString: strerror(errno))
+    }
+}
+
+/// read(2), under a name that the reader's own `read(_:)` method does not shadow.
+private func readChunk(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
+}
