@@ -9,18 +9,20 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test build deps test-deps clean bench
 
-## demo: build gpslog and run it on the bundled real recording (no GPS needed)
+## demo: build gpslog and record the bundled real recording through the real recorder (no GPS needed)
 demo: deps
 	$(SWIFT) build --product gpslog
 	@rm -rf $(dir $(DEMO_DB)) && mkdir -p $(dir $(DEMO_DB))
-	@echo '$$ gpslog import --sample'
-	@GPSLOG_DB=$(DEMO_DB) $$($(SWIFT) build --show-bin-path)/gpslog import --sample
-	@echo '$$ gpslog sessions'
-	@GPSLOG_DB=$(DEMO_DB) $$($(SWIFT) build --show-bin-path)/gpslog sessions
-	@echo '$$ gpslog show "IJsselmeer sail (sample)"'
-	@GPSLOG_DB=$(DEMO_DB) $$($(SWIFT) build --show-bin-path)/gpslog show "IJsselmeer sail (sample)"
-	@echo
-	@echo "The demo database is $(DEMO_DB); try: GPSLOG_DB=$(DEMO_DB) $$($(SWIFT) build --show-bin-path)/gpslog --help"
+	@set -e; bin=$$($(SWIFT) build --show-bin-path)/gpslog; export GPSLOG_DB=$(DEMO_DB); \
+	echo '$$ gpslog record --name "IJsselmeer sail" --source "replay:sample?speed=15" --mode boat &'; \
+	$$bin record --name "IJsselmeer sail" --source "replay:sample?speed=15" --mode boat & rec=$$!; \
+	sleep 4; \
+	echo '$$ gpslog mark "Buoy 7"'; $$bin mark "Buoy 7"; \
+	echo '$$ gpslog status'; $$bin status; \
+	wait $$rec; \
+	echo '$$ gpslog sessions'; $$bin sessions; \
+	echo '$$ gpslog show "IJsselmeer sail"'; $$bin show "IJsselmeer sail"; \
+	echo; echo "The demo database is $(DEMO_DB); try: GPSLOG_DB=$(DEMO_DB) $$bin --help"
 
 ## test: run the whole test suite (real SQLite files, real gpsd via gpsfake, real libxml2 validation)
 test: deps test-deps

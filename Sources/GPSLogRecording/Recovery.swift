@@ -10,10 +10,8 @@ public enum Recovery {
         guard !RecordingLock.isHeld(database: store.path) else { return [] }
         var closed: [Session] = []
         for var session in try store.openSessions() {
-            let last = try store.summary(of: session)
-            let end = [last.lastTime, session.start].compactMap { $0 }.max() ?? session.start
             let newest = try store.database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
-            let endTime = max(end, newest.map { Timestamp(milliseconds: $0) } ?? end)
+            let endTime = max(session.start, newest.map { Timestamp(milliseconds: $0) } ?? session.start)
             try store.finishSession(id: session.id, end: endTime)
             session.end = endTime
             closed.append(session)

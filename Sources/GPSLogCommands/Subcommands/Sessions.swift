@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import Foundation
 import GPSLogModel
+import GPSLogRecording
 import GPSLogStore
 
 extension GPSLog {
@@ -15,6 +17,10 @@ extension GPSLog {
         func run() throws {
             let store = try global.openStore()
             defer { store.close() }
+            for session in try Recovery.closeAbandonedSessions(in: store) {
+                FileHandle.standardError.write(Data(
+                    "note: closed session '\(session.name)' (\(session.shortID)), left open by a recorder that stopped abruptly, at its last entry (\(session.end.map(Format.time) ?? "?")).\n".utf8))
+            }
             let summaries = try store.summaries()
             if json {
                 print(try JSONOutput.render(summaries.map { SessionJSON($0) }))

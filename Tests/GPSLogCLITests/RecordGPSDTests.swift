@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogRecording
+import GPSLogStore
+import GPSLogTestSupport
+import Testing
+
+/// `gpslog record` against a real gpsd (gpsfake replaying a real log on a random loopback port); the session is
+/// checked against gpsd's own decoding of the same log (its `.gpsd-3.22.chk`).
+@Suite(.serialized, .enabled(if: GPSFake.isAvailable && TestPaths.hasSharedData, "needs gpsd, gpsfake and ../shared/data"))
+struct RecordGPSDTests {
+    struct TPV { var time: Timestamp; var lat: Double; var lon: Double }
+
+    /// gpsd's positioned epochs: TPV with mode >= 2, a time and a position; the first complete one per time.
+    static func expectedFixes(chk: String) throws -> [TPV] {
+        var result: [TPV] = []
+        for line in try String(contentsOfFile: chk, encoding: .utf8).split(whereSeparator: \.isNewline) where line.contains("\"class\":\"TPV\"") {
+            guard let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                (o["mode"] as? Int ?? 0) >= 2, let t = (o["time"] as? String).flatMap({ Timestamp(iso8601: $0) }),
+                let lat = o["lat"] as? Double, let lon = o["lon"] as? Double
+            else { continue }
+            if let last = result.last, t <= last.time { continue }
+            result.append(TPV(time: t, lat: lat, lon: lon))
+        }
+        return result
+    }
+
+    @Test(arguments: ["bundg_zeus_9.log", "telit-he910.log"])
+    func aGPSDReplayGivesTheLogsFixes(log: String) throws {
+        let path = TestPaths.sharedData + "/nmea/" + log
+        let tpvs = try Self.expectedFixes(chk: path + ".gpsd-3.22.chk")
+        #expect(tpvs.count > 100)
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let gpsd = try GPSFake(log: path)
+            defer { gpsd.stop() }
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", log, "--source", "gpsd://127.0.0.1:\(gpsd.port)", "--interval", "1s"], database: db, folder: dir)
+            // Until the last epoch of the log has reached the recorder.
+            let lastTime = tpvs.last!.time.iso8601()
+            let done = try waitUntil(timeout: 60) {
+                let r = try runGPSLog(["status", "--json"], database: db)
+                guard r.status == 0, let s = try? JSONDecoder().decode(RecorderStatus.self, from: Data(r.stdout.utf8)) else { return false }
+                return s.lastFixTime == lastTime
+            }
+            #expect(done, "the recorder never saw the log's last fix: \(recorder.stderr)")
+            #expect(try runGPSLog(["stop"], database: db).status == 0)
+            #expect(recorder.wait(timeout: 10) == 0)
+
+            let store = try Store(path: db)
+            defer { store.close() }
+            let session = try store.resolveSession(log)
+            var track: [Entry] = []
+            try store.entries(of: session.id).forEach { if !$0.isHeadingChanged && !$0.marked { track.append($0) } }
+            let first = try #require(track.first)
+            // gpsfake sends before the recorder connects, so compare from the first fix the recorder received;
+            // it must still have most of the log.
+            var sampled: [TPV] = []
+            for tpv in tpvs where tpv.time >= first.time {
+                if let last = sampled.last, tpv.time.milliseconds - last.time.milliseconds < 1000 { continue }
+                sampled.append(tpv)
+            }
+            #expect(Double(sampled.count) >= 0.8 * Double(tpvs.count), "recorded only \(sampled.count) of \(tpvs.count) epochs")
+            // One accepted fix per interval: each stored row or instance stands for one sampled epoch.
+            #expect(track.map(\.instanceCount).reduce(0, +) == sampled.count)
+            // Every row is at gpsd's position for its time.
+            let byTime = Dictionary(uniqueKeysWithValues: tpvs.map { ($0.time, $0) })
+            for entry in track {
+                let tpv = try #require(byTime[entry.time], "no gpsd fix at \(entry.time)")
+                #expect(abs(tpv.lat - entry.latitude) <= 1e-6 && abs(tpv.lon - entry.longitude) <= 1e-6)
+            }
+        }
+    }
+}
