@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "GPSLogRecording",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSQLite",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -33,6 +33,12 @@ public actor Recorder {
     /// The session, once the first fix created it.
     public var session: Session? { writer.session }
 
+    /// The database file.
+    public var databasePath: String { writer.store.path }
+
+    /// Rows committed so far.
+    public var committedEntries: Int { writer.storedEntries }
+
     /// Takes one event from the source.
     public func handle(_ event: SourceEvent) throws {
         switch event {

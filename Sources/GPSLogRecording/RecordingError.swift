@@ -15,6 +15,8 @@ public enum RecordingError: LocalizedError, Equatable {
     case recorder(String)
     /// The source option is not understood.
     case badSource(String)
+    /// The database refused a write (disk full, read-only): the recording stopped; what was committed is kept.
+    case cannotWrite(database: String, reason: String, committed: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -30,6 +32,9 @@ public enum RecordingError: LocalizedError, Equatable {
             return message
         case let .badSource(message):
             return message
+        case let .cannotWrite(database, reason, committed):
+            return "cannot write to \(database): \(reason). The recording stopped; the \(committed) entries committed before are intact. Free some space or make the database writable, then record again."
+
         }
     }
 }

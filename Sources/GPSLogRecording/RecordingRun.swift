@@ -2,7 +2,9 @@
 import Dispatch
 import Foundation
 import GPSLogModel
+import GPSLogSQLite
 import GPSLogSources
+import GPSLogStore
 import Logging
 
 /// Runs a recording to its end: consumes the source, commits every second, serves the control socket, shows a
@@ -82,9 +84,20 @@ public struct RecordingRun {
         signals.forEach { $0.cancel() }
         await server.close()
         if showStatus { StatusLine.clear() }
-        let session = try await recorder.finish()
-        if let error = failure ?? stopper.failure { throw error }
-        return session
+        do {
+            if let error = failure ?? stopper.failure { throw error }
+            return try await recorder.finish()
+        } catch {
+            // A failed write (disk full, read-only file): try once more to close the session, but report the cause.
+            let reason: String
+            switch error {
+            case let e as SQLiteError: reason = e.message
+            case let e as StoreError: reason = e.errorDescription ?? "\(e)"
+            default: throw error
+            }
+            _ = try? await recorder.finish()
+            throw RecordingError.cannotWrite(database: await recorder.databasePath, reason: reason, committed: await recorder.committedEntries)
+        }
     }
 }
 
@@ -129,3 +142,4 @@ enum StatusLine {
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }
+

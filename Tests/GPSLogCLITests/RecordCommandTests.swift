@@ -114,3 +114,27 @@ struct RecordCommandTests {
         }
     }
 }
+
+/// A disk that fills up (here: a file-size limit, which fails writes with EFBIG as a full disk fails them with
+/// ENOSPC) stops the recording with a clear error and leaves the database intact.
+struct FullDiskTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs prlimit (util-linux)"))
+    func aFullDiskStopsTheRecordingCleanly() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            #expect(try runGPSLog(["import", "--sample", "--name", "Kept"], database: db).status == 0)
+            let before = try runGPSLog(["show", "Kept", "--json"], database: db).stdout
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: db)[.size] as? Int)
+            let r = try runGPSLog(
+                ["record", "--name", "Overflow", "--source", "replay:sample?speed=0", "--interval", "0"], database: db,
+                launcher: ["/usr/bin/prlimit", "--fsize=\(size + 8192)"])
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("Error: cannot write to \(db): disk I/O error. The recording stopped;"))
+            #expect(!r.stderr.contains("Fatal"))
+            let store = try Store(path: db)
+            defer { store.close() }
+            #expect(try store.database.scalar("PRAGMA integrity_check")?.string == "ok")
+            #expect(try runGPSLog(["show", "Kept", "--json"], database: db).stdout == before)
+        }
+    }
+}

@@ -73,3 +73,37 @@ struct RecordGPSDTests {
         }
     }
 }
+
+extension RecordGPSDTests {
+    /// gpsd goes away mid-recording and comes back: the recorder reconnects and carries on in the same session.
+    @Test func theRecorderReconnectsWhenGPSDComesBack() throws {
+        let first = TestPaths.sharedData + "/nmea/bundg_zeus_9.log"   // 2018
+        let second = TestPaths.sharedData + "/nmea/telit-he910.log"   // 2019: later times, so nothing is out of order
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            var gpsd = try GPSFake(log: first)
+            let port = gpsd.port
+            let recorder = try BackgroundGPSLog(["record", "--name", "Both", "--source", "gpsd://127.0.0.1:\(port)"], database: db, folder: dir)
+            func status() -> RecorderStatus? {
+                guard let r = try? runGPSLog(["status", "--json"], database: db), r.status == 0 else { return nil }
+                return try? JSONDecoder().decode(RecorderStatus.self, from: Data(r.stdout.utf8))
+            }
+            #expect(waitUntil(timeout: 30) { (status()?.fixesReceived ?? 0) > 20 })
+            gpsd.stop()
+            #expect(waitUntil(timeout: 10) { status()?.connected == false })
+            gpsd = try GPSFake(log: second, port: port)
+            defer { gpsd.stop() }
+            #expect(waitUntil(timeout: 40) { status()?.lastFixTime?.hasPrefix("2019") == true }, "\(recorder.stderr)")
+            #expect(try runGPSLog(["stop"], database: db).status == 0)
+            #expect(recorder.wait(timeout: 10) == 0)
+            #expect(recorder.stderr.contains("closed the connection; reconnecting") || recorder.stderr.contains("cannot reach gpsd"))
+            let store = try Store(path: db)
+            defer { store.close() }
+            let sessions = try store.sessions()
+            #expect(sessions.count == 1)
+            var years = Set<Int>()
+            try store.entries(of: sessions[0].id).forEach { years.insert($0.time.components.year) }
+            #expect(years == [2018, 2019])
+        }
+    }
+}

@@ -13,14 +13,14 @@ public final class GPSFake {
     }
 
     /// Starts replaying `log` once, `cycle` seconds between sentences.
-    public init(log: String, cycle: Double = 0.002) throws {
-        port = try freeLoopbackPort()
+    public init(log: String, cycle: Double = 0.002, port: Int? = nil) throws {
+        self.port = try port ?? freeLoopbackPort()
         process = Process()
         // gpsfake is Python and needs the system interpreter's `gps` module, whatever python3 is first on PATH.
         // Foundation starts the child as a process-group leader, so gpsfake and the gpsd it starts are killed
         // together in stop() (gpsfake ignores SIGTERM while it lingers).
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["/usr/bin/gpsfake", "-1", "-q", "-P", String(port), "-c", String(cycle), log]
+        process.arguments = ["/usr/bin/gpsfake", "-1", "-q", "-P", String(self.port), "-c", String(cycle), log]
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin:" + (env["PATH"] ?? "")
         process.environment = env

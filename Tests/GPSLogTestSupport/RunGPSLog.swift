@@ -10,10 +10,14 @@ public struct CommandResult: Sendable {
 
 /// Runs the built `gpslog` executable (as a user would), with `GPSLOG_DB` set to `database`.
 /// Standard input is /dev/null unless `input` is given, so commands see a non-terminal.
-public func runGPSLog(_ arguments: [String], database: String? = nil, environment: [String: String] = [:], input: String? = nil) throws -> CommandResult {
+/// `launcher` runs it under another program (`["/usr/bin/prlimit", "--fsize=100000"]`).
+public func runGPSLog(
+    _ arguments: [String], database: String? = nil, environment: [String: String] = [:], input: String? = nil,
+    launcher: [String] = []
+) throws -> CommandResult {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: TestPaths.gpslogBinary)
-    process.arguments = arguments
+    process.executableURL = URL(fileURLWithPath: launcher.first ?? TestPaths.gpslogBinary)
+    process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [TestPaths.gpslogBinary] + arguments
     var env = ProcessInfo.processInfo.environment
     env["GPSLOG_DB"] = database
     for (k, v) in environment { env[k] = v }

@@ -47,6 +47,8 @@ extension GPSLog {
 
         func run() async throws {
             let logger = LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose)
+            // A file-size limit (ulimit -f) must fail the write with EFBIG, which SQLite reports, not kill us.
+            signal(SIGXFSZ, SIG_IGN)
             let dbPath = global.databasePath
             try Store.prepareFile(at: dbPath)
             guard let lock = try RecordingLock(database: dbPath) else {
