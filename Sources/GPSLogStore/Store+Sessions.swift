@@ -21,7 +21,7 @@ extension Store {
     public func createSession(name: String, start: Timestamp, mode: TripMode? = nil, id: String? = nil) throws -> Session {
         let id = (id ?? Identifier.uuidV4()).lowercased()
         guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
-        let name = name.trimmingWhitespace()
+        let name = name.trimmedWhitespace
         guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
         do {
             try database.run(
@@ -44,7 +44,7 @@ extension Store {
 
     /// Renames a session.
     public func renameSession(id: String, to name: String) throws {
-        let name = name.trimmingWhitespace()
+        let name = name.trimmedWhitespace
         guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the new name is empty") }
         try database.run("UPDATE Sessions SET Name = ? WHERE ID = ?", [.text(name), .text(id)])
     }
@@ -105,14 +105,5 @@ extension Store {
     /// One line naming a session: short id, name and start.
     public static func describe(_ s: Session) -> String {
         "\(s.shortID)  \(s.name)  (started \(s.start.iso8601()), id \(s.id))"
-    }
-}
-
-extension String {
-    func trimmingWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
     }
 }

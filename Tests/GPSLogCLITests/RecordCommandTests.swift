@@ -37,6 +37,9 @@ struct RecordCommandTests {
             #expect(shown.stdout.contains(mark.entryID))
             #expect(shown.stdout.contains("\"recording\" : true"))
 
+            let socket = ControlSocket.path(forDatabase: db)
+            #expect((try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int) == 0o600)
+
             let second = try runGPSLog(["record", "--name", "Again", "--source", "replay:sample"], database: db)
             #expect(second.status == 1)
             #expect(second.stderr.hasPrefix("Error: a recording is already running on \(db) (pid \(recorder.process.processIdentifier))"))
@@ -52,6 +55,23 @@ struct RecordCommandTests {
             let marks = try store.marks(of: session.id)
             #expect(marks.map(\.label) == ["Buoy \"7\" <&>"])
             #expect(marks.first?.id == mark.entryID && marks.first?.latitude == mark.latitude)
+        }
+    }
+
+    @Test func sigtermEndsTheSessionCleanly() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let recorder = try BackgroundGPSLog(["record", "--name", "Term", "--source", "replay:sample?speed=4"], database: db, folder: dir)
+            #expect(try waitUntil(timeout: 20) { (try status(db)?.entries ?? 0) > 10 })
+            kill(recorder.process.processIdentifier, SIGTERM)
+            #expect(recorder.wait(timeout: 10) == 0)
+            #expect(recorder.stderr.contains("SIGTERM: finishing the session"))
+            let store = try Store(path: db)
+            defer { store.close() }
+            let session = try store.resolveSession("Term")
+            let last = try store.database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
+            #expect(session.end?.milliseconds == last)
+            #expect(!FileManager.default.fileExists(atPath: ControlSocket.path(forDatabase: db)))
         }
     }
 

@@ -30,7 +30,7 @@ public struct GPXPointReader {
                 }
             case .text, .significantWhitespace:
                 guard var fix = current, let field, let text = reader.value else { continue }
-                let value = text.trimmingCharacters()
+                let value = text.trimmedWhitespace
                 switch field {
                 case "ele": fix.altitude = Double(value)
                 case "time": if let t = Timestamp(iso8601: value) { fix.time = t }
@@ -53,14 +53,5 @@ public struct GPXPointReader {
                 continue
             }
         }
-    }
-}
-
-extension String {
-    func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
     }
 }
