@@ -7,7 +7,7 @@ TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3
 DEMO_DB      ?= $(CURDIR)/.demo/demo.sqlite
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test build deps test-deps clean bench
+.PHONY: demo test build deps test-deps clean bench exports
 
 ## demo: build gpslog and record the bundled real recording through the real recorder (no GPS needed)
 demo: deps
@@ -28,6 +28,11 @@ demo: deps
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## exports: rewrite the golden exports in Exports/ after a deliberate change to a writer
+exports: deps
+	$(SWIFT) build --build-tests
+	GPSLOG_UPDATE_EXPORTS=1 $(SWIFT) test --skip-build --filter GoldenExportTests
 
 build: deps
 	$(SWIFT) build --product gpslog

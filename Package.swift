@@ -45,7 +45,7 @@ let package = Package(
             exclude: ["embed.list"],
             plugins: ["EmbedResourcesPlugin"]
         ),
-        .target(name: "GPSLogSample", exclude: ["embed.list", "SOURCE.md", "gpsd-COPYING.txt", "bundg_zeus_9.log"],
+        .target(name: "GPSLogSample", dependencies: ["GPSLogModel"], exclude: ["embed.list", "SOURCE.md", "gpsd-COPYING.txt", "bundg_zeus_9.log"],
                 plugins: ["EmbedResourcesPlugin"]),
         .target(
             name: "GPSLogExport",

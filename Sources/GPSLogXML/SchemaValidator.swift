@@ -19,7 +19,12 @@ public final class SchemaValidator {
         }
         defer { xmlSchemaFreeParserCtxt(parser) }
         xmlSchemaSetParserStructuredErrors(parser, XMLErrorCollector.handler, parseErrors.context)
-        guard let schema = xmlSchemaParse(parser) else { throw parseErrors.error(or: "parsing the schema") }
+        // Errors in the schema document's own XML go to the thread's handler, not the schema parser's: catch them
+        // too, so the message names the real problem and its line.
+        xmlSetStructuredErrorFunc(parseErrors.context, XMLErrorCollector.handler)
+        let parsed = xmlSchemaParse(parser)
+        xmlSetStructuredErrorFunc(nil, nil)
+        guard let schema = parsed else { throw parseErrors.error(or: "parsing the schema") }
         guard let context = xmlSchemaNewValidCtxt(schema) else {
             xmlSchemaFree(schema)
             throw XMLError(file: schemaPath, line: 0, column: 0, message: "cannot create a validation context")

@@ -41,11 +41,11 @@ extension GPSLog {
             if sample {
                 // The sample's session id is derived from its bytes, so its exports are the same on every machine;
                 // a second import of it gets a random id.
-                var rng = SplitMix64(seed: SplitMix64.seed(from: Sample.nmea))
-                let fixedID = Identifier.uuidV4(using: &rng)
+                let fixedID = Sample.sessionID
                 let id = try store.session(id: fixedID) == nil ? fixedID : nil
                 let result = try importer.importText(
-                    Sample.nmea, file: Sample.fileName, name: name ?? Sample.sessionName, sessionID: id, into: store)
+                    Sample.nmea, file: Sample.fileName, name: name ?? Sample.sessionName, mode: mode.flatMap(TripMode.init(rawValue:)),
+                    sessionID: id, into: store)
                 report(result)
             }
             for (i, file) in files.enumerated() {

@@ -36,9 +36,9 @@ public struct NMEAImporter {
 
     /// Imports NMEA text held in memory (the bundled sample). `sessionID` fixes the session id (deterministic
     /// golden exports); entry ids are then seeded from it too.
-    public func importText(_ text: String, file: String, name: String, sessionID: String? = nil, into store: Store) throws -> ImportResult {
+    public func importText(_ text: String, file: String, name: String, mode: TripMode? = nil, sessionID: String? = nil, into store: Store) throws -> ImportResult {
         var decoder = NMEADecoder(assumedDate: assumedDate)
-        var writer = SessionWriter(store: store, name: name, policy: policy, sessionID: sessionID)
+        var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy, sessionID: sessionID)
         return try store.write {
             try decoder.decode(text: text) { try accept($0, into: &writer) }
             return try finish(&writer, file: file, statistics: decoder.statistics)

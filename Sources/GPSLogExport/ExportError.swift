@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Why an export failed; the destination file is left as it was.
+public enum ExportError: LocalizedError, Equatable {
+    case cannotWrite(path: String, reason: String)
+    case nothingToExport(String)
+    case badOption(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .cannotWrite(path, reason): "cannot write \(path): \(reason); nothing was written there."
+        case .nothingToExport(let text): text
+        case .badOption(let text): text
+        }
+    }
+}

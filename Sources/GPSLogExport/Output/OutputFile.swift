@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// Where an export goes: a file written whole or not at all, or standard output.
+///
+/// A file is written to a private temporary file (mode 0600, user data) beside the destination and renamed over it
+/// by `commit()`; if the export fails the temporary file is removed, so nothing half-written is left. Bytes are
+/// buffered (64 KiB) and written with write(2).
+public final class OutputFile {
+    /// The destination path, or "-" for standard output.
+    public let path: String
+    /// The descriptor to write to (the temporary file's, or stdout's).
+    public let descriptor: Int32
+    private let temporaryPath: String?
+    private var buffer: [UInt8] = []
+    private var committed = false
+
+    /// Opens `path` ("-" is standard output) for writing.
+    public init(path: String) throws {
+        self.path = path
+        if path == "-" {
+            descriptor = STDOUT_FILENO
+            temporaryPath = nil
+        } else {
+            let folder = (path as NSString).deletingLastPathComponent
+            let name = (path as NSString).lastPathComponent
+            let temp = (folder.isEmpty ? "." : folder) + "/.\(name).\(getpid()).tmp"
+            let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+            descriptor = fd
+            temporaryPath = temp
+        }
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    deinit {
+        if let temporaryPath {
+            if !committed {
+                close(descriptor)
+                unlink(temporaryPath)
+            }
+        }
+    }
+
+    /// Appends bytes.
+    @inline(__always) public func write(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    /// Appends text.
+    public func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    /// Appends through a closure that writes into the buffer directly (the hot path: no intermediate arrays).
+    @inline(__always) public func append(_ body: (inout [UInt8]) -> Void) throws {
+        body(&buffer)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    /// Writes the buffered bytes out.
+    public func flush() throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes and moves the finished file into place (for stdout: flushes).
+    public func commit() throws {
+        try flush()
+        guard let temporaryPath else { return }
+        guard fsync(descriptor) == 0, close(descriptor) == 0 else {
+            throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        }
+        committed = true
+        guard rename(temporaryPath, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            throw ExportError.cannotWrite(path: path, reason: reason)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension OutputFile: Sendable {}

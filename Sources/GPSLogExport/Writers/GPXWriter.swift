@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogXML
+
+/// GPX 1.1 (validated against the official XSD and Garmin's TrackPointExtension v2): marks as `wpt` (label as
+/// `name`, address as `desc`), each session a `trk` whose segments split at time gaps; speed and course in
+/// `gpxtpx:TrackPointExtension`. Heading-change rows are not track points.
+public struct GPXWriter {
+    static let gpxNamespace = "http://www.topografix.com/GPX/1/1"
+    static let tpxNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
+
+    public init() {}
+
+    public func write(_ sessions: [SessionExport], to out: OutputFile) throws {
+        let w = try XMLStreamWriter(fileDescriptor: out.descriptor, destination: out.path)
+        try w.startDocument()
+        try w.startElement("gpx")
+        try w.attribute("version", "1.1")
+        try w.attribute("creator", "gpslog")
+        try w.attribute("xmlns", Self.gpxNamespace)
+        try w.attribute("xmlns:gpxtpx", Self.tpxNamespace)
+        try w.attribute("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance")
+        try w.attribute("xsi:schemaLocation", "\(Self.gpxNamespace) http://www.topografix.com/GPX/1/1/gpx.xsd \(Self.tpxNamespace) https://www8.garmin.com/xmlschemas/TrackPointExtensionv2.xsd")
+        try w.startElement("metadata")
+        try w.element("name", sessions.count == 1 ? sessions[0].session.name : "gpslog export")
+        if let first = sessions.map(\.session.start).min() { try w.element("time", first.iso8601()) }
+        try w.endElement()
+        for s in sessions {
+            for mark in s.marks {
+                try point("wpt", mark, writer: w, name: mark.label, description: mark.address, type: "mark")
+            }
+        }
+        for s in sessions {
+            try w.startElement("trk")
+            try w.element("name", s.session.name)
+            try w.element("src", "gpslog session \(s.session.id)")
+            if let mode = s.session.mode { try w.element("type", mode.rawValue) }
+            var segmenter = TrackSegmenter()
+            var open = false
+            try s.forEachTrackPoint { e in
+                if !open || segmenter.startsSegment(e.time) {
+                    if open { try w.endElement() }
+                    try w.startElement("trkseg")
+                    open = true
+                }
+                try point("trkpt", e, writer: w, name: nil, description: nil, type: nil)
+            }
+            if open { try w.endElement() }
+            try w.endElement()
+        }
+        try w.endElement()
+        try w.finish()
+    }
+
+    /// A wpt or trkpt, children in the schema's order (ele, time, name, desc, type, fix, sat, hdop, vdop, pdop,
+    /// extensions).
+    private func point(_ element: String, _ e: Entry, writer w: XMLStreamWriter, name: String?, description: String?, type: String?) throws {
+        try w.startElement(element)
+        try w.attribute("lat", Decimal.string(e.latitude, places: Precision.coordinate))
+        try w.attribute("lon", Decimal.string(e.longitude, places: Precision.coordinate))
+        if let v = e.altitude { try w.element("ele", Decimal.string(v, places: Precision.altitude)) }
+        try w.element("time", e.time.iso8601())
+        if let name { try w.element("name", name) }
+        if let description { try w.element("desc", description) }
+        if let type { try w.element("type", type) }
+        if let mode = e.fixMode { try w.element("fix", mode == .threeD ? "3d" : "2d") }
+        if let v = e.satellites { try w.element("sat", String(v)) }
+        if let v = e.hdop { try w.element("hdop", Decimal.string(v, places: Precision.dop)) }
+        if let v = e.vdop { try w.element("vdop", Decimal.string(v, places: Precision.dop)) }
+        if let v = e.pdop { try w.element("pdop", Decimal.string(v, places: Precision.dop)) }
+        if e.speed != nil || e.course != nil {
+            try w.startElement("extensions")
+            try w.startElement("gpxtpx:TrackPointExtension")
+            if let v = e.speed { try w.element("gpxtpx:speed", Decimal.string(v, places: Precision.speed)) }
+            if let v = e.course { try w.element("gpxtpx:course", Decimal.string(min(v, 359.99), places: Precision.angle)) }
+            try w.endElement()
+            try w.endElement()
+        }
+        try w.endElement()
+    }
+}
