@@ -82,8 +82,14 @@ public final class XMLStreamReader {
     public var isEmptyElement: Bool { xmlTextReaderIsEmptyElement(handle) == 1 }
     /// Depth of the current node.
     public var depth: Int { Int(xmlTextReaderDepth(handle)) }
-    /// Line of the current node, 1-based.
-    public var line: Int { Int(xmlTextReaderGetParserLineNumber(handle)) }
+    /// Line of the current node, 1-based: where its start tag is (the parser itself may have read further ahead).
+    public var line: Int {
+        if let node = xmlTextReaderCurrentNode(handle) {
+            let n = xmlGetLineNo(node)
+            if n > 0 { return Int(n) }
+        }
+        return Int(xmlTextReaderGetParserLineNumber(handle))
+    }
 
     /// The value of an attribute of the current element, by local name (no namespace).
     public func attribute(_ name: String) -> String? {

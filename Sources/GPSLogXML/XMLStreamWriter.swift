@@ -62,12 +62,28 @@ public final class XMLStreamWriter {
 
     /// Writes an attribute of the element just opened (escaped by libxml2).
     public func attribute(_ name: String, _ value: String) throws {
-        try check(xmlTextWriterWriteAttribute(handle, name, value), "writing attribute \(name)")
+        try check(xmlTextWriterWriteAttribute(handle, name, XMLStreamWriter.xmlSafe(value)), "writing attribute \(name)")
     }
 
     /// Writes escaped text content.
     public func text(_ value: String) throws {
-        try check(xmlTextWriterWriteString(handle, value), "writing text")
+        try check(xmlTextWriterWriteString(handle, XMLStreamWriter.xmlSafe(value)), "writing text")
+    }
+
+    /// XML 1.0 cannot carry most control characters at all, not even as character references: they become U+FFFD
+    /// so the document stays well-formed (tab, line feed and carriage return are kept).
+    public static func xmlSafe(_ value: String) -> String {
+        guard value.unicodeScalars.contains(where: { !isAllowed($0) }) else { return value }
+        var out = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars { out.append(isAllowed(scalar) ? scalar : "\u{FFFD}") }
+        return String(out)
+    }
+
+    private static func isAllowed(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x9, 0xA, 0xD, 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+        default: false
+        }
     }
 
     /// Closes the innermost open element.
@@ -77,7 +93,7 @@ public final class XMLStreamWriter {
 
     /// `<name>text</name>`.
     public func element(_ name: String, _ value: String) throws {
-        try check(xmlTextWriterWriteElement(handle, name, value), "writing <\(name)>")
+        try check(xmlTextWriterWriteElement(handle, name, XMLStreamWriter.xmlSafe(value)), "writing <\(name)>")
     }
 
     /// Writes a comment.

@@ -10,15 +10,19 @@ extension GPSLog {
     /// Imports files into new sessions.
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import files into new sessions, one per file, each in one transaction.",
+            abstract: "Import files into new sessions (one per track or per file), each file in one transaction.",
             discussion: """
-                Reads NMEA 0183 logs (any talker; bad sentences are counted and skipped). --sample imports the \
-                recording bundled with gpslog.
+                Reads NMEA 0183 logs (any talker; bad sentences are counted and skipped), GPX 1.0 and 1.1 (tracks, \
+                routes, waypoints as marks, TrackPointExtension speed and course), gpslog's XML export, Overland \
+                batch JSON and OwnTracks JSON lines or .rec files; the format is told by content. A bad file imports \
+                nothing and says where it is bad. --sample imports the recording bundled with gpslog.
                 """)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Files to import ('-' for standard input).") var files: [String] = []
-        @Option(help: "Session name (default: the file name; with several files, NAME 1, NAME 2, ...).") var name: String?
+        @Option(help: "Session name (default: the track's or the file's name; with several files, NAME 1, NAME 2, ...).") var name: String?
+        @Option(help: ArgumentHelp("Format, when the content does not say it.", valueName: ImportFormat.allCases.map(\.rawValue).joined(separator: "|")))
+        var format: String?
         @Flag(help: "Import the real recording bundled with gpslog.") var sample = false
         @Option(help: ArgumentHelp("UTC date for logs that carry none (GGA-only NMEA).", valueName: "YYYY-MM-DD"))
         var date: String?
@@ -27,6 +31,9 @@ extension GPSLog {
 
         func validate() throws {
             if files.isEmpty && !sample { throw ValidationError("Name at least one file to import, or --sample.") }
+            if let format, ImportFormat(rawValue: format) == nil {
+                throw ValidationError("--format must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
             if let date, ImportOptions.parseDate(date) == nil { throw ValidationError("--date must be YYYY-MM-DD, not '\(date)'.") }
             if let mode, TripMode(rawValue: mode) == nil {
                 throw ValidationError("--mode must be one of \(TripMode.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -49,9 +56,12 @@ extension GPSLog {
                 report(result)
             }
             for (i, file) in files.enumerated() {
-                let sessionName = name.map { files.count > 1 ? "\($0) \(i + 1)" : $0 } ?? ImportOptions.defaultName(for: file)
-                let result = try importer.importFile(file, name: sessionName, mode: mode.flatMap(TripMode.init(rawValue:)), into: store)
-                report(result)
+                var fileImporter = FileImporter()
+                fileImporter.nmea = importer
+                fileImporter.name = name.map { files.count > 1 ? "\($0) \(i + 1)" : $0 }
+                fileImporter.mode = mode.flatMap(TripMode.init(rawValue:))
+                let format = file == "-" ? ImportFormat.nmea : self.format.flatMap(ImportFormat.init(rawValue:))
+                for result in try fileImporter.importFile(file, format: format, into: store) { report(result) }
             }
         }
 
@@ -75,11 +85,4 @@ enum ImportOptions {
         return (y, m, d)
     }
 
-    /// "ride.nmea" -> "ride".
-    static func defaultName(for path: String) -> String {
-        if path == "-" { return "Imported from standard input" }
-        let base = (path as NSString).lastPathComponent
-        let stem = (base as NSString).deletingPathExtension
-        return stem.isEmpty ? base : stem
-    }
 }

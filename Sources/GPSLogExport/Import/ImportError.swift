@@ -9,6 +9,10 @@ public enum ImportError: LocalizedError, Equatable {
     case unsupportedFormat(file: String, detail: String)
     /// The file cannot be read.
     case unreadable(file: String, reason: String)
+    /// A value is out of range or not a number; `line` is 0 when unknown.
+    case invalidValue(file: String, line: Int, field: String, value: String)
+    /// The file is malformed (libxml2's or the JSON parser's message).
+    case malformed(file: String, line: Int, reason: String)
 
     public var errorDescription: String? {
         switch self {
@@ -18,6 +22,10 @@ public enum ImportError: LocalizedError, Equatable {
             return "\(file): \(detail); nothing was imported."
         case let .unreadable(file, reason):
             return "\(file): cannot read it: \(reason)."
+        case let .invalidValue(file, line, field, value):
+            return "\(file)\(line > 0 ? ":\(line)" : ""): \(field) '\(value)' is not valid; nothing was imported."
+        case let .malformed(file, line, reason):
+            return "\(file)\(line > 0 ? ":\(line)" : ""): \(reason); nothing was imported."
         }
     }
 }

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import Foundation
+import GPSLogExport
+import GPSLogModel
+import GPSLogStore
+
+extension GPSLog {
+    /// Converts a file between formats without touching the user's database.
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Convert a track file to another format (reads what import reads, writes what export writes).",
+            discussion: """
+                The input goes through a private temporary store on disk (removed afterwards), so memory stays \
+                flat whatever the file size; your database is not touched.
+                """)
+
+        @Argument(help: "Input file.") var input: String
+        @Argument(help: "Output file, or - for standard output.") var output: String
+        @Option(help: ArgumentHelp("Input format, when the content does not say it.", valueName: ImportFormat.allCases.map(\.rawValue).joined(separator: "|")))
+        var from: String?
+        @Option(help: ArgumentHelp("Output format (default: from the output file's extension).", valueName: ExportFormat.allCases.map(\.rawValue).joined(separator: "|")))
+        var to: String?
+        @Option(help: "Simplify tracks with GEOS to this tolerance in metres.") var simplify: Double?
+        @Option(help: ArgumentHelp("UTC date for NMEA logs that carry none.", valueName: "YYYY-MM-DD")) var date: String?
+
+        func validate() throws {
+            if let from, ImportFormat(rawValue: from) == nil {
+                throw ValidationError("--from must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            if outputFormat == nil {
+                throw ValidationError("Say --to \(ExportFormat.allCases.map(\.rawValue).joined(separator: "|")) (the output's extension does not say it).")
+            }
+            if let date, ImportOptions.parseDate(date) == nil { throw ValidationError("--date must be YYYY-MM-DD, not '\(date)'.") }
+            if let simplify, simplify <= 0 || !simplify.isFinite { throw ValidationError("--simplify must be a positive number of metres.") }
+        }
+
+        var outputFormat: ExportFormat? {
+            to.flatMap(ExportFormat.init(rawValue:)) ?? (to == nil ? ExportFormat.guess(fromPath: output) : nil)
+        }
+
+        func run() throws {
+            let folder = NSTemporaryDirectory() + "/gpslog-convert-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let store = try Store(path: folder + "/convert.sqlite")
+            defer { store.close() }
+            var importer = FileImporter()
+            importer.nmea.assumedDate = date.flatMap(ImportOptions.parseDate)
+            let results = try importer.importFile(input, format: from.flatMap(ImportFormat.init(rawValue:)), into: store)
+            let sessions = try results.map { try SessionExport(store: store, session: $0.session, simplify: simplify) }
+            try Exporter(format: outputFormat!).export(sessions, to: output)
+        }
+    }
+}

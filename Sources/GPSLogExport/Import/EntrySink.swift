@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogStore
+
+/// Writes imported entries verbatim (no sampling: a file's points are kept as they are) into a new session,
+/// in batches, inside the import's one transaction.
+struct EntrySink {
+    let store: Store
+    private(set) var session: Session?
+    private var pending: [Entry] = []
+    private(set) var stored = 0
+    private var rng: SplitMix64
+    private var lastTime: Timestamp?
+    private var explicitEnd: Timestamp?
+
+    /// Creates the session now. `preferredID` is used when no session has it yet (a re-import of our own export
+    /// keeps its ids); otherwise a random id. Entry ids without one of their own are seeded from the session id.
+    init(store: Store, name: String, start: Timestamp, end: Timestamp? = nil, mode: TripMode?, preferredID: String?) throws {
+        self.store = store
+        var id: String?
+        if let preferredID, Identifier.isUUID(preferredID), try store.session(id: preferredID.lowercased()) == nil { id = preferredID.lowercased() }
+        session = try store.createSession(name: name, start: start, mode: mode, id: id)
+        rng = SplitMix64(seed: SplitMix64.seed(from: session!.id))
+        explicitEnd = end
+    }
+
+    /// A new entry id for a point at `time`.
+    mutating func makeID(_ time: Timestamp) -> String { Identifier.uuidV7(time: time, using: &rng) }
+
+    /// Whether an entry id from the file can be kept (well-formed and not in the database yet).
+    func canKeep(entryID: String) throws -> Bool {
+        guard Identifier.isUUID(entryID) else { return false }
+        return try store.entry(id: entryID.lowercased()) == nil
+    }
+
+    mutating func add(_ entry: Entry) throws {
+        pending.append(entry)
+        lastTime = max(lastTime ?? entry.time, entry.time)
+        if pending.count >= 2000 { try flush() }
+    }
+
+    mutating func flush() throws {
+        guard let session, !pending.isEmpty else { return }
+        try store.appendInTransaction(pending, to: session.id)
+        stored += pending.count
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes and ends the session at the explicit end, else its newest entry.
+    mutating func finish() throws -> ImportResult {
+        try flush()
+        var session = session!
+        let end = explicitEnd ?? max(lastTime ?? session.start, session.start)
+        try store.finishSession(id: session.id, end: max(end, session.start))
+        session.end = max(end, session.start)
+        return ImportResult(session: session, entries: stored, statistics: nil)
+    }
+}
