@@ -89,6 +89,6 @@ let package = Package(
         .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogSQLite", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogExportTests", dependencies: ["GPSLogExport", "GPSLogSample", "GPSLogTestSupport"]),
-        .testTarget(name: "GPSLogCLITests", dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording"]),
+        .testTarget(name: "GPSLogCLITests", dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel"]),
     ]
 )

@@ -14,7 +14,8 @@ extension GPSLog {
             discussion: """
                 Reads NMEA 0183 logs (any talker; bad sentences are counted and skipped), GPX 1.0 and 1.1 (tracks, \
                 routes, waypoints as marks, TrackPointExtension speed and course), gpslog's XML export, Overland \
-                batch JSON and OwnTracks JSON lines or .rec files; the format is told by content. A bad file imports \
+                batch JSON, OwnTracks JSON lines or .rec files, and the iOS app GPS Log's Log.db (its local times \
+                read in --timezone, default this machine's); the format is told by content. A bad file imports \
                 nothing and says where it is bad. --sample imports the recording bundled with gpslog.
                 """)
 
@@ -26,6 +27,7 @@ extension GPSLog {
         @Flag(help: "Import the real recording bundled with gpslog.") var sample = false
         @Option(help: ArgumentHelp("UTC date for logs that carry none (GGA-only NMEA).", valueName: "YYYY-MM-DD"))
         var date: String?
+        @Option(help: "Time zone of a GPS Log database's local times (e.g. Europe/Amsterdam).") var timezone: String?
         @Option(help: ArgumentHelp("Trip mode of the new sessions.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
         var mode: String?
 
@@ -35,6 +37,7 @@ extension GPSLog {
                 throw ValidationError("--format must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             if let date, ImportOptions.parseDate(date) == nil { throw ValidationError("--date must be YYYY-MM-DD, not '\(date)'.") }
+            if let timezone, TimeZone(identifier: timezone) == nil { throw ValidationError("--timezone '\(timezone)' is not a known time zone (e.g. Europe/Amsterdam, UTC).") }
             if let mode, TripMode(rawValue: mode) == nil {
                 throw ValidationError("--mode must be one of \(TripMode.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
@@ -60,6 +63,7 @@ extension GPSLog {
                 fileImporter.nmea = importer
                 fileImporter.name = name.map { files.count > 1 ? "\($0) \(i + 1)" : $0 }
                 fileImporter.mode = mode.flatMap(TripMode.init(rawValue:))
+                if let zone = timezone.flatMap(TimeZone.init(identifier:)) { fileImporter.timeZone = zone }
                 let format = file == "-" ? ImportFormat.nmea : self.format.flatMap(ImportFormat.init(rawValue:))
                 for result in try fileImporter.importFile(file, format: format, into: store) { report(result) }
             }

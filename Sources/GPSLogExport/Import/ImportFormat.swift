@@ -5,7 +5,7 @@ import GPSLogStore
 
 /// The formats `import` and `convert` read, told apart by content (not by file name).
 public enum ImportFormat: String, CaseIterable, Sendable {
-    case nmea, gpx, xml, overland, owntracks
+    case nmea, gpx, xml, overland, owntracks, gpslogdb
 
     /// Looks at the first 4 KiB of a file.
     public static func detect(path: String) throws -> ImportFormat {
@@ -14,9 +14,7 @@ public enum ImportFormat: String, CaseIterable, Sendable {
         }
         defer { try? handle.close() }
         let head = handle.readData(ofLength: 4096)
-        if head.starts(with: Array("SQLite format 3\0".utf8)) {
-            throw ImportError.unsupportedFormat(file: path, detail: "an SQLite database: GPS Log databases are not imported yet")
-        }
+        if head.starts(with: Array("SQLite format 3\0".utf8)) { return .gpslogdb }
         let text = String(decoding: head, as: UTF8.self)
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         if trimmed.hasPrefix("<") {
@@ -46,6 +44,8 @@ public struct FileImporter {
     public var name: String?
     public var nmea = NMEAImporter()
     public var mode: TripMode?
+    /// The zone GPS Log's local times were written in.
+    public var timeZone: TimeZone = .current
 
     public init() {}
 
@@ -70,6 +70,10 @@ public struct FileImporter {
         case .owntracks:
             var i = OwnTracksImporter()
             i.name = name
+            return try i.importFile(path, into: store)
+        case .gpslogdb:
+            var i = GPSLogDatabaseImporter()
+            i.timeZone = timeZone
             return try i.importFile(path, into: store)
         }
     }

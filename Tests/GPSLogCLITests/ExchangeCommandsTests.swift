@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogSQLite
+import GPSLogStore
+import GPSLogTestSupport
+import Testing
+
+/// export, import and convert, run through the real binary.
+struct ExchangeCommandsTests {
+    @Test func exportWritesEveryFormatAndConvertNeedsNoDatabase() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            #expect(try runGPSLog(["import", "--sample", "--name", "Sail"], database: db).status == 0)
+            for (format, file) in [("gpx", "s.gpx"), ("geojson", "s.geojson"), ("kml", "s.kml"), ("csv", "s.csv"), ("xml", "s.xml"),
+                                   ("overland", "s.json"), ("owntracks", "s.jsonl"), ("rec", "s.rec")] {
+                let r = try runGPSLog(["export", "Sail", "--format", format, "-o", dir + "/" + file], database: db)
+                #expect(r.status == 0, "\(format): \(r.stderr)")
+                #expect(r.stdout == "Wrote \(dir)/\(file).\n")
+                #expect((try FileManager.default.attributesOfItem(atPath: dir + "/" + file)[.posixPermissions] as? Int) == 0o600)
+            }
+            // The extension says the format; stdout when no -o.
+            let gpx = try runGPSLog(["export", "Sail", "--format", "gpx"], database: db)
+            #expect(gpx.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\""))
+            #expect(try String(contentsOfFile: dir + "/s.gpx", encoding: .utf8) == gpx.stdout)
+
+            // convert: no database is created or touched.
+            let elsewhere = dir + "/never.sqlite"
+            let converted = try runGPSLog(["convert", dir + "/s.gpx", dir + "/c.geojson"], database: elsewhere)
+            #expect(converted.status == 0, "\(converted.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: elsewhere))
+            #expect(try String(contentsOfFile: dir + "/c.geojson", encoding: .utf8) == (try String(contentsOfFile: dir + "/s.geojson", encoding: .utf8)))
+            let nmea = try runGPSLog(["convert", TestPaths.packageRoot + "/Sources/GPSLogSample/bundg_zeus_9.log", "-", "--to", "csv"])
+            #expect(nmea.stdout.split(separator: "\r\n").count > 140)
+        }
+    }
+
+    @Test func exportWindowsAndSimplifies() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            _ = try runGPSLog(["import", "--sample", "--name", "Sail"], database: db)
+            _ = try runGPSLog(["mark", "--session", "Sail", "--lat", "52.849", "--lon", "5.311", "--time", "2018-08-20T09:48:30Z", "Buoy"], database: db)
+            func points(_ extra: [String]) throws -> [[String]] {
+                let out = try runGPSLog(["export", "Sail", "--format", "csv"] + extra, database: db).stdout
+                return out.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
+                    .map { $0.components(separatedBy: ",") }
+            }
+            let all = try points([]).filter { $0[2] == "track" }
+            let window = try points(["--from", "2018-08-20T09:48:00Z", "--to", "2018-08-20T09:48:59Z"])
+            let inRange = all.filter { $0[3] >= "2018-08-20T09:48:00Z" && $0[3] <= "2018-08-20T09:48:59Z" }
+            let windowTrack = window.filter { $0[2] == "track" }
+            #expect(windowTrack.count == inRange.count)
+            #expect(inRange.count > 50)
+            #expect(window.allSatisfy { $0[3] >= "2018-08-20T09:48:00Z" && $0[3] <= "2018-08-20T09:48:59Z" })
+            let simple = try points(["--simplify", "5"])
+            let track = simple.filter { $0[2] == "track" }
+            #expect(track.count < all.count / 3 && track.count >= 2)
+            #expect(track.first?[3] == all.first?[3] && track.last?[3] == all.last?[3])
+            #expect(simple.contains { $0[2] == "mark" && $0[18] == "Buoy" })
+            let bad = try runGPSLog(["export", "Sail", "--format", "shapefile"], database: db)
+            #expect(bad.status == 64)
+        }
+    }
+
+    /// A database in the iOS app GPS Log's layout (its template Log.db schema, values written as the app writes
+    /// them: numbers as text, local times, 'n/a', heading rows at 0,0 in 1901).
+    @Test func aGPSLogDatabaseImports() throws {
+        try withTemporaryDirectory { dir in
+            let logDB = dir + "/Log.db"
+            let db = try Database(path: logDB)
+            try db.execute("""
+                CREATE TABLE "Sessions" ("Key" INTEGER NOT NULL, "ID" TEXT NOT NULL, "StartTime" TEXT, "EndTime" TEXT, "Name" TEXT, PRIMARY KEY("Key"));
+                CREATE TABLE "Entries" ("Key" INTEGER NOT NULL, "Session" TEXT NOT NULL, "Latitude" TEXT, "Longitude" TEXT, "Altitude" TEXT,
+                  "HorizontalAccuracy" TEXT, "VerticalAccuracy" TEXT, "TimeStamp" TEXT, "Speed" TEXT, "Course" TEXT, "Address" TEXT,
+                  "Marked" TEXT, "EntryID" TEXT, "InstanceCount" INTEGER, "Heading" REAL NOT NULL, "IsHeadingChanged" NUMERIC NOT NULL,
+                  "HeadingTimeStamp" TEXT NOT NULL, "MapX" REAL, "MapY" REAL, PRIMARY KEY("Key"));
+                INSERT INTO Sessions VALUES (1, 'B7C5E1D2-8F4A-4E2B-9C3D-1A2B3C4D5E6F', '2019-12-10 08:00:00', '2019-12-10 08:10:00', 'Kitahiroshima to CTS');
+                INSERT INTO Entries VALUES (1, 'B7C5E1D2-8F4A-4E2B-9C3D-1A2B3C4D5E6F', '42.9793', '141.5633', '25.0', '5.0', '3.0', '2019-12-10 08:00:05', '12.5', '90.0', 'n/a', 'false', 'A1B2C3D4-0000-4000-8000-000000000001', 1, 0.0, 0, '2019-12-10 08:00:05', 0, 0);
+                INSERT INTO Entries VALUES (2, 'B7C5E1D2-8F4A-4E2B-9C3D-1A2B3C4D5E6F', '0', '0', '0', '0', '0', '1901-01-01 00:00:00', '0', '0', 'n/a', 'false', 'A1B2C3D4-0000-4000-8000-000000000002', 1, 135.5, 1, '2019-12-10 08:00:06', 0, 0);
+                INSERT INTO Entries VALUES (3, 'B7C5E1D2-8F4A-4E2B-9C3D-1A2B3C4D5E6F', '42.9801', '141.5702', '-1.0', '-1.0', '-1.0', '2019-12-10 08:01:05', '-1.0', '-1.0', '北広島市, 北海道', 'true', 'A1B2C3D4-0000-4000-8000-000000000003', 3, 0.0, 0, '2019-12-10 08:01:05', 0, 0);
+                INSERT INTO Entries VALUES (4, '0F0F0F0F-1111-4222-8333-444455556666', '43.0', '141.6', '10.0', '8.0', '4.0', '2019-12-11 09:00:00', '1.0', '10.0', 'n/a', 'false', 'A1B2C3D4-0000-4000-8000-000000000004', 1, 0.0, 0, '2019-12-11 09:00:00', 0, 0);
+                """)
+            db.close()
+            let target = dir + "/gpslog.sqlite"
+            let r = try runGPSLog(["import", logDB, "--timezone", "Asia/Tokyo"], database: target)
+            #expect(r.status == 0, "\(r.stderr)")
+            let store = try Store(path: target)
+            defer { store.close() }
+            let sessions = try store.sessions()
+            #expect(sessions.map(\.name) == ["Kitahiroshima to CTS", "GPS Log session 0F0F0F0F"])
+            let trip = sessions[0]
+            #expect(trip.id == "b7c5e1d2-8f4a-4e2b-9c3d-1a2b3c4d5e6f")
+            #expect(trip.start.iso8601() == "2019-12-09T23:00:00Z" && trip.end?.iso8601() == "2019-12-09T23:10:00Z")
+            var rows: [GPSLogModel.Entry] = []
+            try store.entries(of: trip.id).forEach { rows.append($0) }
+            #expect(rows.count == 3)
+            #expect(rows[0].time.iso8601() == "2019-12-09T23:00:05Z" && rows[0].speed == 12.5 && rows[0].address == nil)
+            #expect(rows[1].isHeadingChanged && rows[1].heading == 135.5 && rows[1].latitude == 42.9793)
+            #expect(rows[2].marked && rows[2].address == "北広島市, 北海道" && rows[2].instanceCount == 3)
+            #expect(rows[2].speed == nil && rows[2].horizontalAccuracy == nil && rows[2].altitude == -1)
+        }
+    }
+}
