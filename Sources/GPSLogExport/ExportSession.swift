@@ -12,6 +12,8 @@ public struct SessionExport {
     let to: Timestamp?
     /// Keys of the track points kept by simplification; nil keeps all.
     let kept: Set<Int64>?
+    /// Called for every entry read (progress bars of long exports; formats that read twice call it twice).
+    public var onEntry: (() -> Void)?
 
     /// Loads a session's marks; `simplify` (metres) thins the track with GEOS.
     public init(store: Store, session: Session, from: Timestamp? = nil, to: Timestamp? = nil, simplify: Double? = nil) throws {
@@ -36,6 +38,7 @@ public struct SessionExport {
     /// Every row in time order: track points, marks and heading changes (within the time range).
     public func forEachEntry(_ body: (Entry) throws -> Void) throws {
         try store.entries(of: session.id, from: from, to: to).forEach { e in
+            onEntry?()
             if let kept, !e.marked, !e.isHeadingChanged, !kept.contains(e.key ?? -1) { return }
             try body(e)
         }

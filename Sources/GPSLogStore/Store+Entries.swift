@@ -47,6 +47,7 @@ extension Store {
             }
             keys.append(database.lastInsertRowID)
         }
+        onAppend?(entries.count)
         return keys
     }
 

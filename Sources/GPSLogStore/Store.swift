@@ -15,6 +15,9 @@ public final class Store {
     /// The database file.
     public var path: String { database.path }
 
+    /// Called with the number of rows after each batch of entries is stored (progress bars of long imports).
+    public var onAppend: ((Int) -> Void)?
+
     /// How long a writer waits for another process's transaction before failing.
     public static let busyTimeoutMilliseconds: Int32 = 15_000
 

@@ -45,10 +45,17 @@ extension GPSLog {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let store = try Store(path: folder + "/convert.sqlite")
             defer { store.close() }
+            let progress = ProgressBar(label: "Converting")
+            defer { progress.finish() }
+            store.onAppend = { progress.advance(by: $0) }
             var importer = FileImporter()
             importer.nmea.assumedDate = date.flatMap(ImportOptions.parseDate)
             let results = try importer.importFile(input, format: from.flatMap(ImportFormat.init(rawValue:)), into: store)
-            let sessions = try results.map { try SessionExport(store: store, session: $0.session, simplify: simplify) }
+            let sessions = try results.map { result in
+                var export = try SessionExport(store: store, session: result.session, simplify: simplify)
+                export.onEntry = { progress.advance() }
+                return export
+            }
             try Exporter(format: outputFormat!).export(sessions, to: output)
         }
     }

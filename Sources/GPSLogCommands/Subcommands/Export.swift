@@ -45,15 +45,24 @@ extension GPSLog {
         func run() throws {
             let store = try global.openStore()
             defer { store.close() }
-            let exports = try sessions.map { query in
-                try SessionExport(
-                    store: store, session: try store.resolveSession(query), from: from.flatMap { Timestamp(iso8601: $0) },
+            let resolved = try sessions.map { try store.resolveSession($0) }
+            let total = try resolved.map { try store.summary(of: $0).entryCount }.reduce(0, +)
+            // GeoJSON and KML read each session twice (coordinates, then times).
+            let passes = resolvedFormat == .geojson || resolvedFormat == .kml ? 2 : 1
+            let progress = ProgressBar(label: "Exporting", total: total * passes)
+            defer { progress.finish() }
+            let exports = try resolved.map { session in
+                var export = try SessionExport(
+                    store: store, session: session, from: from.flatMap { Timestamp(iso8601: $0) },
                     to: to.flatMap { Timestamp(iso8601: $0) }, simplify: simplify)
+                export.onEntry = { progress.advance() }
+                return export
             }
             var exporter = Exporter(format: resolvedFormat!)
             exporter.batchSize = batchSize
             exporter.deviceID = deviceID
             let paths = try exporter.export(exports, to: output)
+            progress.finish()
             if output != "-" {
                 print("Wrote \(paths.count == 1 ? paths[0] : "\(paths.count) files: \(paths.first!) ... \(paths.last!)").")
             }

@@ -46,6 +46,9 @@ extension GPSLog {
         func run() throws {
             let store = try global.openStore()
             defer { store.close() }
+            let progress = ProgressBar(label: "Importing")
+            defer { progress.finish() }
+            store.onAppend = { progress.advance(by: $0) }
             var importer = NMEAImporter()
             importer.assumedDate = date.flatMap(ImportOptions.parseDate)
             if sample {
@@ -56,7 +59,7 @@ extension GPSLog {
                 let result = try importer.importText(
                     Sample.nmea, file: Sample.fileName, name: name ?? Sample.sessionName, mode: mode.flatMap(TripMode.init(rawValue:)),
                     sessionID: id, into: store)
-                report(result)
+                report(result, progress: progress)
             }
             for (i, file) in files.enumerated() {
                 var fileImporter = FileImporter()
@@ -65,11 +68,12 @@ extension GPSLog {
                 fileImporter.mode = mode.flatMap(TripMode.init(rawValue:))
                 if let zone = timezone.flatMap(TimeZone.init(identifier:)) { fileImporter.timeZone = zone }
                 let format = file == "-" ? ImportFormat.nmea : self.format.flatMap(ImportFormat.init(rawValue:))
-                for result in try fileImporter.importFile(file, format: format, into: store) { report(result) }
+                for result in try fileImporter.importFile(file, format: format, into: store) { report(result, progress: progress) }
             }
         }
 
-        private func report(_ result: ImportResult) {
+        private func report(_ result: ImportResult, progress: ProgressBar? = nil) {
+            progress?.finish()
             var line = "Imported '\(result.session.name)' (\(result.session.shortID)): \(result.entries) entries"
             if let s = result.statistics {
                 line += " from \(s.fixes) fixes and \(s.headings) headings; skipped \(s.badChecksum) bad checksums, \(s.unparsable) unparsable sentences"
