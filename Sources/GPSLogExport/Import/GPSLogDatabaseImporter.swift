@@ -14,6 +14,8 @@ import GPSLogStore
 public struct GPSLogDatabaseImporter {
     /// The time zone the phone was in (GPS Log stored local times without an offset).
     public var timeZone: TimeZone = .current
+    /// Session name for every session (default: GPS Log's own names).
+    public var name: String?
 
     public init() {}
 
@@ -106,7 +108,7 @@ public struct GPSLogDatabaseImporter {
         }
         let first = entries.map(\.time).min()
         let startTime = time(start) ?? first ?? Timestamp(milliseconds: 0)
-        let sessionName = name.flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0 } ?? start ?? "GPS Log session \(id.prefix(8))"
+        let sessionName = self.name ?? name.flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0 } ?? start ?? "GPS Log session \(id.prefix(8))"
         var sink = try EntrySink(store: store, name: sessionName, start: min(startTime, first ?? startTime),
                                  end: time(end), mode: nil, preferredID: id)
         for var e in entries {

@@ -26,16 +26,7 @@ public struct GPXImporter {
     }
 
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw ImportError.unreadable(file: path, reason: "no such readable file")
-        }
-        return try store.write {
-            do {
-                return try parse(path, store: store)
-            } catch let error as XMLError {
-                throw ImportError.malformed(file: path, line: error.line, reason: error.message)
-            }
-        }
+        try XMLImport.run(path, store: store) { try parse(path, store: store) }
     }
 
     private func parse(_ path: String, store: Store) throws -> [ImportResult] {

@@ -53,28 +53,39 @@ public struct FileImporter {
     public func importFile(_ path: String, format: ImportFormat? = nil, into store: Store) throws -> [ImportResult] {
         let format = try format ?? ImportFormat.detect(path: path)
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let importer: any NamedImporter
         switch format {
         case .nmea: return [try nmea.importFile(path, name: name ?? stem, mode: mode, into: store)]
-        case .gpx:
-            var i = GPXImporter()
-            i.name = name
-            return try i.importFile(path, into: store)
-        case .xml:
-            var i = SessionXMLImporter()
-            i.name = name
-            return try i.importFile(path, into: store)
-        case .overland:
-            var i = OverlandImporter()
-            i.name = name
-            return try i.importFile(path, into: store)
-        case .owntracks:
-            var i = OwnTracksImporter()
-            i.name = name
-            return try i.importFile(path, into: store)
+        case .gpx: importer = GPXImporter()
+        case .xml: importer = SessionXMLImporter()
+        case .overland: importer = OverlandImporter()
+        case .owntracks: importer = OwnTracksImporter()
         case .gpslogdb:
             var i = GPSLogDatabaseImporter()
             i.timeZone = timeZone
-            return try i.importFile(path, into: store)
+            importer = i
         }
+        return try importer.named(name).importFile(path, into: store)
     }
 }
+
+/// An importer of one file format, which may be told the name of the sessions it makes.
+protocol NamedImporter {
+    var name: String? { get set }
+    func importFile(_ path: String, into store: Store) throws -> [ImportResult]
+}
+
+extension NamedImporter {
+    /// A copy with `name` set, when one is given.
+    func named(_ name: String?) -> any NamedImporter {
+        var copy = self
+        if let name { copy.name = name }
+        return copy
+    }
+}
+
+extension GPXImporter: NamedImporter {}
+extension SessionXMLImporter: NamedImporter {}
+extension OverlandImporter: NamedImporter {}
+extension OwnTracksImporter: NamedImporter {}
+extension GPSLogDatabaseImporter: NamedImporter {}
