@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
     ],
     targets: [
         // MARK: - C libraries, from Debian
@@ -52,6 +53,16 @@ let package = Package(
             dependencies: ["GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogXML", "GPSLogGEOS"]
         ),
         .target(
+            name: "GPSLogGeocoding",
+            dependencies: [
+                "GPSLogModel", "GPSLogStore", "GPSLogSQLite", "GPSLogGEOS",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            exclude: ["embed.list", "regions-demo.geojson", "regions-demo.SOURCE.md"],
+            plugins: ["EmbedResourcesPlugin"]
+        ),
+        .target(
             name: "GPSLogRecording",
             dependencies: [
                 "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSQLite",
@@ -62,7 +73,8 @@ let package = Package(
         .target(
             name: "GPSLogCommands",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogExport", "GPSLogRecording",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogExport", "GPSLogRecording", "GPSLogGeocoding",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -89,6 +101,14 @@ let package = Package(
         .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogSQLite", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogExportTests", dependencies: ["GPSLogExport", "GPSLogSample", "GPSLogTestSupport"]),
+        .testTarget(
+            name: "GPSLogGeocodingTests",
+            dependencies: [
+                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogExport", "GPSLogSample", "GPSLogSQLite", "GPSLogStore", "GPSLogModel",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .testTarget(name: "GPSLogCLITests", dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel"]),
     ]
 )

@@ -15,6 +15,7 @@ public struct GPSLog: AsyncParsableCommand {
             CommandGroup(name: "Recording", subcommands: [Record.self, Mark.self, Status.self, Stop.self]),
             CommandGroup(name: "Sessions", subcommands: [Sessions.self, Show.self, Rename.self, Delete.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Import.self, Convert.self]),
+            CommandGroup(name: "Addresses", subcommands: [Geocode.self]),
 
         ]
     )

@@ -8,10 +8,14 @@ import NIOPosix
 public final class ControlServer: Sendable {
     public let path: String
     private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+    /// Accepts connections and serves each; it ends when the listening channel is closed and every connection
+    /// being served has been answered.
+    private let serving: Task<Void, Never>
 
-    private init(path: String, channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>) {
+    private init(path: String, channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>, serving: Task<Void, Never>) {
         self.path = path
         self.channel = channel
+        self.serving = serving
     }
 
     /// Binds the socket and starts answering with `handler` in the background.
@@ -35,8 +39,7 @@ public final class ControlServer: Sendable {
         } catch {
             throw RecordingError.socket(path: path, reason: "\(error)")
         }
-        let server = ControlServer(path: path, channel: channel)
-        Task {
+        let serving = Task {
             do {
                 try await channel.executeThenClose { inbound in
                     try await withThrowingDiscardingTaskGroup { group in
@@ -49,7 +52,7 @@ public final class ControlServer: Sendable {
                 logger.debug("control socket closed: \(error)")
             }
         }
-        return server
+        return ControlServer(path: path, channel: channel, serving: serving)
     }
 
     private static func serve(
@@ -83,9 +86,18 @@ public final class ControlServer: Sendable {
         }
     }
 
-    /// Stops listening and removes the socket file.
+    /// Stops listening, lets the connections being served send their answers (the answer to `stop` itself must
+    /// reach `gpslog stop` before this process exits), waiting at most 2 s for a client that sends nothing, and
+    /// removes the socket file.
     public func close() async {
         try? await channel.channel.close()
+        let serving = serving
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await serving.value }
+            group.addTask { try? await Task.sleep(for: .seconds(2)) }
+            await group.next()
+            group.cancelAll()
+        }
         unlink(path)
     }
 }

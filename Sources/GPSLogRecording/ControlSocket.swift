@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogModel
 
 /// Where a recorder listens for `mark`, `status` and `stop`: `$XDG_RUNTIME_DIR/gpslog/<hash>.sock` (per user,
 /// cleaned at logout), else beside the database as `<database>.sock`. Both ends compute the same path from the
@@ -101,4 +102,7 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var durationSeconds: Double?
     public var distanceMeters: Double
     public var connected: Bool
+    /// The reverse geocoder running inside the recording, when there is one.
+    public var addresses: GeocodeReport?
 }
+

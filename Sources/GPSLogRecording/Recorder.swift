@@ -19,6 +19,7 @@ public actor Recorder {
     private var lastFix: Fix?
     private var fixesReceived = 0
     private var lastCommit = ContinuousClock.now
+    private var addresses: GeocodeReport?
     /// Commit as soon as this many rows wait, whatever the clock says.
     private let maxPending = 256
 
@@ -95,8 +96,11 @@ public actor Recorder {
             altitude: lastFix?.altitude, horizontalAccuracy: lastFix?.horizontalAccuracy, speed: lastFix?.speed,
             entries: writer.storedEntries + writer.pendingCount, marks: writer.markCount, fixesReceived: fixesReceived,
             badSentences: stats.badSentences, durationSeconds: duration, distanceMeters: (writer.distance * 10).rounded() / 10,
-            connected: stats.connected)
+            connected: stats.connected, addresses: addresses)
     }
+
+    /// What the geocoder beside the recording has done so far, for `status`.
+    public func setAddresses(_ report: GeocodeReport) { addresses = report }
 
     /// Commits everything and ends the session. Returns it (nil when no fix ever came).
     public func finish() throws -> Session? {

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import GPSLogModel
 import GPSLogRecording
+import GPSLogGeocoding
 import GPSLogSample
 import GPSLogSampling
 import GPSLogSources
@@ -32,6 +33,10 @@ extension GPSLog {
         @Option(help: "Degrees the heading must turn to write a heading-change entry.") var headingFilter: Double = 5
         @Option(help: "Radius in metres of \"the same place\" for instance counts.") var samePlace: Double = SamplingPolicy.defaultSamePlaceRadius
         @Option(help: ArgumentHelp("Trip mode.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|"))) var mode: String?
+        @Option(help: "Reverse-geocode entries while recording with this provider (see `gpslog geocode`), or off.")
+        var geocode: String = GeocoderSpec.defaultProvider
+        @Option(help: "Rate for the geocoder (1/s, 4/min, ...).") var geocodeRate: String?
+        @Option(help: "Contact for the geocoder's User-Agent (required by the public Nominatim).") var contact: String?
         @Flag(help: "Log every commit.") var verbose = false
 
         func validate() throws {
@@ -43,6 +48,7 @@ extension GPSLog {
             if let d = minDistance, d < 0 { throw ValidationError("--min-distance must not be negative.") }
             if let a = maxAccuracy, a <= 0 { throw ValidationError("--max-accuracy must be positive.") }
             do { _ = try SourceSpec.parse(source) } catch { throw ValidationError(error.localizedDescription) }
+            if geocodeRate.map({ GeocodeRate($0) == nil }) == true { throw ValidationError("--geocode-rate must look like 1/s or 4/min.") }
         }
 
         func run() async throws {
@@ -68,15 +74,56 @@ extension GPSLog {
             let recorder = try Recorder(
                 databasePath: dbPath, name: name, mode: mode.flatMap(TripMode.init(rawValue:)), policy: policy,
                 source: fixSource, logger: logger)
+            let addresses = try startGeocoding(database: dbPath, recorder: recorder, logger: logger)
             let session = try await RecordingRun(
                 recorder: recorder, source: fixSource, socketPath: ControlSocket.path(forDatabase: dbPath), logger: logger
             ).run()
+            addresses?.cancel()
             withExtendedLifetime(lock) {}
             if let session {
                 let summary = try Store(path: dbPath).summary(of: session)
                 print("Recorded '\(session.name)' (\(session.shortID)): \(summary.entryCount) entries, \(summary.markCount) marks, \(Format.distance(summary.distance)).")
             } else {
                 print("No fix arrived: no session was recorded.")
+            }
+        }
+
+        /// Runs the geocoder beside the recorder on its own connection, every few seconds, on the session being
+        /// recorded: it never delays recording, and what it misses (a pause, no network) the next run or
+        /// `gpslog geocode` picks up, since the pending work is the entries without an address.
+        private func startGeocoding(database: String, recorder: Recorder, logger: Logger) throws -> Task<Void, Never>? {
+            guard geocode != "off" else { return nil }
+            let made = try GeocoderSpec(geocode).make(contact: contact, client: .shared)
+            if let notice = made.notice { logger.notice("\(notice)") }
+            var options = GeocodeWorker.Options()
+            options.rate = geocodeRate.flatMap(GeocodeRate.init) ?? made.defaultRate
+            let geocoder = made.geocoder
+            return Task.detached {
+                var total = GeocodeReport(provider: geocoder.cacheKey)
+                var worker: GeocodeWorker?
+                defer { worker?.store.close() }
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(2))
+                    guard let session = await recorder.session else { continue }
+                    do {
+                        if worker == nil { worker = GeocodeWorker(store: try Store(path: database), geocoder: geocoder, options: options) }
+                        let report = try await worker!.run(sessions: [session.id])
+                        total.add(report)
+                        total.cells = worker!.seenCells.count
+                        await recorder.setAddresses(total)
+                        if let blocked = report.blocked {
+                            logger.error("geocoder \(geocoder.cacheKey) is blocked (\(blocked)); recording goes on without addresses")
+                            return
+                        }
+                        if let until = report.pausedUntil.flatMap({ Timestamp(iso8601: $0) }) {
+                            logger.warning("geocoder asked us to slow down; paused until \(until.iso8601())")
+                            let wait = max(0, until.milliseconds - Int64(Date().timeIntervalSince1970 * 1000))
+                            try? await Task.sleep(for: .milliseconds(wait))
+                        }
+                    } catch {
+                        logger.warning("geocoding failed: \(error.localizedDescription); will retry")
+                    }
+                }
             }
         }
 

@@ -48,6 +48,13 @@ enum StatusText {
         lines.append(("Bad sentences", "\(s.badSentences)"))
         if let d = s.durationSeconds { lines.append(("Duration", Format.duration(milliseconds: Int64(d * 1000)))) }
         lines.append(("Distance", Format.distance(s.distanceMeters)))
+        if let a = s.addresses {
+            var text = "\(a.addressed) entries addressed by \(a.provider): \(a.cells) cells, \(a.requests) requests, \(a.cacheHits) cache hits, \(a.negatives) without an address, \(a.failures) failures"
+            if a.cells > 0 { text += String(format: ", %.2f requests per cell", Double(a.requests) / Double(a.cells)) }
+            if let until = a.pausedUntil { text += "; paused until \(until)" }
+            if let blocked = a.blocked { text += "; blocked: \(blocked)" }
+            lines.append(("Addresses", text))
+        }
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 }.joined(separator: "\n")
     }

@@ -5,12 +5,15 @@ import Foundation
 enum CommandError: LocalizedError {
     /// A destructive command needs a confirmation it could not ask for.
     case confirmationNeeded(String)
+    /// A provider or service refused to go on.
+    case refused(String)
     /// A file could not be read or written.
     case file(path: String, reason: String)
 
     var errorDescription: String? {
         switch self {
         case .confirmationNeeded(let text): text
+        case .refused(let text): text
         case let .file(path, reason): "\(path): \(reason)"
         }
     }

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Nominatim's `/reverse` with `format=jsonv2` (`display_name`, ids as numbers or strings);
+/// `{"error":"Unable to geocode"}` with HTTP 200 means no address here.
+public struct NominatimGeocoder: ReverseGeocoder {
+    public let baseURL: String
+    let http: GeocoderHTTP
+    public var cacheKey: String { "nominatim:" + baseURL }
+    public var isNetwork: Bool { true }
+
+    public init(baseURL: String, userAgent: String, client: HTTPClient) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        http = GeocoderHTTP(client: client, userAgent: userAgent)
+    }
+
+    public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
+        let url = "\(baseURL)/reverse?format=jsonv2&lat=\(latitude)&lon=\(longitude)&zoom=18&layer=address&accept-language=\(GeocoderHTTP.query(language))"
+        let object = try await http.getJSON(url)
+        guard let dict = object as? [String: Any] else { throw GeocodeFailure.transient("Nominatim answered JSON that is not an object") }
+        if dict["error"] != nil { return .none }
+        guard let name = dict["display_name"] as? String, !name.isEmpty else { return .none }
+        return .address(name)
+    }
+}
+
+/// Photon's `/reverse` (a GeoJSON FeatureCollection with GeocodeJSON properties; no `display_name`, so one is
+/// composed from name, street and house number, postcode and city, state, country). No feature: no address.
+public struct PhotonGeocoder: ReverseGeocoder {
+    public let baseURL: String
+    let http: GeocoderHTTP
+    public var cacheKey: String { "photon:" + baseURL }
+    public var isNetwork: Bool { true }
+
+    public init(baseURL: String, userAgent: String, client: HTTPClient) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        http = GeocoderHTTP(client: client, userAgent: userAgent)
+    }
+
+    public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
+        let object = try await http.getJSON("\(baseURL)/reverse?lat=\(latitude)&lon=\(longitude)&lang=\(GeocoderHTTP.query(language))&limit=1")
+        guard let dict = object as? [String: Any], let features = dict["features"] as? [[String: Any]] else {
+            throw GeocodeFailure.transient("Photon answered JSON that is not a FeatureCollection")
+        }
+        guard let props = features.first?["properties"] as? [String: Any] else { return .none }
+        return PhotonGeocoder.compose(props).map(GeocodeAnswer.address) ?? .none
+    }
+
+    /// "Name, Street 12, 1234 AB City, State, Country", leaving out what is missing or repeated.
+    static func compose(_ p: [String: Any]) -> String? {
+        func s(_ k: String) -> String? { (p[k] as? String).flatMap { $0.isEmpty ? nil : $0 } }
+        var parts: [String] = []
+        let street = [s("street"), s("housenumber")].compactMap { $0 }.joined(separator: " ")
+        if let name = s("name"), name != s("street") { parts.append(name) }
+        if !street.isEmpty { parts.append(street) }
+        let city = [s("postcode"), s("city") ?? s("locality") ?? s("district")].compactMap { $0 }.joined(separator: " ")
+        if !city.isEmpty { parts.append(city) }
+        if let state = s("state"), state != s("city") { parts.append(state) }
+        if let country = s("country") { parts.append(country) }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+}
+
+/// The HTTP side both network providers share: an identifying User-Agent, a 15 s timeout (1 s caused retry
+/// storms elsewhere), and status codes mapped to what the worker must do.
+struct GeocoderHTTP: Sendable {
+    let client: HTTPClient
+    let userAgent: String
+
+    /// A query value, percent-encoded (a language list may hold commas, spaces or worse).
+    static func query(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.,"))) ?? ""
+    }
+
+    func getJSON(_ url: String) async throws -> Any {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "User-Agent", value: userAgent)
+        request.headers.add(name: "Accept", value: "application/json")
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await client.execute(request, timeout: .seconds(15))
+            body = try await response.body.collect(upTo: 4 << 20)
+        } catch {
+            throw GeocodeFailure.transient("network: \(error)")
+        }
+        let status = Int(response.status.code)
+        let text = String(buffer: body)
+        switch status {
+        case 200..<300:
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
+                throw GeocodeFailure.transient("HTTP \(status) with a body that is not JSON")
+            }
+            return object
+        case 429, 503:
+            let retry = response.headers.first(name: "Retry-After").flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
+            throw GeocodeFailure.rateLimited(status: status, retryAfter: retry)
+        case 403:
+            throw GeocodeFailure.forbidden(message: "the provider refused us (blocked, or the User-Agent was not accepted)")
+        case 400..<500:
+            throw GeocodeFailure.rejected(status: status, message: String(text.prefix(200)))
+        default:
+            throw GeocodeFailure.transient("HTTP \(status)")
+        }
+    }
+}

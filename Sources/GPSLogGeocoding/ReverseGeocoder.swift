@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// What a provider said about a point.
+public enum GeocodeAnswer: Sendable, Equatable {
+    /// An address (one line).
+    case address(String)
+    /// "No address here" (the ocean, no coverage): a real answer, cached like one.
+    case none
+}
+
+/// Why a lookup failed; the worker decides what to do next.
+public enum GeocodeFailure: Error, Equatable, LocalizedError {
+    /// HTTP 429 or 503: the provider asks us to slow down. `retryAfter` in seconds when it said one above zero.
+    case rateLimited(status: Int, retryAfter: Double?)
+    /// HTTP 403: blocked, or the User-Agent was refused.
+    case forbidden(message: String)
+    /// A timeout, a network error, a 5xx, a body that is not the provider's JSON: try again later.
+    case transient(String)
+    /// A 4xx that retrying will not fix.
+    case rejected(status: Int, message: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .rateLimited(status, retryAfter): "HTTP \(status): rate limited\(retryAfter.map { " (Retry-After \($0) s)" } ?? "")"
+        case let .forbidden(message): "HTTP 403: \(message)"
+        case let .transient(message): message
+        case let .rejected(status, message): "HTTP \(status): \(message)"
+        }
+    }
+}
+
+/// A reverse geocoder: a point in, an address (or "none") out.
+public protocol ReverseGeocoder: Sendable {
+    /// Identifies the provider in the cache and the rate-limit state (`nominatim:https://host`, `regions:<name>`).
+    var cacheKey: String { get }
+    /// True for providers on the network, which get the rate limiter; offline ones answer at once.
+    var isNetwork: Bool { get }
+    /// Looks a point up.
+    func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer
+}

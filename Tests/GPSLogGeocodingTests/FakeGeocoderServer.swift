@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A real HTTP server on 127.0.0.1 (a random port) that speaks Nominatim's `/reverse?format=jsonv2` or Photon's
+/// `/reverse` exactly, and enforces a public server's limits: 403 "Access blocked" without a User-Agent, 429 (with
+/// Retry-After: 0, as the Varnish in front of nominatim.openstreetmap.org sends) to any request less than one second
+/// after the previous one. It is the only fake in the suite: the real services are on the internet.
+final class FakeGeocoderServer: @unchecked Sendable {
+    // @unchecked: all mutable state is guarded by `lock`.
+    enum Flavor { case nominatim, photon }
+
+    struct Request: Sendable { var latitude: Double; var longitude: Double; var userAgent: String?; var status: Int }
+
+    let flavor: Flavor
+    let minimumSpacing: Double
+    private let lock = NSLock()
+    private var requests: [Request] = []
+    private var lastAccepted: Date?
+    /// Answer 429 to this many requests first (a storm), whatever their spacing.
+    var stormRemaining = 0
+    /// Answer 403 to everything.
+    var blockEverything = false
+    /// Points south of this latitude are "sea": no address.
+    var seaBelowLatitude = -90.0
+    private var channel: Channel?
+
+    init(flavor: Flavor, minimumSpacing: Double = 1.0) {
+        self.flavor = flavor
+        self.minimumSpacing = minimumSpacing
+    }
+
+    var port: Int { channel?.localAddress?.port ?? 0 }
+    var url: String { "http://127.0.0.1:\(port)" }
+    var log: [Request] { lock.withLock { requests } }
+    /// Requests answered 429 because they came too soon.
+    var tooSoon: Int { lock.withLock { requests.filter { $0.status == 429 }.count } - stormAnswered }
+    private var stormAnswered = 0
+
+    func start() async throws {
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(Handler(server: self)) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    func stop() async { try? await channel?.close() }
+
+    /// Decides the answer for one request: (status, headers, body).
+    func answer(uri: String, userAgent: String?) -> (Int, [(String, String)], String) {
+        let query = URLComponents(string: uri)?.queryItems ?? []
+        let lat = query.first { $0.name == "lat" }?.value.flatMap(Double.init) ?? .nan
+        let lon = query.first { $0.name == "lon" }?.value.flatMap(Double.init) ?? .nan
+        return lock.withLock {
+            func record(_ status: Int) { requests.append(Request(latitude: lat, longitude: lon, userAgent: userAgent, status: status)) }
+            if blockEverything || userAgent == nil || userAgent!.isEmpty {
+                record(403)
+                return (403, [("Content-Type", "text/html")], "<html><body><h1>Access blocked</h1></body></html>")
+            }
+            let now = Date()
+            if stormRemaining > 0 {
+                stormRemaining -= 1
+                stormAnswered += 1
+                record(429)
+                return (429, [("Retry-After", "0")], "Error 429 Too many requests")
+            }
+            if let last = lastAccepted, now.timeIntervalSince(last) < minimumSpacing {
+                record(429)
+                return (429, [("Retry-After", "0")], "Error 429 Too many requests")
+            }
+            lastAccepted = now
+            record(200)
+            guard lat.isFinite, lon.isFinite else { return (400, [], #"{"error":{"code":400,"message":"Parameter 'lat' must be a number."}}"#) }
+            let sea = lat < seaBelowLatitude
+            let label = String(format: "Testweg %d, %.3f %.3f", Int(abs(lat * 1000)) % 97, lat, lon)
+            switch flavor {
+            case .nominatim:
+                if sea { return (200, [("Content-Type", "application/json")], #"{"error":"Unable to geocode"}"#) }
+                return (200, [("Content-Type", "application/json")],
+                        #"{"place_id":134140761,"licence":"Data © OpenStreetMap contributors, ODbL 1.0.","osm_type":"way","osm_id":280940520,"lat":"\#(lat)","lon":"\#(lon)","place_rank":26,"category":"highway","type":"residential","importance":0.1,"addresstype":"road","name":"Testweg","display_name":"\#(label), Lelystad, Flevoland, Nederland","address":{"road":"Testweg","town":"Lelystad","state":"Flevoland","country":"Nederland","country_code":"nl"},"boundingbox":["52.0","53.0","5.0","6.0"]}"#)
+            case .photon:
+                if sea { return (200, [("Content-Type", "application/json")], #"{"type":"FeatureCollection","features":[]}"#) }
+                return (200, [("Content-Type", "application/json")],
+                        #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"osm_type":"W","osm_id":26943484,"osm_key":"highway","osm_value":"residential","type":"street","name":"\#(label)","street":"Testweg","housenumber":"7","postcode":"8221 AB","city":"Lelystad","state":"Flevoland","country":"Nederland","countrycode":"NL"},"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}]}"#)
+            }
+        }
+    }
+
+    final class Handler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let server: FakeGeocoderServer
+        var head: HTTPRequestHead?
+        init(server: FakeGeocoderServer) { self.server = server }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let h): head = h
+            case .body: break
+            case .end:
+                guard let head else { return }
+                let (status, headers, body) = server.answer(uri: head.uri, userAgent: head.headers.first(name: "User-Agent"))
+                var h = HTTPHeaders(headers)
+                h.add(name: "Content-Length", value: String(body.utf8.count))
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: h))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+    }
+}
