@@ -28,11 +28,17 @@ demo: deps
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@echo "Smoke run of the benchmark harness (2,000 points, debug build):"
+	Benchmarks/bench.sh --smoke --gpslog "$$($(SWIFT) build --show-bin-path)/gpslog" --work .build/bench-smoke
 
 ## exports: rewrite the golden exports in Exports/ after a deliberate change to a writer
 exports: deps
 	$(SWIFT) build --build-tests
 	GPSLOG_UPDATE_EXPORTS=1 $(SWIFT) test --skip-build --filter GoldenExportTests
+
+## bench: gpslog (release) against gpsbabel and ogr2ogr on 1M and 5M generated points; prints the table
+bench: deps
+	Benchmarks/bench.sh
 
 build: deps
 	$(SWIFT) build --product gpslog

@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // MARK: - C libraries, from Debian
@@ -63,6 +65,22 @@ let package = Package(
             plugins: ["EmbedResourcesPlugin"]
         ),
         .target(
+            name: "GPSLogUpload",
+            dependencies: [
+                "GPSLogModel", "GPSLogStore", "GPSLogExport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "GPSLogReceiver",
+            dependencies: [
+                "GPSLogModel", "GPSLogStore", "GPSLogExport",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "GPSLogRecording",
             dependencies: [
                 "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSQLite",
@@ -74,6 +92,7 @@ let package = Package(
             name: "GPSLogCommands",
             dependencies: [
                 "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogExport", "GPSLogRecording", "GPSLogGeocoding",
+                "GPSLogUpload", "GPSLogReceiver",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -92,7 +111,15 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .target(name: "GPSLogTestSupport", dependencies: ["GPSLogModel", "GPSLogStore"], path: "Tests/GPSLogTestSupport"),
+        .target(
+            name: "GPSLogTestSupport",
+            dependencies: [
+                "GPSLogModel", "GPSLogStore",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/GPSLogTestSupport"
+        ),
         .testTarget(name: "GPSLogSQLiteTests", dependencies: ["GPSLogSQLite"]),
         .testTarget(name: "GPSLogXMLTests", dependencies: ["GPSLogXML", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogGEOSTests", dependencies: ["GPSLogGEOS"]),
@@ -105,6 +132,14 @@ let package = Package(
             name: "GPSLogGeocodingTests",
             dependencies: [
                 "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogExport", "GPSLogSample", "GPSLogSQLite", "GPSLogStore", "GPSLogModel",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(
+            name: "GPSLogUploadTests",
+            dependencies: [
+                "GPSLogUpload", "GPSLogTestSupport", "GPSLogStore", "GPSLogModel", "GPSLogRecording",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

@@ -16,6 +16,7 @@ public struct GPSLog: AsyncParsableCommand {
             CommandGroup(name: "Sessions", subcommands: [Sessions.self, Show.self, Rename.self, Delete.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Import.self, Convert.self]),
             CommandGroup(name: "Addresses", subcommands: [Geocode.self]),
+            CommandGroup(name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self]),
 
         ]
     )

@@ -104,5 +104,29 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var connected: Bool
     /// The reverse geocoder running inside the recording, when there is one.
     public var addresses: GeocodeReport?
+    /// Live sending (`record --send`), when on.
+    public var sending: SendingStatus?
+}
+
+/// Live sending as Overland's tracker screen shows it: what waits, and when the last batch went.
+public struct SendingStatus: Codable, Sendable, Equatable {
+    /// The destination, without credentials.
+    public var destination: String
+    /// Track points not yet confirmed by the server (the queue is the database).
+    public var queued: Int
+    /// Track points the server confirmed for this session.
+    public var sent: Int
+    /// When the server confirmed the last batch (ISO 8601).
+    public var lastSentAt: String?
+    /// Why the last attempt failed, if it did (never holds the token).
+    public var lastError: String?
+
+    public init(destination: String, queued: Int = 0, sent: Int = 0, lastSentAt: String? = nil, lastError: String? = nil) {
+        self.destination = destination
+        self.queued = queued
+        self.sent = sent
+        self.lastSentAt = lastSentAt
+        self.lastError = lastError
+    }
 }
 

@@ -20,6 +20,7 @@ public actor Recorder {
     private var fixesReceived = 0
     private var lastCommit = ContinuousClock.now
     private var addresses: GeocodeReport?
+    private var sending: SendingStatus?
     /// Commit as soon as this many rows wait, whatever the clock says.
     private let maxPending = 256
 
@@ -96,11 +97,14 @@ public actor Recorder {
             altitude: lastFix?.altitude, horizontalAccuracy: lastFix?.horizontalAccuracy, speed: lastFix?.speed,
             entries: writer.storedEntries + writer.pendingCount, marks: writer.markCount, fixesReceived: fixesReceived,
             badSentences: stats.badSentences, durationSeconds: duration, distanceMeters: (writer.distance * 10).rounded() / 10,
-            connected: stats.connected, addresses: addresses)
+            connected: stats.connected, addresses: addresses, sending: sending)
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.
     public func setAddresses(_ report: GeocodeReport) { addresses = report }
+
+    /// Where live sending stands, for `status`.
+    public func setSending(_ status: SendingStatus) { sending = status }
 
     /// Commits everything and ends the session. Returns it (nil when no fix ever came).
     public func finish() throws -> Session? {

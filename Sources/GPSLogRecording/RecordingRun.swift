@@ -14,17 +14,21 @@ public struct RecordingRun {
     let source: any FixSource
     let socketPath: String
     let logger: Logger
+    /// Control commands beyond mark, status and stop (`send-now` when sending live).
+    let extraCommands: [String: @Sendable (ControlRequest) async -> ControlResponse]
 
-    public init(recorder: Recorder, source: any FixSource, socketPath: String, logger: Logger) {
+    public init(recorder: Recorder, source: any FixSource, socketPath: String, logger: Logger,
+                extraCommands: [String: @Sendable (ControlRequest) async -> ControlResponse] = [:]) {
         self.recorder = recorder
         self.source = source
         self.socketPath = socketPath
         self.logger = logger
+        self.extraCommands = extraCommands
     }
 
     /// Records until the source ends or a stop is asked for. Returns the finished session (nil if no fix came).
     public func run() async throws -> GPSLogModel.Session? {
-        let recorder = recorder, source = source, logger = logger
+        let recorder = recorder, source = source, logger = logger, extraCommands = extraCommands
         let consumer = Task {
             for try await event in source.events() {
                 try await recorder.handle(event)
@@ -46,6 +50,7 @@ public struct RecordingRun {
                 stopper.stop()
                 return ControlResponse(ok: true, status: await recorder.status())
             default:
+                if let handler = extraCommands[request.command] { return await handler(request) }
                 return ControlResponse(ok: false, error: "unknown command '\(request.command)': use mark, status or stop")
             }
         }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogTestSupport
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 
 /// A real HTTP server on 127.0.0.1 (a random port) that speaks Nominatim's `/reverse?format=jsonv2` or Photon's
 /// `/reverse` exactly, and enforces a public server's limits: 403 "Access blocked" without a User-Agent, 429 (with
@@ -40,12 +40,7 @@ final class FakeGeocoderServer: @unchecked Sendable {
     private var stormAnswered = 0
 
     func start() async throws {
-        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(Handler(server: self)) }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        channel = try await startLoopbackHTTPServer { Handler(server: self) }
     }
 
     func stop() async { try? await channel?.close() }

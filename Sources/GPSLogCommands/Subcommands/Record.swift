@@ -8,6 +8,7 @@ import GPSLogSample
 import GPSLogSampling
 import GPSLogSources
 import GPSLogStore
+import GPSLogUpload
 import Logging
 
 extension GPSLog {
@@ -37,6 +38,11 @@ extension GPSLog {
         var geocode: String = GeocoderSpec.defaultProvider
         @Option(help: "Rate for the geocoder (1/s, 4/min, ...).") var geocodeRate: String?
         @Option(help: "Contact for the geocoder's User-Agent (required by the public Nominatim).") var contact: String?
+        @Option(help: "Send the session live to this Overland-compatible URL (the database is the queue; see `gpslog upload`).")
+        var send: String?
+        @Option(help: "How often to send: 1s, 5s, 30s, 5m, 30m..., or off (only on `gpslog send-now` and at the end).")
+        var sendInterval: String = "30s"
+        @OptionGroup(title: "Live sending") var sending: SendingOptions
         @Flag(help: "Log every commit.") var verbose = false
 
         func validate() throws {
@@ -49,6 +55,10 @@ extension GPSLog {
             if let a = maxAccuracy, a <= 0 { throw ValidationError("--max-accuracy must be positive.") }
             do { _ = try SourceSpec.parse(source) } catch { throw ValidationError(error.localizedDescription) }
             if geocodeRate.map({ GeocodeRate($0) == nil }) == true { throw ValidationError("--geocode-rate must look like 1/s or 4/min.") }
+            if sendInterval != "off", DurationOption(argument: sendInterval).map({ $0.milliseconds > 0 }) != true {
+                throw ValidationError("--send-interval must be a duration such as 1s, 30s or 5m, or off.")
+            }
+            if let send { do { _ = try sending.destination(url: send) } catch { throw ValidationError(error.localizedDescription) } }
         }
 
         func run() async throws {
@@ -75,10 +85,28 @@ extension GPSLog {
                 databasePath: dbPath, name: name, mode: mode.flatMap(TripMode.init(rawValue:)), policy: policy,
                 source: fixSource, logger: logger)
             let addresses = try startGeocoding(database: dbPath, recorder: recorder, logger: logger)
+            let sender = try send.map {
+                LiveSender(databasePath: dbPath, destination: try sending.destination(url: $0), options: liveOptions, recorder: recorder, logger: logger)
+            }
+            let sendLoop = sender?.start(every: DurationOption(argument: sendInterval).map { .milliseconds($0.milliseconds) })
+            var commands: [String: @Sendable (ControlRequest) async -> ControlResponse] = [:]
+            if let sender {
+                commands["send-now"] = { _ in
+                    var status = await recorder.status()
+                    status.sending = await sender.send()
+                    return ControlResponse(ok: true, status: status)
+                }
+            }
             let session = try await RecordingRun(
-                recorder: recorder, source: fixSource, socketPath: ControlSocket.path(forDatabase: dbPath), logger: logger
+                recorder: recorder, source: fixSource, socketPath: ControlSocket.path(forDatabase: dbPath), logger: logger,
+                extraCommands: commands
             ).run()
             addresses?.cancel()
+            sendLoop?.cancel()
+            if let sender, session != nil {
+                let sent = await sender.finish()
+                logger.info("sent \(sent.sent) points to \(sent.destination); \(sent.queued) waiting")
+            }
             withExtendedLifetime(lock) {}
             if let session {
                 let summary = try Store(path: dbPath).summary(of: session)
@@ -86,6 +114,14 @@ extension GPSLog {
             } else {
                 print("No fix arrived: no session was recorded.")
             }
+        }
+
+        /// Live sending retries less than `upload` does: a failed send waits for the next interval, not for backoff.
+        private var liveOptions: Uploader.Options {
+            var o = sending.uploaderOptions
+            o.maxAttempts = min(o.maxAttempts, 3)
+            o.maxRetryDelay = min(o.maxRetryDelay, 5)
+            return o
         }
 
         /// Runs the geocoder beside the recorder on its own connection, every few seconds, on the session being

@@ -55,6 +55,11 @@ enum StatusText {
             if let blocked = a.blocked { text += "; blocked: \(blocked)" }
             lines.append(("Addresses", text))
         }
+        if let sending = s.sending {
+            var text = "\(sending.queued) queued for \(sending.destination), \(sending.sent) sent, last batch \(sending.lastSentAt ?? "never")"
+            if let error = sending.lastError { text += "; last attempt failed: \(error)" }
+            lines.append(("Sending", text))
+        }
         let width = lines.map(\.0.count).max() ?? 0
         return lines.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 }.joined(separator: "\n")
     }

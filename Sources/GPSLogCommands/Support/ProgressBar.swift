@@ -5,7 +5,8 @@ import Foundation
 /// so it costs nothing in pipes and scripts.
 final class ProgressBar {
     private let label: String
-    private let total: Int?
+    /// What 100 % is; may be set once it is known.
+    var total: Int?
     private var count = 0
     private var lastDraw = Date.distantPast
     private let enabled = isatty(STDERR_FILENO) == 1

@@ -12,47 +12,10 @@ public struct OverlandImporter {
 
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
         guard let data = FileManager.default.contents(atPath: path) else { throw ImportError.unreadable(file: path, reason: "no such readable file") }
-        let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw ImportError.malformed(file: path, line: 0, reason: "not JSON (\(error.localizedDescription))")
-        }
-        guard let body = root as? [String: Any], let locations = body["locations"] as? [Any] else {
-            throw ImportError.unsupportedFormat(file: path, detail: "not an Overland batch: no \"locations\" array")
-        }
-        let trip = body["trip"] as? [String: Any]
-        let mode = (trip?["mode"] as? String).flatMap(TripMode.init(rawValue:))
-        var entries: [Entry] = []
-        for (i, item) in locations.enumerated() {
-            let field = "locations[\(i)]"
-            guard let feature = item as? [String: Any], let props = feature["properties"] as? [String: Any] else {
-                throw ImportError.invalidValue(file: path, line: 0, field: field, value: "not a GeoJSON Feature")
-            }
-            guard let geometry = feature["geometry"] as? [String: Any], geometry["type"] as? String == "Point" else { continue }
-            guard let c = geometry["coordinates"] as? [Any], c.count >= 2, let lon = JSONValue.double(c[0]), let lat = JSONValue.double(c[1]),
-                abs(lat) <= 90, abs(lon) <= 180
-            else { throw ImportError.invalidValue(file: path, line: 0, field: "\(field).geometry.coordinates", value: "\(geometry["coordinates"] ?? "")") }
-            guard let ts = props["timestamp"] as? String, let time = Timestamp(iso8601: ts) else {
-                throw ImportError.invalidValue(file: path, line: 0, field: "\(field).properties.timestamp", value: "\(props["timestamp"] ?? "missing")")
-            }
-            func known(_ key: String) -> Double? { JSONValue.double(props[key]).flatMap { $0 < 0 ? nil : $0 } }
-            var e = Entry(id: "", latitude: lat, longitude: lon, time: time)
-            e.altitude = JSONValue.double(props["altitude"])
-            e.speed = known("speed")
-            e.course = known("course").map { Geo.normalizedDegrees($0) }
-            e.horizontalAccuracy = known("horizontal_accuracy")
-            e.verticalAccuracy = known("vertical_accuracy")
-            e.speedAccuracy = known("speed_accuracy")
-            e.courseAccuracy = known("course_accuracy")
-            e.motion = props["motion"] as? [String]
-            if e.motion == [] { e.motion = nil }
-            e.batteryState = (props["battery_state"] as? String).flatMap(BatteryState.init(rawValue:)).flatMap { $0 == .unknown ? nil : $0 }
-            e.batteryLevel = known("battery_level").map { min($0, 1) }
-            e.deviceID = (props["device_id"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-            e.wifi = (props["wifi"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-            entries.append(e)
-        }
+        let payload = try OverlandPayload(data, source: path)
+        let entries = payload.entries, mode = payload.mode
         guard let first = entries.map(\.time).min() else { throw ImportError.noFixes(file: path, detail: "no location with a Point geometry") }
-        let start = (trip?["start"] as? String).flatMap { Timestamp(iso8601: $0) }.map { min($0, first) } ?? first
+        let start = payload.tripStart.map { min($0, first) } ?? first
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         return try store.write {
             var sink = try EntrySink(store: store, name: name ?? stem, start: start, mode: mode, preferredID: nil)
@@ -87,26 +50,10 @@ public struct OwnTracksImporter {
                 guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
                     throw ImportError.malformed(file: path, line: lineNumber, reason: "not a JSON object")
                 }
-                guard object["_type"] as? String == "location" else { return }
-                guard let lat = JSONValue.double(object["lat"]), abs(lat) <= 90 else {
-                    throw ImportError.invalidValue(file: path, line: lineNumber, field: "lat", value: "\(object["lat"] ?? "missing")")
-                }
-                guard let lon = JSONValue.double(object["lon"]), abs(lon) <= 180 else {
-                    throw ImportError.invalidValue(file: path, line: lineNumber, field: "lon", value: "\(object["lon"] ?? "missing")")
-                }
-                guard let tst = JSONValue.double(object["tst"]) else {
-                    throw ImportError.invalidValue(file: path, line: lineNumber, field: "tst", value: "\(object["tst"] ?? "missing")")
-                }
-                let time = Timestamp(milliseconds: Int64(tst) * 1000)
-                if sink == nil { sink = try EntrySink(store: store, name: name ?? stem, start: time, mode: nil, preferredID: nil) }
-                var e = Entry(id: sink!.makeID(time), latitude: lat, longitude: lon, time: time)
-                e.horizontalAccuracy = JSONValue.double(object["acc"]).flatMap { $0 > 0 ? $0 : nil }
-                e.altitude = JSONValue.double(object["alt"])
-                e.verticalAccuracy = JSONValue.double(object["vac"]).flatMap { $0 > 0 ? $0 : nil }
-                e.speed = JSONValue.double(object["vel"]).flatMap { $0 >= 0 ? $0 / 3.6 : nil }
-                e.course = JSONValue.double(object["cog"]).flatMap { $0 >= 0 ? Geo.normalizedDegrees($0) : nil }
-                e.batteryLevel = JSONValue.double(object["batt"]).flatMap { $0 >= 0 && $0 <= 100 ? $0 / 100 : nil }
-                if object["t"] as? String == "u" { e.marked = true }
+                guard let location = try OwnTracksMessage.location(object, source: path, line: lineNumber) else { return }
+                if sink == nil { sink = try EntrySink(store: store, name: name ?? stem, start: location.time, mode: nil, preferredID: nil) }
+                var e = location
+                e.id = sink!.makeID(e.time)
                 try sink!.add(e)
             }
             while true {

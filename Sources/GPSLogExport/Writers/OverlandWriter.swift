@@ -42,33 +42,42 @@ public struct OverlandWriter {
         return batches
     }
 
-    /// One batch body.
+    /// One batch body, written to a file.
     public func writeBatch(_ entries: [Entry], session: Session, start: Entry?, distance: Double, to out: OutputFile) throws {
-        try out.write("{\"locations\":[")
+        try out.write(batchBody(entries, session: session, start: start, distance: distance))
+    }
+
+    /// One batch body, as bytes: the locations, `current` (the latest location, which Overland adds when more
+    /// than two batches wait, so the server sees where the device is now), and `trip` when the session has a mode.
+    public func batchBody(_ entries: [Entry], session: Session, start: Entry?, distance: Double, current: Entry? = nil) -> [UInt8] {
+        var b: [UInt8] = []
+        b.reserveCapacity(entries.count * 420 + 600)
+        JSONText.appendRaw("{\"locations\":[", to: &b)
         for (i, e) in entries.enumerated() {
-            try out.append { b in
-                if i > 0 { b.append(UInt8(ascii: ",")) }
-                b.append(UInt8(ascii: "\n"))
-                appendFeature(e, to: &b)
-            }
+            if i > 0 { b.append(UInt8(ascii: ",")) }
+            b.append(UInt8(ascii: "\n"))
+            appendFeature(e, to: &b)
         }
-        try out.write("\n]")
+        JSONText.appendRaw("\n]", to: &b)
+        if let current {
+            JSONText.appendRaw(#","current":"#, to: &b)
+            appendFeature(current, to: &b)
+        }
         if let mode = session.mode, let last = entries.last {
-            try out.append { b in
-                JSONText.appendRaw(#","trip":{"mode":"#, to: &b)
-                JSONText.appendString(mode.rawValue, to: &b)
-                JSONText.appendRaw(#","start":"#, to: &b)
-                JSONText.appendTime(session.start, to: &b)
-                JSONText.appendRaw(#","distance":"#, to: &b)
-                Decimal.append(distance, places: 1, to: &b)
-                JSONText.appendRaw(#","start_location":"#, to: &b)
-                if let start { appendFeature(start, to: &b) } else { JSONText.appendRaw("null", to: &b) }
-                JSONText.appendRaw(#","current_location":"#, to: &b)
-                appendFeature(last, to: &b)
-                b.append(UInt8(ascii: "}"))
-            }
+            JSONText.appendRaw(#","trip":{"mode":"#, to: &b)
+            JSONText.appendString(mode.rawValue, to: &b)
+            JSONText.appendRaw(#","start":"#, to: &b)
+            JSONText.appendTime(session.start, to: &b)
+            JSONText.appendRaw(#","distance":"#, to: &b)
+            Decimal.append(distance, places: 1, to: &b)
+            JSONText.appendRaw(#","start_location":"#, to: &b)
+            if let start { appendFeature(start, to: &b) } else { JSONText.appendRaw("null", to: &b) }
+            JSONText.appendRaw(#","current_location":"#, to: &b)
+            appendFeature(last, to: &b)
+            b.append(UInt8(ascii: "}"))
         }
-        try out.write("}\n")
+        JSONText.appendRaw("}\n", to: &b)
+        return b
     }
 
     /// One location Feature with Overland's properties.

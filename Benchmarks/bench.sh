@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gpslog side by side with GPSBabel and GDAL's ogr2ogr on the same generated inputs: wall time, CPU time and peak
+# RSS from /usr/bin/time, and the ratio peer/gpslog (above 1: gpslog is faster or smaller).
+#
+#   Benchmarks/bench.sh [--sizes "1000000 5000000"] [--runs 3] [--gpslog PATH] [--work DIR] [--smoke]
+#
+# --smoke runs every case once on 2,000 points (seconds, for `make test`). Without --gpslog it builds the release
+# binary. Inputs are cached in the work folder (default .build-bench/, ignored by git).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZES="1000000 5000000"
+RUNS=3
+GPSLOG=""
+WORK=".build-bench"
+SMOKE=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --sizes) SIZES="$2"; shift 2 ;;
+        --runs) RUNS="$2"; shift 2 ;;
+        --gpslog) GPSLOG="$2"; shift 2 ;;
+        --work) WORK="$2"; shift 2 ;;
+        --smoke) SMOKE=1; SIZES="2000"; RUNS=1; shift ;;
+        *) echo "bench.sh: unknown argument $1" >&2; exit 64 ;;
+    esac
+done
+
+# The peers and the meters, from Debian, installed when missing.
+need=""
+for p in gpsbabel gdal-bin time python3; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
+if [ -n "$need" ]; then
+    SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+    echo "Installing$need"
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need
+fi
+
+if [ -z "$GPSLOG" ]; then
+    swift build -c release --product gpslog >&2
+    GPSLOG="$(swift build -c release --show-bin-path)/gpslog"
+fi
+mkdir -p "$WORK"
+WORK="$(cd "$WORK" && pwd)"
+OUT="$WORK/out"
+RESULTS="$WORK/results.tsv"
+: > "$RESULTS"
+
+# measure CASE TOOL COMMAND...: runs it RUNS times after clearing $OUT, keeps the best wall time (and the CPU
+# and peak RSS of that run); fails loudly when the command fails.
+measure() {
+    local case="$1" tool="$2"; shift 2
+    local best="" line
+    for _ in $(seq "$RUNS"); do
+        rm -rf "$OUT" && mkdir -p "$OUT"
+        if ! /usr/bin/time -f "%e %U %S %M" -o "$WORK/time.txt" "$@" >"$WORK/cmd.out" 2>"$WORK/cmd.err"; then
+            echo "bench.sh: $case: $tool failed:" >&2; tail -5 "$WORK/cmd.err" >&2; exit 1
+        fi
+        line=$(tail -1 "$WORK/time.txt")
+        if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then best="$line"; fi
+    done
+    read -r wall user sys rss <<<"$best"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')" "$rss" >>"$RESULTS"
+}
+
+for n in $SIZES; do
+    label=$(awk -v n="$n" 'BEGIN { if (n >= 1000000) printf "%gM", n / 1000000; else if (n >= 1000) printf "%gk", n / 1000; else print n }')
+    gpx="$WORK/track-$n.gpx"; nmea="$WORK/log-$n.nmea"; db="$WORK/session-$n.sqlite"
+    [ -s "$gpx" ] || python3 Benchmarks/generate.py gpx "$n" "$gpx"
+    [ -s "$nmea" ] || python3 Benchmarks/generate.py nmea "$n" "$nmea"
+
+    c="GPX $label -> GeoJSON"
+    measure "$c" gpslog "$GPSLOG" convert "$gpx" "$OUT/t.geojson"
+    measure "$c" gpsbabel gpsbabel -i gpx -f "$gpx" -o geojson -F "$OUT/t.geojson"
+    measure "$c" ogr2ogr ogr2ogr -f GeoJSON "$OUT/t.geojson" "$gpx" track_points
+
+    c="GPX $label import"
+    measure "$c" gpslog "$GPSLOG" import --db "$OUT/db.sqlite" "$gpx"
+    measure "$c" ogr2ogr ogr2ogr -f SQLite "$OUT/db.sqlite" "$gpx"
+
+    # The session to export: imported once, outside the measurement.
+    if [ ! -s "$db" ]; then "$GPSLOG" import --db "$db" --name bench "$gpx" >/dev/null; fi
+    c="session $label -> GPX"
+    measure "$c" gpslog "$GPSLOG" export --db "$db" bench --format gpx --output "$OUT/t.gpx"
+    measure "$c" gpsbabel gpsbabel -i gpx -f "$gpx" -o gpx -F "$OUT/t.gpx"
+
+    c="NMEA $label -> GPX"
+    measure "$c" gpslog "$GPSLOG" convert "$nmea" "$OUT/t.gpx"
+    measure "$c" gpsbabel gpsbabel -i nmea -f "$nmea" -o gpx -F "$OUT/t.gpx"
+
+    c="record NMEA $label (replay speed=0)"
+    measure "$c" gpslog "$GPSLOG" record --db "$OUT/rec.sqlite" --name bench --source "replay:$nmea?speed=0" --interval 0 --geocode off
+    echo "$n" > "$WORK/fixes-$c"
+done
+
+# The table: per case, each tool with the ratio of its wall time (and RSS) to gpslog's.
+echo
+echo "gpslog benchmarks, $(date -u +%Y-%m-%d), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), best of $RUNS"
+awk -F'\t' -v work="$WORK" '
+    { key[NR] = $1; tool[NR] = $2; wall[NR] = $3; cpu[NR] = $4; rss[NR] = $5
+      if ($2 == "gpslog") { gw[$1] = $3; gr[$1] = $5 } }
+    END {
+        printf "| %-36s | %-8s | %8s | %8s | %9s | %10s | %9s |\n", "case", "tool", "wall s", "cpu s", "RSS MB", "wall ratio", "RSS ratio"
+        printf "|%s|%s|%s|%s|%s|%s|%s|\n", "--------------------------------------", "----------", "---------:", "---------:", "----------:", "-----------:", "----------:"
+        for (i = 1; i <= NR; i++) {
+            ratio = (tool[i] == "gpslog" || gw[key[i]] == 0) ? "" : sprintf("%.1fx", wall[i] / (gw[key[i]] > 0 ? gw[key[i]] : 0.01))
+            rr = (tool[i] == "gpslog" || gr[key[i]] == 0) ? "" : sprintf("%.1fx", rss[i] / gr[key[i]])
+            extra = ""
+            if (key[i] ~ /^record/) {
+                f = work "/fixes-" key[i]; getline n < f; close(f)
+                extra = sprintf(" (%.0f fixes/s)", n / (wall[i] > 0 ? wall[i] : 0.01))
+            }
+            printf "| %-36s | %-8s | %8.2f | %8.2f | %9.1f | %10s | %9s |%s\n", key[i], tool[i], wall[i], cpu[i], rss[i] / 1024, ratio, rr, extra
+        }
+    }' "$RESULTS"

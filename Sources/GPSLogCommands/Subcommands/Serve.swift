@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import Foundation
+import GPSLogReceiver
+import GPSLogStore
+
+extension GPSLog {
+    /// Receives Overland batches and OwnTracks HTTP posts into sessions, one per device.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Receive Overland batches and OwnTracks HTTP posts (from phones or `gpslog upload`) into sessions.",
+            discussion: """
+                Point Overland's Receiver Endpoint, OwnTracks' HTTP URL, or `gpslog upload --url` at \
+                http://HOST:PORT/ (any path). Each device gets a session (Overland: its device_id, a new session per \
+                trip; OwnTracks: user/device). A payload is checked whole and stored in one transaction before the \
+                answer ({"result":"ok"}, or [] for OwnTracks); a bad one gets a 4xx JSON error and changes nothing; a \
+                location already stored (same device and time) is not stored twice. With --token, requests must carry \
+                Authorization: Bearer TOKEN, ?access_token=TOKEN, or the token as the Basic password (OwnTracks).
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Address and port to listen on (port 0: any free port).") var listen: String = "127.0.0.1:8080"
+        @Option(help: "Token every request must carry (default: $GPSLOG_TOKEN). Required when not on loopback.") var token: String?
+        @Flag(help: "Log every request.") var verbose = false
+
+        var hostPort: (host: String, port: Int)? {
+            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+            var host = String(listen[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return (host.isEmpty ? "127.0.0.1" : host, port)
+        }
+
+        var resolvedToken: String? { token ?? ProcessInfo.processInfo.environment["GPSLOG_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } }
+
+        func validate() throws {
+            guard let hp = hostPort else { throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080.") }
+            let loopback = ["127.0.0.1", "localhost", "::1"].contains(hp.host)
+            if !loopback && resolvedToken == nil {
+                throw ValidationError("Listening on \(hp.host) lets anyone on the network write into your database: give --token (or $GPSLOG_TOKEN).")
+            }
+        }
+
+        func run() async throws {
+            let logger = LogSetup.makeStderrLogger(label: "gpslog.serve", verbose: verbose)
+            let path = global.databasePath
+            try Store.prepareFile(at: path)
+            let (host, port) = hostPort!
+            let receiver = Receiver(databasePath: path, token: resolvedToken, logger: logger)
+            try await receiver.run(host: host, port: port) { bound in
+                // One line on stdout, so scripts (and tests) learn the port when it was 0.
+                let line = "Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/ (database \(path))\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }
+        }
+    }
+}

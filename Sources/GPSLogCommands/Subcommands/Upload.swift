@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import Foundation
+import GPSLogStore
+import GPSLogUpload
+
+extension GPSLog {
+    /// Sends sessions to an Overland-compatible server (or an OwnTracks HTTP endpoint), resuming where it stopped.
+    struct Upload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Upload sessions as Overland batches (or OwnTracks messages), resuming after the last confirmed batch.",
+            discussion: """
+                A batch counts as sent only when the server answers {"result":"ok"} (any 2xx with --accept-2xx; \
+                any 2xx for OwnTracks). What each server confirmed is kept per session in the database, so a re-run, \
+                or a run after a crash, goes on after the last confirmed batch. Network errors, timeouts, 5xx and 429 \
+                are retried with backoff; another 4xx stops with the server's message. The URL may hold Overland's \
+                parameters %TS %LAT %LON %SPD %ACC %ALT %BAT, replaced from the latest point.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Sessions to upload.") var sessions: [String]
+        @Option(help: "The server's endpoint, e.g. https://example.org/api/overland or http://127.0.0.1:8080/.") var url: String
+        @OptionGroup var sending: SendingOptions
+        @Flag(help: "Print the summary as JSON.") var json = false
+
+        func validate() throws {
+            if sessions.isEmpty { throw ValidationError("Name at least one session (see `gpslog sessions`).") }
+        }
+
+        func run() async throws {
+            let store = try global.openStore()
+            defer { store.close() }
+            let resolved = try sessions.map { try store.resolveSession($0) }
+            let uploader = Uploader(store: store, destination: try sending.destination(url: url), options: sending.uploaderOptions)
+            var reports: [UploadReport] = []
+            for session in resolved {
+                let bar = ProgressBar(label: "Uploading '\(session.name)'")
+                var shown = 0
+                let report: UploadReport
+                do {
+                    report = try await uploader.upload(session: session) { done, total in
+                        bar.total = total
+                        bar.advance(by: done - shown)
+                        shown = done
+                    }
+                } catch {
+                    bar.finish()
+                    throw error
+                }
+                bar.finish()
+                reports.append(report)
+                if !json {
+                    var line = "Uploaded '\(session.name)' to \(report.destination): \(report.sent) points in \(report.batches) batches"
+                    if report.alreadySent > 0 { line += " (\(report.alreadySent) confirmed before)" }
+                    if report.retries > 0 { line += ", \(report.retries) retries" }
+                    print(line + ".")
+                }
+            }
+            if json { print(try JSONOutput.render(reports)) }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogExport
+import GPSLogModel
+import GPSLogStore
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `gpslog serve`: an HTTP receiver for phones running Overland or OwnTracks (HTTP mode), and for `gpslog upload`.
+///
+/// Every POST (any path: point the app at `http://host:port/` or `/overland`, `/owntracks`, `/pub`) is read as an
+/// Overland batch (`{"locations":[...]}`) or an OwnTracks message (`{"_type":...}`), checked whole, and stored in
+/// one transaction in the session of its device (a new session per Overland trip). The answer, `{"result":"ok"}`
+/// for Overland and `[]` for OwnTracks, is sent only after the transaction commits; a bad payload gets a 4xx with
+/// a JSON error and changes nothing. A location the device's session already holds (same time) is not stored
+/// twice, so a client that resends a batch it did not see confirmed does no harm.
+public struct Receiver: Sendable {
+    public var databasePath: String
+    /// Required as `Authorization: Bearer TOKEN`, `?access_token=TOKEN`, or as the Basic password (OwnTracks).
+    public var token: String?
+    public var logger: Logger
+
+    public init(databasePath: String, token: String?, logger: Logger) {
+        self.databasePath = databasePath
+        self.token = token
+        self.logger = logger
+    }
+
+    /// Serves until cancelled (SIGINT/SIGTERM). `onListening` gets the bound port (useful with port 0).
+    public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
+        let sink = try ReceiverStore(path: databasePath)
+        let router = Router(context: ReceiverContext.self)
+        let token = token, logger = logger
+        // "/" and every other path: apps differ in what they append.
+        for path in ["/", "**"] {
+            router.post(RouterPath(path)) { request, context -> Response in
+                await Receiver.handle(request, context: context, sink: sink, token: token, logger: logger)
+            }
+        }
+        let app = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "gpslog"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) }, logger: logger)
+        try await app.runService()
+    }
+
+    static func handle(_ request: Request, context: ReceiverContext, sink: ReceiverStore, token: String?, logger: Logger) async -> Response {
+        let credentials = Credentials(request)
+        if let token, !token.isEmpty, !credentials.matches(token) {
+            logger.warning("refused a POST to \(request.uri.path): missing or wrong token")
+            return json(.unauthorized, #"{"error":"missing or wrong token: send Authorization: Bearer TOKEN"}"#,
+                        extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: context.maxUploadSize)
+        } catch {
+            return json(.contentTooLarge, #"{"error":"the body is larger than 16 MiB: send smaller batches"}"#)
+        }
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(buffer: body))
+        } catch {
+            return json(.badRequest, errorJSON("the body is not JSON (\(error.localizedDescription))"))
+        }
+        do {
+            if let dict = object as? [String: Any], dict["locations"] != nil {
+                let payload = try OverlandPayload(object: dict, source: "request")
+                let stored = try await sink.storeOverland(payload)
+                logger.info("stored \(stored.stored) of \(payload.entries.count) Overland locations in '\(stored.session)' (\(stored.duplicates) already there)")
+                return json(.ok, #"{"result":"ok"}"#)
+            }
+            if let dict = object as? [String: Any], dict["_type"] != nil {
+                let device = credentials.ownTracksDevice(topic: dict["topic"] as? String, tid: dict["tid"] as? String)
+                guard let location = try OwnTracksMessage.location(dict, source: "request", line: 0) else {
+                    return json(.ok, "[]")  // transition, waypoint, lwt...: nothing to store, nothing to say
+                }
+                let stored = try await sink.storeOwnTracks(location, device: device)
+                logger.info("stored \(stored.stored) OwnTracks location in '\(stored.session)'\(stored.duplicates > 0 ? " (already there)" : "")")
+                return json(.ok, "[]")
+            }
+            return json(.badRequest, errorJSON("neither an Overland batch ({\"locations\":[...]}) nor an OwnTracks message ({\"_type\":...})"))
+        } catch let error as ImportError {
+            return json(.unprocessableContent, errorJSON(error.errorDescription ?? "\(error)"))
+        } catch {
+            logger.error("cannot store a payload: \(error)")
+            return json(.serviceUnavailable, errorJSON("cannot store it now (\(error.localizedDescription)); send it again later"))
+        }
+    }
+
+    static func errorJSON(_ message: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: ["error": message], options: [.withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ text: String, extra: [(HTTPField.Name, String)] = []) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        for (name, value) in extra { headers[name] = value }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// The request context: a larger body limit than Hummingbird's 2 MiB (an Overland backlog of a day, batched by
+/// 200, is far below 16 MiB, but a phone configured with large batches can send more).
+public struct ReceiverContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public init(source: ApplicationRequestContextSource) { coreContext = .init(source: source) }
+    public var maxUploadSize: Int { 16 << 20 }
+}
+
+/// What a request says about who sends it.
+struct Credentials {
+    var bearer: String?
+    var basicUser: String?
+    var basicPassword: String?
+    var queryToken: String?
+    var limitUser: String?
+    var limitDevice: String?
+
+    init(_ request: Request) {
+        let auth = request.headers[.authorization] ?? ""
+        if auth.lowercased().hasPrefix("bearer ") { bearer = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
+        if auth.lowercased().hasPrefix("basic "), let data = Data(base64Encoded: String(auth.dropFirst(6)).trimmingCharacters(in: .whitespaces)) {
+            let pair = String(decoding: data, as: UTF8.self)
+            if let colon = pair.firstIndex(of: ":") {
+                basicUser = String(pair[..<colon])
+                basicPassword = String(pair[pair.index(after: colon)...])
+            }
+        }
+        queryToken = request.uri.queryParameters.get("access_token") ?? request.uri.queryParameters.get("token")
+        limitUser = HTTPField.Name("X-Limit-U").flatMap { request.headers[$0] }
+        limitDevice = HTTPField.Name("X-Limit-D").flatMap { request.headers[$0] }
+    }
+
+    /// Compares in constant time, so the answer's timing says nothing about the token.
+    func matches(_ token: String) -> Bool {
+        [bearer, basicPassword, queryToken].contains { $0.map { Credentials.equal($0, token) } ?? false }
+    }
+
+    static func equal(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var diff = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) { diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
+        return diff == 0
+    }
+
+    /// `user/device` for an OwnTracks sender: X-Limit-U and X-Limit-D (the HTTP mode's headers), else the
+    /// message's topic (`owntracks/user/device`), else the Basic user and the tracker id.
+    func ownTracksDevice(topic: String?, tid: String?) -> String {
+        if let u = limitUser, !u.isEmpty { return u + "/" + (limitDevice ?? tid ?? "phone") }
+        if let topic, topic.hasPrefix("owntracks/") { return String(topic.dropFirst(10)) }
+        return (basicUser ?? "owntracks") + "/" + (tid ?? "phone")
+    }
+}

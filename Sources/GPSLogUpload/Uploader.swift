@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+import AsyncHTTPClient
+import Foundation
+import GPSLogExport
+import GPSLogModel
+import GPSLogStore
+import NIOCore
+import NIOHTTP1
+
+/// What an upload run did.
+public struct UploadReport: Sendable, Codable, Equatable {
+    /// The destination, without credentials.
+    public var destination: String
+    /// Track points confirmed in this run.
+    public var sent = 0
+    /// Batches (POSTs) confirmed in this run.
+    public var batches = 0
+    /// POSTs that failed and were tried again.
+    public var retries = 0
+    /// Track points confirmed by earlier runs (skipped).
+    public var alreadySent = 0
+    /// Track points still waiting.
+    public var queued = 0
+    /// When the last batch was confirmed (ISO 8601), in this run or before.
+    public var lastSentAt: String?
+
+    public init(destination: String) { self.destination = destination }
+}
+
+/// Sends a session's track points to a destination in batches, as Overland does, and moves the session's cursor
+/// for that destination only after the server confirmed a batch: the database is the queue, so a re-run, a run
+/// after kill -9, or a recording that was offline for a day resumes after the last confirmed batch, losing nothing
+/// and sending at most the one unconfirmed batch again.
+public final class Uploader {
+    public struct Options: Sendable {
+        public var batchSize = 200
+        /// Count any 2xx as confirmed, not only `{"result":"ok"}`.
+        public var accept2xx = false
+        /// Attempts per batch before giving up (the progress so far is kept).
+        public var maxAttempts = 10
+        /// Seconds before the first retry; doubles up to `maxRetryDelay`, with up to 25 % jitter.
+        public var firstRetryDelay = 0.5
+        public var maxRetryDelay = 60.0
+        /// Seconds to wait for an answer.
+        public var timeout = 30.0
+        public var userAgent = "gpslog/0.1.0"
+        public init() {}
+    }
+
+    let store: Store
+    public let destination: Destination
+    let options: Options
+    let client: HTTPClient
+
+    public init(store: Store, destination: Destination, options: Options, client: HTTPClient = .shared) {
+        self.store = store
+        self.destination = destination
+        self.options = options
+        self.client = client
+    }
+
+    /// Track points of the session that the destination has not confirmed.
+    public func queued(session: Session) throws -> Int {
+        try store.countTrackPoints(of: session.id, after: store.uploadProgress(session: session.id, destination: destination.progressKey).last)
+    }
+
+    /// Sends what the destination has not confirmed of `session`.
+    /// - Parameter progress: called with (points confirmed in this run, points to send in this run).
+    public func upload(session: Session, progress: ((Int, Int) -> Void)? = nil) async throws -> UploadReport {
+        let key = destination.progressKey
+        var state = try store.uploadProgress(session: session.id, destination: key)
+        var report = UploadReport(destination: destination.displayURL)
+        report.alreadySent = state.sent
+        report.lastSentAt = state.sentAt?.iso8601()
+        var remaining = try store.countTrackPoints(of: session.id, after: state.last)
+        let total = remaining
+        report.queued = remaining
+        guard remaining > 0, let ends = try store.trackEnds(of: session.id) else { return report }
+        var previous: Entry? = try state.last.flatMap { try store.trackPoint(key: $0.key) }
+        let batchSize = destination.format == .owntracks ? 1 : max(1, options.batchSize)
+        let writer = OverlandWriter(batchSize: batchSize, deviceID: destination.deviceID)
+        let userDevice = destination.deviceID.flatMap { $0.contains("/") ? $0 : nil }
+        let ownTracks = OwnTracksWriter(trackerID: String((userDevice?.split(separator: "/").last ?? "gl").suffix(2)), userDevice: userDevice)
+        progress?(0, total)
+        while remaining > 0 {
+            var batch: [Entry] = []
+            try store.trackPoints(of: session.id, after: state.last, limit: batchSize).forEach { batch.append($0) }
+            guard let last = batch.last else { break }
+            var distance = state.distance
+            for e in batch {
+                if let p = previous { distance += Geo.distance(lat1: p.latitude, lon1: p.longitude, lat2: e.latitude, lon2: e.longitude) }
+                previous = e
+            }
+            // The newest point now: a recording keeps adding them.
+            let latest = try store.trackEnds(of: session.id)?.last ?? ends.last
+            let body: [UInt8]
+            var headers = HTTPHeaders()
+            switch destination.format {
+            case .overland:
+                let batchesLeft = (remaining + batchSize - 1) / batchSize
+                body = writer.batchBody(batch, session: session, start: ends.first, distance: distance, current: batchesLeft > 2 ? latest : nil)
+            case .owntracks:
+                var b: [UInt8] = []
+                ownTracks.appendMessage(last, to: &b)
+                body = b
+                if let userDevice {
+                    let parts = userDevice.split(separator: "/", maxSplits: 1)
+                    headers.add(name: "X-Limit-U", value: String(parts[0]))
+                    headers.add(name: "X-Limit-D", value: String(parts[1]))
+                }
+            }
+            report.retries += try await post(body, to: destination.expandedURL(latest: latest), headers: headers)
+            state.last = (last.time.milliseconds, last.key ?? 0)
+            state.sent += batch.count
+            state.batches += 1
+            state.distance = distance
+            state.sentAt = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+            try store.saveUploadProgress(state, session: session.id, destination: key)
+            report.sent += batch.count
+            report.batches += 1
+            report.lastSentAt = state.sentAt?.iso8601()
+            remaining = try store.countTrackPoints(of: session.id, after: state.last)
+            report.queued = remaining
+            progress?(report.sent, max(total, report.sent + remaining))
+        }
+        return report
+    }
+
+    // MARK: - HTTP
+
+    /// POSTs one body until the server confirms it. Returns the number of retries.
+    /// - Throws: `UploadError.rejected` on a 4xx other than 429; `UploadError.gaveUp` after `maxAttempts`.
+    private func post(_ body: [UInt8], to url: String, headers extra: HTTPHeaders) async throws -> Int {
+        var delay = options.firstRetryDelay
+        var reason = ""
+        for attempt in 1...max(1, options.maxAttempts) {
+            if attempt > 1 {
+                try await Task.sleep(for: .seconds(delay * Double.random(in: 1...1.25)))
+                delay = min(delay * 2, options.maxRetryDelay)
+            }
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "User-Agent", value: options.userAgent)
+            if let token = destination.token, !token.isEmpty { request.headers.add(name: "Authorization", value: "Bearer " + token) }
+            request.headers.add(contentsOf: extra)
+            request.body = .bytes(ByteBuffer(bytes: body))
+            let status: Int
+            let answer: ByteBuffer
+            do {
+                let response = try await client.execute(request, timeout: .milliseconds(Int64(options.timeout * 1000)))
+                status = Int(response.status.code)
+                answer = try await response.body.collect(upTo: 1 << 20)
+            } catch {
+                reason = scrub("network: \(error)")
+                continue
+            }
+            let text = String(buffer: answer)
+            switch status {
+            case 200..<300:
+                if confirms(text) { return attempt - 1 }
+                reason = "HTTP \(status) without {\"result\":\"ok\"}: " + snippet(text)
+            case 429, 500...:
+                reason = "HTTP \(status)" + (text.isEmpty ? "" : ": " + snippet(text))
+            case 400..<500:
+                throw UploadError.rejected(url: destination.displayURL, status: status, message: snippet(text))
+            default:
+                reason = "HTTP \(status)"
+            }
+        }
+        throw UploadError.gaveUp(url: destination.displayURL, attempts: max(1, options.maxAttempts), lastReason: reason)
+    }
+
+    /// Overland counts a batch as sent only on `{"result":"ok"}`; OwnTracks on any 2xx.
+    private func confirms(_ text: String) -> Bool {
+        if options.accept2xx || destination.format == .owntracks { return true }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return false }
+        return object["result"] as? String == "ok"
+    }
+
+    /// A server's answer as it may be shown: one line, short, with no secret in it.
+    private func snippet(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let short = line.count > 200 ? String(line.prefix(200)) + "..." : line
+        return scrub(short.isEmpty ? "(empty answer)" : short)
+    }
+
+    /// Replaces the token and the URL's secrets wherever they appear (a server or a library may echo them).
+    private func scrub(_ text: String) -> String {
+        var out = text.replacingOccurrences(of: destination.url, with: destination.displayURL)
+        if let token = destination.token, !token.isEmpty { out = out.replacingOccurrences(of: token, with: "***") }
+        return out
+    }
+}
+
+@available(*, unavailable)
+extension Uploader: Sendable {}
