@@ -12,7 +12,7 @@ final class FlakyOverlandServer: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
     enum Answer: CaseIterable { case ok, serverError, drop, garbage, resultError, slow }
 
-    struct Batch { var timestamps: [String]; var hasCurrent: Bool; var authorization: String?; var answer: Answer }
+    struct Batch { var uri: String; var timestamps: [String]; var hasCurrent: Bool; var authorization: String?; var answer: Answer }
 
     private let lock = NSLock()
     private var rng: SystemRandomNumberGenerator
@@ -46,7 +46,7 @@ final class FlakyOverlandServer: @unchecked Sendable {
     func stop() async { try? await channel?.close() }
 
     /// Logs one request and decides its answer.
-    func decide(body: ByteBuffer, authorization: String?) -> Answer {
+    func decide(uri: String, body: ByteBuffer, authorization: String?) -> Answer {
         let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         let features = object?["locations"] as? [[String: Any]] ?? []
         let stamps = features.compactMap { ($0["properties"] as? [String: Any])?["timestamp"] as? String }
@@ -59,7 +59,7 @@ final class FlakyOverlandServer: @unchecked Sendable {
             } else {
                 answer = .ok
             }
-            batches.append(Batch(timestamps: stamps, hasCurrent: object?["current"] != nil, authorization: authorization, answer: answer))
+            batches.append(Batch(uri: uri, timestamps: stamps, hasCurrent: object?["current"] != nil, authorization: authorization, answer: answer))
             return answer
         }
     }
@@ -79,7 +79,7 @@ final class FlakyOverlandServer: @unchecked Sendable {
                 body.clear()
             case .body(var chunk): body.writeBuffer(&chunk)
             case .end:
-                let answer = server.decide(body: body, authorization: head?.headers.first(name: "Authorization"))
+                let answer = server.decide(uri: head?.uri ?? "", body: body, authorization: head?.headers.first(name: "Authorization"))
                 let loop = context.eventLoop
                 let ctx = NIOLoopBound(context, eventLoop: loop)
                 let respond = { [self] in

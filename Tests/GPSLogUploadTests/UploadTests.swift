@@ -89,6 +89,22 @@ struct UploadTests {
             // The received session is the device's trip, with the sender's mode.
             let listed = try runGPSLog(["sessions"], database: serve.database)
             #expect(listed.stdout.contains("trip 2018-08-20T09:47:36Z"), "\(listed.stdout)")
+
+            // A refusal (4xx) stops at once with the server's message, and the token is not in it.
+            let other = dir + "/other.sqlite"
+            #expect(try runGPSLog(["import", "--sample", "--name", "Sail"], database: other).status == 0)
+            let wrong = try runGPSLog(["upload", "Sail", "--url", serve.url, "--token", "not-the-right-token"], database: other)
+            #expect(wrong.status == 1 && wrong.stderr.contains("HTTP 401") && wrong.stderr.contains("missing or wrong token"), "\(wrong.stderr)")
+            #expect(!wrong.stderr.contains("not-the-right-token"))
+
+            // OwnTracks HTTP: one message per POST, the device from X-Limit-U/X-Limit-D.
+            let owntracks = try runGPSLog(
+                ["upload", "Sail", "--url", serve.url + "pub", "--token", Self.token, "--format", "owntracks", "--device-id", "rob/boat"], database: other)
+            #expect(owntracks.status == 0, "\(owntracks.stderr)")
+            let listedAgain = try runGPSLog(["sessions", "--json"], database: serve.database)
+            #expect(listedAgain.stdout.contains("rob/boat"), "\(listedAgain.stdout)")
+            // OwnTracks carries whole seconds; the sample's fixes are a second apart, so all arrive.
+            #expect(try serve.points().count == 2 * expected.count)
         }
     }
 
@@ -99,7 +115,8 @@ struct UploadTests {
             let db = try sampleDatabase(dir)
             let expected = try Self.points(db)
             let r = try runGPSLog(
-                ["upload", "Sail", "--url", server.url, "--token", Self.token, "--batch-size", "10", "--timeout", "1", "--max-attempts", "40", "--json"],
+                ["upload", "Sail", "--url", server.url + "?lat=%LAT&lon=%LON&ts=%TS&bat=%BAT&token=" + Self.token, "--token", Self.token,
+                 "--batch-size", "10", "--timeout", "1", "--max-attempts", "40", "--json"],
                 database: db, environment: ["GPSLOG_RETRY_DELAY": "0.02"])
             #expect(r.status == 0, "\(r.stderr)")
             #expect(!r.stdout.contains(Self.token) && !r.stderr.contains(Self.token))
@@ -116,6 +133,10 @@ struct UploadTests {
             let progress = try store.database.scalar("SELECT Sent FROM Uploads WHERE Session = ?", [.text(session.id)])?.int64
             #expect(progress == Int64(expected.count))
             #expect(server.log.allSatisfy { $0.authorization == "Bearer " + Self.token })
+            // Overland's URL parameters come from the latest point; unknown values are -1.
+            let last = try #require(expected.last)
+            let uri = try #require(server.log.first?.uri)
+            #expect(uri.contains("lat=\(String(format: "%.7f", Double(last.latitude) / 1e7))&lon=") && uri.contains("&ts=\(last.time / 1000)&bat=-1"), "\(uri)")
             // Overland's `current` rides along while more than two batches wait, and not at the end.
             #expect(server.log.first?.hasCurrent == true && server.log.last?.hasCurrent == false)
         }
