@@ -2,12 +2,26 @@
 import GPSLogModel
 import GPSLogStore
 
+/// Where a session's rows are read from: the user's `Store`, or a convert's `TrackSpool`.
+public protocol SessionSource: AnyObject {
+    /// A session's marks in time order.
+    func marks(of sessionID: String) throws -> [Entry]
+    /// Every row of a session in time order (ties in insertion order), within the range, streamed.
+    func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws
+}
+
+extension Store: SessionSource {
+    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws {
+        try entries(of: sessionID, from: from, to: to).forEach(body)
+    }
+}
+
 /// One session as the writers see it: its row, its marks, and its entries streamed from the store.
 public struct SessionExport {
     public let session: Session
     /// Marks in time order (few: kept in memory so GPX can write them first, as its schema orders wpt before trk).
     public let marks: [Entry]
-    let store: Store
+    let store: any SessionSource
     let from: Timestamp?
     let to: Timestamp?
     /// Keys of the track points kept by simplification; nil keeps all.
@@ -16,7 +30,7 @@ public struct SessionExport {
     public var onEntry: (() -> Void)?
 
     /// Loads a session's marks; `simplify` (metres) thins the track with GEOS.
-    public init(store: Store, session: Session, from: Timestamp? = nil, to: Timestamp? = nil, simplify: Double? = nil) throws {
+    public init(store: any SessionSource, session: Session, from: Timestamp? = nil, to: Timestamp? = nil, simplify: Double? = nil) throws {
         self.store = store
         self.session = session
         self.from = from
@@ -26,7 +40,7 @@ public struct SessionExport {
         }
         if let simplify, simplify > 0 {
             var points: [Simplifier.Point] = []
-            try store.entries(of: session.id, from: from, to: to).forEach { e in
+            try store.forEachEntry(of: session.id, from: from, to: to) { e in
                 if !e.marked && !e.isHeadingChanged { points.append(.init(key: e.key ?? 0, latitude: e.latitude, longitude: e.longitude)) }
             }
             kept = try Simplifier.keptKeys(points, tolerance: simplify)
@@ -37,7 +51,7 @@ public struct SessionExport {
 
     /// Every row in time order: track points, marks and heading changes (within the time range).
     public func forEachEntry(_ body: (Entry) throws -> Void) throws {
-        try store.entries(of: session.id, from: from, to: to).forEach { e in
+        try store.forEachEntry(of: session.id, from: from, to: to) { e in
             onEntry?()
             if let kept, !e.marked, !e.isHeadingChanged, !kept.contains(e.key ?? -1) { return }
             try body(e)

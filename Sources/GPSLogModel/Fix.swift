@@ -50,7 +50,8 @@ public struct Fix: Sendable, Equatable {
         self.horizontalAccuracy = horizontalAccuracy
         self.verticalAccuracy = verticalAccuracy
         self.speed = speed
-        self.course = course
+        // Receivers write due north as 360.0 as often as 0.0 (and some send -0.0): the store keeps [0, 360).
+        self.course = course.map { $0.isFinite ? Geo.normalizedDegrees($0) : $0 }
         self.satellites = satellites
         self.hdop = hdop
         self.vdop = vdop
@@ -73,6 +74,6 @@ public struct HeadingReading: Sendable, Equatable {
 
     public init(time: Timestamp, degrees: Double) {
         self.time = time
-        self.degrees = degrees
+        self.degrees = degrees.isFinite ? Geo.normalizedDegrees(degrees) : degrees
     }
 }

@@ -40,7 +40,8 @@ public enum Geo {
 
     /// Normalises an angle in degrees into [0, 360).
     public static func normalizedDegrees(_ a: Double) -> Double {
-        let r = a.truncatingRemainder(dividingBy: 360)
-        return r < 0 ? r + 360 : (r == 360 ? 0 : r)
+        var r = a.truncatingRemainder(dividingBy: 360)
+        if r < 0 { r += 360 }  // a tiny negative angle rounds up to 360 here
+        return r >= 360 || r == 0 ? 0 : r
     }
 }

@@ -99,7 +99,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// a space instead of `T`, and a bare date (midnight UTC). A time without a zone is taken as UTC.
     /// Returns nil for anything else, including impossible dates such as February 30.
     public init?(iso8601 text: some StringProtocol) {
-        var p = ISOScanner(Array(text.utf8))
+        self.init(iso8601Bytes: Array(text.utf8))
+    }
+
+    /// Parses the same forms from UTF-8 bytes (the streaming importers' hot path: no String is made).
+    public init?(iso8601Bytes bytes: [UInt8]) {
+        var p = ISOScanner(bytes)
         guard let year = p.digits(4), p.expect(UInt8(ascii: "-")), let month = p.digits(2),
             p.expect(UInt8(ascii: "-")), let day = p.digits(2),
             (1...12).contains(month), day >= 1, day <= Timestamp.daysIn(month: month, year: year)

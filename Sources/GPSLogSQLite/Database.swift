@@ -27,11 +27,15 @@ public final class Database {
         public static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
     }
 
+    /// Process-wide settings, applied once before the first connection opens.
+    private static let processSetup: Void = { _ = CSQLite3_disableMemoryStatistics() }()
+
     /// Opens (and with `.readWriteCreate` creates) a database file.
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/c3ref/open.html>
     /// - Throws: `SQLiteError` with SQLite's message when the file cannot be opened.
     public init(path: String, mode: OpenMode = .readWriteCreate) throws {
+        _ = Database.processSetup
         self.path = path
         var db: OpaquePointer?
         let flags = mode.flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE

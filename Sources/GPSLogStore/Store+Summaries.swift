@@ -45,6 +45,11 @@ extension Store {
         return summary
     }
 
+    /// How many rows a session has (from the (Session, TimeStamp) index alone: cheap, for progress bars).
+    public func entryCount(of sessionID: String) throws -> Int {
+        Int(try database.scalar("SELECT COUNT(*) FROM Entries WHERE Session = ?", [.text(sessionID)])?.int64 ?? 0)
+    }
+
     /// Length in metres of a session's track.
     public func trackLength(sessionID: String) throws -> Double {
         try database.scalar("""

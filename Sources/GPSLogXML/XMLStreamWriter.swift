@@ -96,6 +96,15 @@ public final class XMLStreamWriter {
         try check(xmlTextWriterWriteElement(handle, name, XMLStreamWriter.xmlSafe(value)), "writing <\(name)>")
     }
 
+    /// Writes bytes as they are, unescaped: only for markup the caller built from numbers and times, which need no
+    /// escaping (the GPX writer's track points). After raw markup the writer does not indent the next end tag:
+    /// the caller writes that indentation itself.
+    public func raw(_ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        let rc = bytes.withUnsafeBufferPointer { xmlTextWriterWriteRawLen(handle, $0.baseAddress, Int32($0.count)) }
+        try check(rc, "writing markup")
+    }
+
     /// Writes a comment.
     public func comment(_ value: String) throws {
         try check(xmlTextWriterWriteComment(handle, value), "writing a comment")

@@ -43,20 +43,37 @@ extension GPSLog {
             let folder = NSTemporaryDirectory() + "/gpslog-convert-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let store = try Store(path: folder + "/convert.sqlite")
-            defer { store.close() }
             let progress = ProgressBar(label: "Converting")
             defer { progress.finish() }
+            let format = try from.flatMap(ImportFormat.init(rawValue:)) ?? ImportFormat.detect(path: input)
+            if format == .gpx, try convertThroughSpool(folder: folder, progress: progress) { return }
+            let store = try Store(path: folder + "/convert.sqlite")
+            defer { store.close() }
             store.onAppend = { progress.advance(by: $0) }
             var importer = FileImporter()
             importer.nmea.assumedDate = date.flatMap(ImportOptions.parseDate)
-            let results = try importer.importFile(input, format: from.flatMap(ImportFormat.init(rawValue:)), into: store)
-            let sessions = try results.map { result in
-                var export = try SessionExport(store: store, session: result.session, simplify: simplify)
+            let results = try importer.importFile(input, format: format, into: store)
+            try export(results.map(\.session), from: store, progress: progress)
+        }
+
+        /// GPX goes through a spool file rather than SQLite (the fast path; see `TrackSpool`). Returns false when a
+        /// track is out of time order, which the SQLite path sorts.
+        private func convertThroughSpool(folder: String, progress: ProgressBar) throws -> Bool {
+            let spool = try TrackSpool(folder: folder)
+            spool.onAppend = { progress.advance(by: $0) }
+            let results = try GPXImporter().importFile(input, into: spool as any ImportTarget)
+            if spool.needsSorting { return false }
+            try export(results.compactMap { spool.session(id: $0.session.id) }, from: spool, progress: progress)
+            return true
+        }
+
+        private func export(_ sessions: [Session], from source: any SessionSource, progress: ProgressBar) throws {
+            let exports = try sessions.map { session in
+                var export = try SessionExport(store: source, session: session, simplify: simplify)
                 export.onEntry = { progress.advance() }
                 return export
             }
-            try Exporter(format: outputFormat!).export(sessions, to: output)
+            try Exporter(format: outputFormat!).export(exports, to: output)
         }
     }
 }

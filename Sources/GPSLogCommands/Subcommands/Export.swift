@@ -46,7 +46,7 @@ extension GPSLog {
             let store = try global.openStore()
             defer { store.close() }
             let resolved = try sessions.map { try store.resolveSession($0) }
-            let total = try resolved.map { try store.summary(of: $0).entryCount }.reduce(0, +)
+            let total = try resolved.map { try store.entryCount(of: $0.id) }.reduce(0, +)
             // GeoJSON and KML read each session twice (coordinates, then times).
             let passes = resolvedFormat == .geojson || resolvedFormat == .kml ? 2 : 1
             let progress = ProgressBar(label: "Exporting", total: total * passes)

@@ -5,7 +5,7 @@ import GPSLogStore
 /// Writes imported entries verbatim (no sampling: a file's points are kept as they are) into a new session,
 /// in batches, inside the import's one transaction.
 struct EntrySink {
-    let store: Store
+    let store: any ImportTarget
     private(set) var session: Session?
     private var pending: [Entry] = []
     private(set) var stored = 0
@@ -15,10 +15,10 @@ struct EntrySink {
 
     /// Creates the session now. `preferredID` is used when no session has it yet (a re-import of our own export
     /// keeps its ids); otherwise a random id. Entry ids without one of their own are seeded from the session id.
-    init(store: Store, name: String, start: Timestamp, end: Timestamp? = nil, mode: TripMode?, preferredID: String?) throws {
+    init(store: any ImportTarget, name: String, start: Timestamp, end: Timestamp? = nil, mode: TripMode?, preferredID: String?) throws {
         self.store = store
         var id: String?
-        if let preferredID, Identifier.isUUID(preferredID), try store.session(id: preferredID.lowercased()) == nil { id = preferredID.lowercased() }
+        if let preferredID, Identifier.isUUID(preferredID), try !store.hasSession(id: preferredID.lowercased()) { id = preferredID.lowercased() }
         session = try store.createSession(name: name, start: start, mode: mode, id: id)
         rng = SplitMix64(seed: SplitMix64.seed(from: session!.id))
         explicitEnd = end
@@ -29,7 +29,7 @@ struct EntrySink {
 
     /// Whether an entry id from the file can be kept (well-formed and not in the database yet).
     func canKeep(entryID: String) throws -> Bool {
-        guard Identifier.isUUID(entryID) else { return false }
+        guard Identifier.isUUID(entryID), let store = store as? Store else { return false }
         return try store.entry(id: entryID.lowercased()) == nil
     }
 
@@ -41,7 +41,7 @@ struct EntrySink {
 
     mutating func flush() throws {
         guard let session, !pending.isEmpty else { return }
-        try store.appendInTransaction(pending, to: session.id)
+        try store.appendEntries(pending, to: session.id)
         stored += pending.count
         pending.removeAll(keepingCapacity: true)
     }

@@ -26,58 +26,287 @@ public struct GPXImporter {
     }
 
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
-        try XMLImport.run(path, store: store) { try parse(path, store: store) }
+        try importFile(path, into: store as any ImportTarget)
     }
 
-    private func parse(_ path: String, store: Store) throws -> [ImportResult] {
-        let reader = try XMLStreamReader(path: path)
-        var results: [ImportResult] = []
-        var metadataName: String?
-        var metadataTime: Timestamp?
-        var marks: [Point] = []
-        var sawRoot = false
-        let fallbackTime: () -> Timestamp = {
-            if let metadataTime { return metadataTime }
-            let date = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
-            return Timestamp(seconds: date.timeIntervalSince1970)
+    /// Imports into any target (a convert's spool).
+    public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
+        try XMLImport.run(path, store: store) {
+            let handler = GPXHandler(path: path, name: name, store: store)
+            let parser = XMLSAXParser(file: path, handler: handler)
+            handler.parser = parser
+            try parser.parseFile()
+            return try handler.finish()
         }
-        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+    }
+}
 
-        while try reader.read() {
-            guard reader.nodeType == .element else { continue }
-            let local = reader.localName
-            if !sawRoot {
-                guard local == "gpx", let ns = reader.namespaceURI, GPXImporter.namespaces.contains(ns) else {
-                    throw ImportError.unsupportedFormat(
-                        file: path, detail: "not GPX 1.0 or 1.1: the root element is <\(local)> in namespace '\(reader.namespaceURI ?? "none")'")
-                }
-                sawRoot = true
-                continue
+/// The GPX import as SAX events (libxml2's push parser: a GPX of millions of points streams through with no per-node
+/// allocation). Depths count from the root element (0).
+final class GPXHandler: XMLSAXHandler {
+    let path: String
+    let name: String?
+    let store: any ImportTarget
+    unowned(unsafe) var parser: XMLSAXParser?
+
+    private var depth = -1
+    private var sawRoot = false
+    private var metadataName: String?
+    private var metadataTime: Timestamp?
+    private var marks: [GPXImporter.Point] = []
+    private var results: [ImportResult] = []
+    private lazy var stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+
+    /// The trk or rte being read.
+    private struct Track {
+        var depth: Int
+        var isRoute: Bool
+        var defaultName: String
+        var marks: [GPXImporter.Point]
+        var name: String?
+        var mode: TripMode?
+        var sourceID: String?
+        var sink: EntrySink?
+        var waiting: [Entry] = []  // untimed points at the start of the track
+        var lastTime: Timestamp?
+    }
+    private var track: Track?
+
+    /// The wpt, trkpt or rtept being read.
+    private var point: GPXImporter.Point?
+    private var pointDepth = 0
+    private var pointIsMark = false
+
+    /// The element whose text is being collected.
+    private enum Field { case metaName(always: Bool), metaTime(always: Bool), trackName, trackType, trackSource
+        case ele, time, name, desc, sat, hdop, vdop, pdop, fix, speed, course }
+    private var capturing: Field?
+    private var captureDepth = 0
+    private var text: [UInt8] = []
+
+    init(path: String, name: String?, store: any ImportTarget) {
+        self.path = path
+        self.name = name
+        self.store = store
+        text.reserveCapacity(256)
+    }
+
+    private var line: Int { parser?.line ?? 0 }
+
+    private func capture(_ field: Field) {
+        capturing = field
+        captureDepth = depth
+        text.removeAll(keepingCapacity: true)
+    }
+
+    private static func isGPX(_ namespace: XMLName) -> Bool {
+        namespace.equals("http://www.topografix.com/GPX/1/1") || namespace.equals("http://www.topografix.com/GPX/1/0")
+    }
+
+    func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes) throws {
+        depth += 1
+        if capturing != nil { return }  // nested in an element whose text is read whole
+        if !sawRoot {
+            guard element.equals("gpx"), Self.isGPX(namespace) else {
+                let ns = namespace.isEmpty ? "none" : namespace.string
+                throw ImportError.unsupportedFormat(
+                    file: path, detail: "not GPX 1.0 or 1.1: the root element is <\(element.string)> in namespace '\(ns)'")
             }
-            guard GPXImporter.namespaces.contains(reader.namespaceURI ?? "") else { continue }
-            switch (local, reader.depth) {
-            case ("name", 1), ("name", 2) where metadataName == nil:
-                metadataName = try reader.readElementText().trimmedWhitespace
-            case ("time", 1), ("time", 2) where metadataTime == nil:
-                let text = try reader.readElementText().trimmedWhitespace
-                metadataTime = Timestamp(iso8601: text)
-            case ("wpt", 1):
-                var p = try readPoint(reader, path: path)
-                p.entry.marked = true
-                marks.append(p)
-            case ("trk", 1), ("rte", 1):
-                let pointName = local == "trk" ? "trkpt" : "rtept"
-                if let result = try readTrack(reader, pointName: pointName, path: path, store: store, defaultName: name ?? metadataName ?? stem,
-                                              marks: results.isEmpty ? marks : [], fallback: fallbackTime) {
-                    if results.isEmpty { marks = [] }
-                    results.append(result)
-                }
-            default:
-                continue
+            sawRoot = true
+            return
+        }
+        if point != nil {
+            if element.equals("ele") { capture(.ele) }
+            else if element.equals("time") { capture(.time) }
+            else if element.equals("name") && depth == pointDepth + 1 { capture(.name) }
+            else if element.equals("desc") && depth == pointDepth + 1 { capture(.desc) }
+            else if element.equals("sat") { capture(.sat) }
+            else if element.equals("hdop") { capture(.hdop) }
+            else if element.equals("vdop") { capture(.vdop) }
+            else if element.equals("pdop") { capture(.pdop) }
+            else if element.equals("fix") { capture(.fix) }
+            else if element.equals("speed") { capture(.speed) }
+            else if element.equals("course") { capture(.course) }
+            return
+        }
+        if let t = track {
+            if depth == t.depth + 1 && element.equals("name") { capture(.trackName) }
+            else if depth == t.depth + 1 && element.equals("type") { capture(.trackType) }
+            else if depth == t.depth + 1 && element.equals("src") { capture(.trackSource) }
+            else if element.equals(t.isRoute ? "rtept" : "trkpt") { try startPoint(attributes, mark: false) }
+            return
+        }
+        guard Self.isGPX(namespace) else { return }
+        if element.equals("name") && depth <= 2 {
+            if depth == 1 || metadataName == nil { capture(.metaName(always: depth == 1)) }
+        } else if element.equals("time") && depth <= 2 {
+            if depth == 1 || metadataTime == nil { capture(.metaTime(always: depth == 1)) }
+        } else if element.equals("wpt") && depth == 1 {
+            try startPoint(attributes, mark: true)
+        } else if (element.equals("trk") || element.equals("rte")) && depth == 1 {
+            track = Track(depth: depth, isRoute: element.equals("rte"), defaultName: name ?? metadataName ?? stem,
+                          marks: results.isEmpty ? marks : [])
+        }
+    }
+
+    func characters(_ chunk: UnsafeBufferPointer<UInt8>) {
+        if capturing != nil { text.append(contentsOf: chunk) }
+    }
+
+    func endElement(_ element: XMLName, namespace: XMLName) throws {
+        defer { depth -= 1 }
+        if let field = capturing {
+            if depth == captureDepth {
+                capturing = nil
+                try finishField(field)
+            }
+            return
+        }
+        if point != nil && depth == pointDepth {
+            try finishPoint()
+        } else if let t = track, depth == t.depth {
+            try finishTrack()
+        }
+    }
+
+    // MARK: - Points
+
+    private func startPoint(_ attributes: XMLAttributes, mark: Bool) throws {
+        let latBytes = attributes.value("lat")
+        let lonBytes = attributes.value("lon")
+        guard let lat = latBytes.flatMap(ByteNumber.double), abs(lat) <= 90 else {
+            throw ImportError.invalidValue(file: path, line: line, field: "latitude", value: latBytes.map(ByteNumber.text) ?? "")
+        }
+        guard let lon = lonBytes.flatMap(ByteNumber.double), abs(lon) <= 180 else {
+            throw ImportError.invalidValue(file: path, line: line, field: "longitude", value: lonBytes.map(ByteNumber.text) ?? "")
+        }
+        point = GPXImporter.Point(entry: Entry(id: "", latitude: lat, longitude: lon, time: Timestamp(milliseconds: 0)), hasTime: false)
+        pointDepth = depth
+        pointIsMark = mark
+    }
+
+    /// A number from the collected text; nil when empty; an error naming the line when not a finite number.
+    private func number(_ field: String) throws -> Double? {
+        let trimmed = ByteNumber.trimmed(text)
+        if trimmed.isEmpty { return nil }
+        guard let v = ByteNumber.double(trimmed) else {
+            throw ImportError.invalidValue(file: path, line: line, field: field, value: String(decoding: trimmed, as: UTF8.self))
+        }
+        return v
+    }
+
+    private func finishField(_ field: Field) throws {
+        switch field {
+        case .metaName(let always):
+            if always || metadataName == nil { metadataName = String(decoding: text, as: UTF8.self).trimmedWhitespace }
+        case .metaTime(let always):
+            if always || metadataTime == nil { metadataTime = Timestamp(iso8601Bytes: Array(ByteNumber.trimmed(text))) }
+        case .trackName: track?.name = String(decoding: text, as: UTF8.self).trimmedWhitespace
+        case .trackType: track?.mode = TripMode(rawValue: String(decoding: text, as: UTF8.self).trimmedWhitespace.lowercased())
+        case .trackSource:
+            // Our own exports name the session they came from: a re-import keeps its id when it is free.
+            let src = String(decoding: text, as: UTF8.self).trimmedWhitespace
+            if src.hasPrefix("gpslog session ") { track?.sourceID = String(src.dropFirst("gpslog session ".count)) }
+        case .ele: point!.entry.altitude = try number("ele")
+        case .time:
+            let t = ByteNumber.trimmed(text)
+            guard let time = Timestamp(iso8601Bytes: Array(t)) else {
+                throw ImportError.invalidValue(file: path, line: line, field: "time", value: String(decoding: t, as: UTF8.self))
+            }
+            point!.entry.time = time
+            point!.hasTime = true
+        case .name: point!.entry.label = String(decoding: text, as: UTF8.self)
+        case .desc: point!.entry.address = String(decoding: text, as: UTF8.self)
+        case .sat: point!.entry.satellites = try number("sat").map { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        case .hdop: point!.entry.hdop = try number("hdop").flatMap { $0 >= 0 ? $0 : nil }
+        case .vdop: point!.entry.vdop = try number("vdop").flatMap { $0 >= 0 ? $0 : nil }
+        case .pdop: point!.entry.pdop = try number("pdop").flatMap { $0 >= 0 ? $0 : nil }
+        case .fix:
+            switch String(decoding: ByteNumber.trimmed(text), as: UTF8.self) {
+            case "2d": point!.entry.fixMode = .twoD
+            case "3d": point!.entry.fixMode = .threeD
+            default: break
+            }
+        case .speed: point!.entry.speed = try number("speed").flatMap { $0 >= 0 ? $0 : nil }
+        case .course: point!.entry.course = try number("course").map { Geo.normalizedDegrees($0) }
+        }
+    }
+
+    private func finishPoint() throws {
+        guard var p = point else { return }
+        point = nil
+        p.entry.label = p.entry.label.flatMap { $0.isEmpty ? nil : $0 }
+        if pointIsMark {
+            p.entry.marked = true
+            marks.append(p)
+            return
+        }
+        p.entry.label = nil  // a track point's name is not a mark's label (labels are for marks only)
+        if p.hasTime {
+            try openTrackSession(at: p.entry.time)
+            for var w in track!.waiting {
+                w.time = p.entry.time
+                w.id = track!.sink!.makeID(w.time)
+                try track!.sink!.add(w)
+            }
+            track!.waiting.removeAll()
+            track!.lastTime = p.entry.time
+            var e = p.entry
+            e.id = track!.sink!.makeID(e.time)
+            try track!.sink!.add(e)
+        } else if let lastTime = track!.lastTime {
+            var e = p.entry
+            e.time = lastTime
+            e.id = track!.sink!.makeID(e.time)
+            try track!.sink!.add(e)
+        } else {
+            track!.waiting.append(p.entry)
+        }
+    }
+
+    // MARK: - Tracks
+
+    private func fallbackTime() -> Timestamp {
+        if let metadataTime { return metadataTime }
+        let date = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
+        return Timestamp(seconds: date.timeIntervalSince1970)
+    }
+
+    private func openTrackSession(at time: Timestamp) throws {
+        guard track!.sink == nil else { return }
+        // The first timed point starts the session (a file's metadata time is when the file was written,
+        // sometimes years off); marks earlier than it move the start back.
+        let t = track!
+        let earliestMark = t.marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min()
+        let begin = min(earliestMark ?? time, time)
+        track!.sink = try EntrySink(store: store, name: name ?? t.name ?? t.defaultName, start: begin, mode: t.mode, preferredID: t.sourceID)
+    }
+
+    private func finishTrack() throws {
+        if !track!.waiting.isEmpty {
+            let time = fallbackTime()
+            try openTrackSession(at: time)
+            for var w in track!.waiting {
+                w.time = time
+                w.id = track!.sink!.makeID(time)
+                try track!.sink!.add(w)
             }
         }
+        let t = track!
+        track = nil
+        guard var sink = t.sink else { return }
+        for var m in t.marks {
+            if !m.hasTime { m.entry.time = sink.session!.start }
+            m.entry.id = sink.makeID(m.entry.time)
+            try sink.add(m.entry)
+        }
+        if results.isEmpty { marks = [] }
+        results.append(try sink.finish())
+    }
+
+    /// After the document: waypoints with no track make a session of marks.
+    func finish() throws -> [ImportResult] {
         if !marks.isEmpty {
-            // Waypoints with no track: a session of marks.
             let first = marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min() ?? fallbackTime()
             var sink = try EntrySink(store: store, name: name ?? metadataName ?? stem, start: first, mode: nil, preferredID: nil)
             for var m in marks {
@@ -90,135 +319,34 @@ public struct GPXImporter {
         guard !results.isEmpty else { throw ImportError.noFixes(file: path, detail: "no track, route or waypoint") }
         return results
     }
+}
 
-    /// Reads one trk/rte to its end tag into a new session.
-    private func readTrack(
-        _ reader: XMLStreamReader, pointName: String, path: String, store: Store, defaultName: String,
-        marks: [Point], fallback: () -> Timestamp
-    ) throws -> ImportResult? {
-        let depth = reader.depth
-        var trackName: String?
-        var mode: TripMode?
-        var sourceID: String?
-        var sink: EntrySink?
-        var waiting: [Entry] = []  // untimed points at the start of the track
-        var lastTime: Timestamp?
+/// Numbers from raw bytes, without making Strings (the importers' hot path).
+enum ByteNumber {
+    @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
 
-        func open(at time: Timestamp) throws {
-            guard sink == nil else { return }
-            // The first timed point starts the session (a file's metadata time is when the file was written,
-            // sometimes years off); marks earlier than it move the start back.
-            let earliestMark = marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min()
-            let begin = min(earliestMark ?? time, time)
-            sink = try EntrySink(store: store, name: name ?? trackName ?? defaultName, start: begin, mode: mode, preferredID: sourceID)
-        }
-
-        while try reader.read() {
-            if reader.nodeType == .endElement && reader.depth == depth { break }
-            guard reader.nodeType == .element else { continue }
-            switch reader.localName {
-            case "name" where reader.depth == depth + 1:
-                trackName = try reader.readElementText().trimmedWhitespace
-            case "type" where reader.depth == depth + 1:
-                mode = TripMode(rawValue: try reader.readElementText().trimmedWhitespace.lowercased())
-            case "src" where reader.depth == depth + 1:
-                // Our own exports name the session they came from: a re-import keeps its id when it is free.
-                let src = try reader.readElementText().trimmedWhitespace
-                if src.hasPrefix("gpslog session ") { sourceID = String(src.dropFirst("gpslog session ".count)) }
-            case pointName:
-                var p = try readPoint(reader, path: path)
-                p.entry.label = nil  // a track point's name is not a mark's label (labels are for marks only)
-                if p.hasTime {
-                    try open(at: p.entry.time)
-                    for var w in waiting {
-                        w.time = p.entry.time
-                        w.id = sink!.makeID(w.time)
-                        try sink!.add(w)
-                    }
-                    waiting.removeAll()
-                    lastTime = p.entry.time
-                    var e = p.entry
-                    e.id = sink!.makeID(e.time)
-                    try sink!.add(e)
-                } else if let lastTime {
-                    var e = p.entry
-                    e.time = lastTime
-                    e.id = sink!.makeID(e.time)
-                    try sink!.add(e)
-                } else {
-                    waiting.append(p.entry)
-                }
-            default:
-                continue
-            }
-        }
-        if !waiting.isEmpty {
-            let time = fallback()
-            try open(at: time)
-            for var w in waiting {
-                w.time = time
-                w.id = sink!.makeID(time)
-                try sink!.add(w)
-            }
-        }
-        guard var sink else { return nil }
-        for var m in marks {
-            if !m.hasTime { m.entry.time = sink.session!.start }
-            m.entry.id = sink.makeID(m.entry.time)
-            try sink.add(m.entry)
-        }
-        return try sink.finish()
+    /// The bytes without leading and trailing ASCII white space.
+    static func trimmed<C: RandomAccessCollection>(_ bytes: C) -> C.SubSequence where C.Element == UInt8 {
+        var s = bytes[...]
+        while let f = s.first, isSpace(f) { s.removeFirst() }
+        while let l = s.last, isSpace(l) { s.removeLast() }
+        return s
     }
 
-    /// Reads a wpt/trkpt/rtept and its children.
-    private func readPoint(_ reader: XMLStreamReader, path: String) throws -> Point {
-        let line = reader.line
-        let latText = reader.attribute("lat") ?? ""
-        let lonText = reader.attribute("lon") ?? ""
-        guard let lat = Double(latText.trimmedWhitespace), lat.isFinite, abs(lat) <= 90 else {
-            throw ImportError.invalidValue(file: path, line: line, field: "latitude", value: latText)
-        }
-        guard let lon = Double(lonText.trimmedWhitespace), lon.isFinite, abs(lon) <= 180 else {
-            throw ImportError.invalidValue(file: path, line: line, field: "longitude", value: lonText)
-        }
-        var entry = Entry(id: "", latitude: lat, longitude: lon, time: Timestamp(milliseconds: 0))
-        var hasTime = false
-        if reader.isEmptyElement { return Point(entry: entry, hasTime: false) }
-        let depth = reader.depth
-        func number(_ text: String, _ field: String) throws -> Double? {
-            let t = text.trimmedWhitespace
-            if t.isEmpty { return nil }
-            guard let v = Double(t), v.isFinite else { throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: t) }
+    /// A finite decimal number (strtod's syntax, the whole text), else nil.
+    static func double<C: RandomAccessCollection>(_ bytes: C) -> Double? where C.Element == UInt8 {
+        let t = trimmed(bytes)
+        guard !t.isEmpty, t.count < 64 else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
+            var i = 0
+            for b in t { buffer[i] = CChar(bitPattern: b); i += 1 }
+            buffer[i] = 0
+            var end: UnsafeMutablePointer<CChar>?
+            let v = strtod(buffer.baseAddress!, &end)
+            guard end == buffer.baseAddress! + i, v.isFinite else { return nil }
             return v
         }
-        while try reader.read() {
-            if reader.nodeType == .endElement && reader.depth == depth { break }
-            guard reader.nodeType == .element else { continue }
-            switch reader.localName {
-            case "ele": entry.altitude = try number(reader.readElementText(), "ele")
-            case "time":
-                let t = try reader.readElementText().trimmedWhitespace
-                guard let time = Timestamp(iso8601: t) else { throw ImportError.invalidValue(file: path, line: reader.line, field: "time", value: t) }
-                entry.time = time
-                hasTime = true
-            case "name" where reader.depth == depth + 1: entry.label = try reader.readElementText()
-            case "desc" where reader.depth == depth + 1: entry.address = try reader.readElementText()
-            case "sat": entry.satellites = try number(reader.readElementText(), "sat").map { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
-            case "hdop": entry.hdop = try number(reader.readElementText(), "hdop").flatMap { $0 >= 0 ? $0 : nil }
-            case "vdop": entry.vdop = try number(reader.readElementText(), "vdop").flatMap { $0 >= 0 ? $0 : nil }
-            case "pdop": entry.pdop = try number(reader.readElementText(), "pdop").flatMap { $0 >= 0 ? $0 : nil }
-            case "fix":
-                switch try reader.readElementText().trimmedWhitespace {
-                case "2d": entry.fixMode = .twoD
-                case "3d": entry.fixMode = .threeD
-                default: break
-                }
-            case "speed": entry.speed = try number(reader.readElementText(), "speed").flatMap { $0 >= 0 ? $0 : nil }
-            case "course": entry.course = try number(reader.readElementText(), "course").map { Geo.normalizedDegrees($0) }
-            default: continue
-            }
-        }
-        entry.label = entry.label.flatMap { $0.isEmpty ? nil : $0 }
-        return Point(entry: entry, hasTime: hasTime)
     }
+
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 }

@@ -121,9 +121,9 @@ public struct SessionXMLImporter {
 /// What every XML importer does around its parser: check the file, run in one transaction, and turn libxml2's
 /// errors into import errors naming the file and line.
 enum XMLImport {
-    static func run(_ path: String, store: Store, _ parse: () throws -> [ImportResult]) throws -> [ImportResult] {
+    static func run(_ path: String, store: any ImportTarget, _ parse: () throws -> [ImportResult]) throws -> [ImportResult] {
         guard FileManager.default.isReadableFile(atPath: path) else { throw ImportError.unreadable(file: path, reason: "no such readable file") }
-        return try store.write {
+        return try store.importTransaction {
             do {
                 return try parse()
             } catch let error as XMLError {

@@ -9,7 +9,7 @@ public enum Decimal {
     /// Appends `value` with at most `places` (0...9) decimals.
     public static func append(_ value: Double, places: Int, to out: inout [UInt8]) {
         guard value.isFinite else {
-            out.append(contentsOf: Array("null".utf8))
+            out.append(contentsOf: "null".utf8)
             return
         }
         let scale = powers[places]
@@ -21,23 +21,22 @@ public enum Decimal {
             return
         }
         if value < 0 { out.append(UInt8(ascii: "-")) }
-        var digits = [UInt8](repeating: 0, count: 24)
-        var count = 0
         var fraction = places
         // Drop trailing zeros of the fraction.
         while fraction > 0 && n % 10 == 0 {
             n /= 10
             fraction -= 1
         }
+        // Digits are written least significant first, then the run is reversed in place (no scratch array).
+        let start = out.count
+        var count = 0
         repeat {
-            digits[count] = UInt8(48 + n % 10)
+            if count == fraction && fraction > 0 { out.append(UInt8(ascii: ".")) }
+            out.append(UInt8(48 + n % 10))
             n /= 10
             count += 1
         } while n > 0 || count <= fraction
-        for i in stride(from: count - 1, through: 0, by: -1) {
-            out.append(digits[i])
-            if i == fraction && fraction > 0 { out.append(UInt8(ascii: ".")) }
-        }
+        out[start...].reverse()
     }
 
     /// `value` with at most `places` decimals, as a String.

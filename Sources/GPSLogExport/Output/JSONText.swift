@@ -48,7 +48,7 @@ public enum JSONText {
 
     /// Appends an integer.
     @inline(__always) public static func appendInt(_ v: Int64, to out: inout [UInt8]) {
-        out.append(contentsOf: Array(String(v).utf8))
+        out.append(contentsOf: String(v).utf8)
     }
 
     /// Appends `,"key":number` when the value is present.

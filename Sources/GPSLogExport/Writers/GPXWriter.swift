@@ -37,19 +37,93 @@ public struct GPXWriter {
             if let mode = s.session.mode { try w.element("type", mode.rawValue) }
             var segmenter = TrackSegmenter()
             var open = false
+            var markup: [UInt8] = []
+            markup.reserveCapacity(1 << 16)
             try s.forEachTrackPoint { e in
                 if !open || segmenter.startsSegment(e.time) {
-                    if open { try w.endElement() }
+                    if open {
+                        markup.append(contentsOf: "\n    ".utf8)
+                        try w.raw(markup)
+                        markup.removeAll(keepingCapacity: true)
+                        try w.endElement()
+                    }
                     try w.startElement("trkseg")
                     open = true
                 }
-                try point("trkpt", e, writer: w, name: nil, description: nil, type: nil)
+                Self.appendTrackPoint(e, to: &markup)
+                if markup.count >= 1 << 15 {
+                    try w.raw(markup)
+                    markup.removeAll(keepingCapacity: true)
+                }
             }
-            if open { try w.endElement() }
+            if open {
+                markup.append(contentsOf: "\n    ".utf8)
+                try w.raw(markup)
+                try w.endElement()
+            }
             try w.endElement()
         }
         try w.endElement()
         try w.finish()
+    }
+
+    /// A trkpt as markup, indented as the writer indents (`<trkseg>` is at depth 2), children in the schema's order.
+    /// Built by hand and written raw because a track point holds only numbers and a time, which need no escaping,
+    /// and fifteen `xmlTextWriter` calls per point (each converting and escaping a Swift string) were most of a
+    /// million-point export's time. Marks, which carry text, still go through `point`.
+    static func appendTrackPoint(_ e: Entry, to b: inout [UInt8]) {
+        @inline(__always) func open(_ tag: StaticString, _ indent: Int) {
+            b.append(0x0A)
+            b.append(contentsOf: repeatElement(0x20, count: indent))
+            b.append(UInt8(ascii: "<"))
+            tag.withUTF8Buffer { b.append(contentsOf: $0) }
+            b.append(UInt8(ascii: ">"))
+        }
+        @inline(__always) func close(_ tag: StaticString) {
+            b.append(UInt8(ascii: "<")); b.append(UInt8(ascii: "/"))
+            tag.withUTF8Buffer { b.append(contentsOf: $0) }
+            b.append(UInt8(ascii: ">"))
+        }
+        @inline(__always) func number(_ tag: StaticString, _ v: Double, _ places: Int, _ indent: Int = 8) {
+            open(tag, indent)
+            Decimal.append(v, places: places, to: &b)
+            close(tag)
+        }
+        b.append(0x0A)
+        b.append(contentsOf: repeatElement(0x20, count: 6))
+        b.append(contentsOf: "<trkpt lat=\"".utf8)
+        Decimal.append(e.latitude, places: Precision.coordinate, to: &b)
+        b.append(contentsOf: "\" lon=\"".utf8)
+        Decimal.append(e.longitude, places: Precision.coordinate, to: &b)
+        b.append(contentsOf: "\">".utf8)
+        if let v = e.altitude { number("ele", v, Precision.altitude) }
+        open("time", 8)
+        e.time.appendISO8601(to: &b)
+        close("time")
+        if let mode = e.fixMode {
+            open("fix", 8)
+            b.append(contentsOf: (mode == .threeD ? "3d" : "2d").utf8)
+            close("fix")
+        }
+        if let v = e.satellites {
+            open("sat", 8)
+            b.append(contentsOf: String(v).utf8)
+            close("sat")
+        }
+        if let v = e.hdop { number("hdop", v, Precision.dop) }
+        if let v = e.vdop { number("vdop", v, Precision.dop) }
+        if let v = e.pdop { number("pdop", v, Precision.dop) }
+        if e.speed != nil || e.course != nil {
+            open("extensions", 8)
+            open("gpxtpx:TrackPointExtension", 10)
+            if let v = e.speed { number("gpxtpx:speed", v, Precision.speed, 12) }
+            if let v = e.course { number("gpxtpx:course", min(v, 359.99), Precision.angle, 12) }
+            b.append(0x0A); b.append(contentsOf: repeatElement(0x20, count: 10)); close("gpxtpx:TrackPointExtension")
+            b.append(0x0A); b.append(contentsOf: repeatElement(0x20, count: 8)); close("extensions")
+        }
+        b.append(0x0A)
+        b.append(contentsOf: repeatElement(0x20, count: 6))
+        close("trkpt")
     }
 
     /// A wpt or trkpt, children in the schema's order (ele, time, name, desc, type, fix, sat, hdop, vdop, pdop,
