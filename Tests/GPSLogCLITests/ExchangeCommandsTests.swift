@@ -101,3 +101,57 @@ struct ExchangeCommandsTests {
         }
     }
 }
+
+/// `convert` reads GPX through a spool file rather than SQLite (the fast path); what it writes must be exactly what
+/// import-then-export writes, for real files and for a track out of time order (which falls back to SQLite, which
+/// sorts), with marks and a time gap.
+struct ConvertThroughSpoolTests {
+    static let shuffled = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+          <wpt lat="52.5" lon="5.5"><time>2024-05-01T06:00:30Z</time><name>Jetty &amp; "pier" 🚤</name><desc>Harbour</desc></wpt>
+          <trk><name>Shuffled</name><trkseg>
+            <trkpt lat="52.5001" lon="5.5001"><ele>1.5</ele><time>2024-05-01T06:00:10Z</time></trkpt>
+            <trkpt lat="52.5000" lon="5.5000"><ele>1</ele><time>2024-05-01T06:00:00Z</time></trkpt>
+            <trkpt lat="52.5002" lon="5.5002"><time>2024-05-01T06:00:20Z</time><extensions><speed>1.25</speed></extensions></trkpt>
+            <trkpt lat="52.5100" lon="5.5100"><time>2024-05-01T07:00:20Z</time><sat>7</sat><hdop>0.9</hdop></trkpt>
+          </trkseg></trk>
+        </gpx>
+        """
+
+    /// UUIDs are random for files that do not carry our session id.
+    static func withoutIDs(_ text: String) -> String {
+        text.replacingOccurrences(of: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", with: "UUID", options: .regularExpression)
+    }
+
+    @Test func convertWritesWhatImportThenExportWrites() throws {
+        try withTemporaryDirectory { dir in
+            let shuffled = dir + "/shuffled.gpx"
+            try Self.shuffled.write(toFile: shuffled, atomically: true, encoding: .utf8)
+            var inputs = [shuffled, TestPaths.packageRoot + "/Exports/sample.gpx"]
+            let realFolder = TestPaths.sharedData + "/gpx"
+            if let real = try? FileManager.default.contentsOfDirectory(atPath: realFolder) {
+                inputs += real.filter { $0.hasSuffix(".gpx") }.sorted().map { realFolder + "/" + $0 }
+            }
+            for (i, input) in inputs.enumerated() {
+                let db = dir + "/db\(i).sqlite"
+                let imported = try runGPSLog(["import", input], database: db)
+                #expect(imported.status == 0, "\(input): \(imported.stderr)")
+                let ids = try Store(path: db).sessions().sorted { $0.key < $1.key }.map(\.id)  // file order, as convert writes them
+                for format in ["xml", "geojson", "gpx", "csv"] {
+                    let converted = try runGPSLog(["convert", input, "-", "--to", format])
+                    #expect(converted.status == 0, "\(input) \(format): \(converted.stderr)")
+                    let exported = try runGPSLog(["export"] + ids + ["--format", format], database: db)
+                    #expect(Self.withoutIDs(converted.stdout) == Self.withoutIDs(exported.stdout), "\(input) as \(format)")
+                }
+            }
+            // The shuffled track comes out in time order, split at the hour's gap, the mark in its place.
+            let csv = try runGPSLog(["convert", shuffled, "-", "--to", "csv"]).stdout
+            let times = csv.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }.map { $0.components(separatedBy: ",")[3] }
+            #expect(times == ["2024-05-01T06:00:00Z", "2024-05-01T06:00:10Z", "2024-05-01T06:00:20Z", "2024-05-01T06:00:30Z", "2024-05-01T07:00:20Z"])
+            let geojson = try runGPSLog(["convert", shuffled, "-", "--to", "geojson"]).stdout
+            #expect(geojson.contains("\"MultiLineString\""))
+            #expect(geojson.contains(#""label":"Jetty & \"pier\" 🚤""#))
+        }
+    }
+}
