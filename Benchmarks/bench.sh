@@ -64,9 +64,10 @@ measure() {
 
 for n in $SIZES; do
     label=$(awk -v n="$n" 'BEGIN { if (n >= 1000000) printf "%gM", n / 1000000; else if (n >= 1000) printf "%gk", n / 1000; else print n }')
-    gpx="$WORK/track-$n.gpx"; nmea="$WORK/log-$n.nmea"; db="$WORK/session-$n.sqlite"
+    gpx="$WORK/track-$n.gpx"; nmea="$WORK/log-$n-sentences.nmea"; db="$WORK/session-$n.sqlite"
     [ -s "$gpx" ] || python3 Benchmarks/generate.py gpx "$n" "$gpx"
-    [ -s "$nmea" ] || python3 Benchmarks/generate.py nmea "$n" "$nmea"
+    # N sentences: RMC + GGA per epoch, so N/2 fixes.
+    [ -s "$nmea" ] || python3 Benchmarks/generate.py nmea "$((n / 2))" "$nmea"
 
     c="GPX $label -> GeoJSON"
     measure "$c" gpslog "$GPSLOG" convert "$gpx" "$OUT/t.geojson"
@@ -89,7 +90,7 @@ for n in $SIZES; do
 
     c="record NMEA $label (replay speed=0)"
     measure "$c" gpslog "$GPSLOG" record --db "$OUT/rec.sqlite" --name bench --source "replay:$nmea?speed=0" --interval 0 --geocode off
-    echo "$n" > "$WORK/fixes-$c"
+    echo "$((n / 2))" > "$WORK/fixes-$c"
 done
 
 # The table: per case, each tool with the ratio of its wall time (and RSS) to gpslog's.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Deterministic benchmark inputs: a GPX 1.1 track with N points (ele and time), and an NMEA 0183 log with N
-epochs (RMC + GGA, checksums right). The track is a smooth walk around the IJsselmeer, one point per second,
+epochs (RMC + GGA, 2N sentences, checksums right). The track is a smooth walk around the IJsselmeer, one point per second,
 starting 2024-05-01T06:00:00Z; the same N always gives the same bytes.
 
 usage: generate.py gpx N OUT | generate.py nmea N OUT

@@ -27,7 +27,7 @@ public struct NMEASource: FixSource {
             defer { stats.update { $0.connected = false } }
             let reader = NMEAFileReader(path: path)
             try reader.read({ event in
-                if producer.stopped { throw CancellationError() }
+                try producer.waitForRoom()
                 continuation.yield(event)
             }, progress: { s in
                 stats.update { $0.badSentences = s.badChecksum + s.unparsable }

@@ -49,7 +49,7 @@ public struct ReplaySource: FixSource {
             let emit: (SourceEvent) throws -> Void = { event in
                 if producer.stopped { throw CancellationError() }
                 if case .fix(let fix) = event { pacer.wait(until: fix.time) }
-                if producer.stopped { throw CancellationError() }
+                try producer.waitForRoom()
                 continuation.yield(event)
             }
             switch input {
