@@ -21,8 +21,10 @@ public actor Recorder {
     private var lastCommit = ContinuousClock.now
     private var addresses: GeocodeReport?
     private var sending: SendingStatus?
-    /// Commit as soon as this many rows wait, whatever the clock says.
-    private let maxPending = 256
+    /// Commit as soon as this many rows wait, whatever the clock says. Live receivers (1-10 fixes a second) never
+    /// reach it: the once-a-second tick commits first. A replay at full speed does, and fewer, larger commits are
+    /// what make it fast (each commit writes the touched pages to the WAL).
+    private let maxPending = 4096
 
     /// Opens the store and prepares a session named `name`; the session row is written at the first fix.
     public init(databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: any FixSource, logger: Logger) throws {

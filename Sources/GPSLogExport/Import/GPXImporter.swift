@@ -210,7 +210,7 @@ final class GPXHandler: XMLSAXHandler {
         case .ele: point!.entry.altitude = try number("ele")
         case .time:
             let t = ByteNumber.trimmed(text)
-            guard let time = Timestamp(iso8601Bytes: Array(t)) else {
+            guard let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)) else {
                 throw ImportError.invalidValue(file: path, line: line, field: "time", value: String(decoding: t, as: UTF8.self))
             }
             point!.entry.time = time
@@ -337,6 +337,7 @@ enum ByteNumber {
     static func double<C: RandomAccessCollection>(_ bytes: C) -> Double? where C.Element == UInt8 {
         let t = trimmed(bytes)
         guard !t.isEmpty, t.count < 64 else { return nil }
+        if let v = simpleDecimal(t) { return v }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
             var i = 0
             for b in t { buffer[i] = CChar(bitPattern: b); i += 1 }
@@ -346,6 +347,38 @@ enum ByteNumber {
             guard end == buffer.baseAddress! + i, v.isFinite else { return nil }
             return v
         }
+    }
+
+    private static let exactPowers: [Double] = (0...22).map { pow(10, Double($0)) }
+
+    /// `[-]digits[.digits]` with at most 15 significant digits, exactly: the digits form an integer below 2^53 and
+    /// the power of ten is exact, so one division rounds correctly (Clinger's fast path) and the result is the one
+    /// strtod gives. Coordinates, elevations and times' numbers in GPX all take this path; anything else is strtod's.
+    static func simpleDecimal<C: Collection>(_ t: C) -> Double? where C.Element == UInt8 {
+        var mantissa: Int64 = 0
+        var digits = 0
+        var fraction = -1  // digits after the point, -1 before it
+        var negative = false
+        var first = true
+        for b in t {
+            defer { first = false }
+            if b >= 48 && b <= 57 {
+                digits += 1
+                if digits > 15 { return nil }
+                mantissa = mantissa * 10 + Int64(b - 48)
+                if fraction >= 0 { fraction += 1 }
+            } else if b == UInt8(ascii: ".") && fraction < 0 {
+                fraction = 0
+            } else if b == UInt8(ascii: "-") && first {
+                negative = true
+            } else {
+                return nil
+            }
+        }
+        guard digits > 0, fraction != 0 else { return nil }  // "", "-", "." and "5." go to strtod
+        var v = Double(mantissa)
+        if fraction > 0 { v /= exactPowers[fraction] }
+        return negative ? -v : v
     }
 
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
