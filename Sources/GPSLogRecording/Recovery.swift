@@ -5,9 +5,12 @@ import GPSLogStore
 /// Finds sessions left open by a recorder that died (kill -9, power cut) and closes them at their last entry.
 public enum Recovery {
     /// Closes open sessions when no recorder holds the database. Returns what was closed, for telling the user.
+    /// - Parameter holding: the recording lock, when the caller (a starting `record`) already holds it. Probing the
+    ///   lock from the process that holds it would find it taken (flock locks per open file), so recovery would
+    ///   never run there.
     @discardableResult
-    public static func closeAbandonedSessions(in store: Store) throws -> [Session] {
-        guard !RecordingLock.isHeld(database: store.path) else { return [] }
+    public static func closeAbandonedSessions(in store: Store, holding lock: RecordingLock? = nil) throws -> [Session] {
+        if lock == nil && RecordingLock.isHeld(database: store.path) { return [] }
         var closed: [Session] = []
         for var session in try store.openSessions() {
             let newest = try store.database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64

@@ -133,6 +133,29 @@ struct RecordCommandTests {
             #expect(!RecordingLock.isHeld(database: db))
         }
     }
+
+    /// The next `record` (not only `sessions`) closes a session a killed recorder left open, and says so.
+    @Test func theNextRecordingClosesASessionLeftOpen() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let recorder = try BackgroundGPSLog(["record", "--name", "Crash", "--source", "replay:sample?speed=4"], database: db, folder: dir)
+            #expect(try waitUntil(timeout: 20) { (try status(db)?.fixesReceived ?? 0) > 10 })
+            kill(recorder.process.processIdentifier, SIGKILL)
+            #expect(recorder.wait(timeout: 5) != nil)
+            #expect(try Store(path: db).resolveSession("Crash").end == nil)
+
+            let next = try runGPSLog(["record", "--name", "Next", "--source", "replay:sample?speed=0", "--geocode", "off"], database: db)
+            #expect(next.status == 0, "\(next.stderr)")
+            #expect(next.stderr.contains("closed session 'Crash'"))
+            let store = try Store(path: db)
+            defer { store.close() }
+            let crashed = try store.resolveSession("Crash")
+            let last = try store.database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(crashed.id)])?.int64
+            #expect(crashed.end != nil)
+            #expect(crashed.end?.milliseconds == last)
+            #expect(try store.resolveSession("Next").end != nil)
+        }
+    }
 }
 
 /// A disk that fills up (here: a file-size limit, which fails writes with EFBIG as a full disk fails them with

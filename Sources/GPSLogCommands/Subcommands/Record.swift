@@ -72,7 +72,7 @@ extension GPSLog {
             }
             do {
                 let store = try Store(path: dbPath)
-                for session in try Recovery.closeAbandonedSessions(in: store) {
+                for session in try Recovery.closeAbandonedSessions(in: store, holding: lock) {
                     logger.warning("closed session '\(session.name)' (\(session.shortID)) left open by a recorder that stopped abruptly; it ends at its last entry, \(session.end?.iso8601() ?? "?")")
                 }
                 store.close()
