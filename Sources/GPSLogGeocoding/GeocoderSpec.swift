@@ -17,6 +17,17 @@ public struct GeocoderSpec: Sendable {
         public var geocoder: any ReverseGeocoder
         public var defaultRate: GeocodeRate
         public var notice: String?
+        /// The most a provider's policy allows, when it states one (the public Nominatim: 1 request/s).
+        public var maximumRate: GeocodeRate?
+
+        /// The rate to use: the requested one, else the default; one above the policy's maximum is refused.
+        public func rate(requested: GeocodeRate?) throws -> GeocodeRate {
+            guard let requested else { return defaultRate }
+            if let maximumRate, requested.spacingMilliseconds < maximumRate.spacingMilliseconds {
+                throw GeocodeFailure.rejected(status: 0, message: "--rate \(requested) is faster than this server's usage policy allows (at most \(maximumRate)); use --rate 4/min or slower for anything that runs for days")
+            }
+            return requested
+        }
     }
 
     /// The version in the User-Agent.
@@ -24,7 +35,7 @@ public struct GeocoderSpec: Sendable {
 
     /// Builds the geocoder. Network providers need `client`; the public Nominatim needs `contact` (its policy
     /// requires an identifying User-Agent with a contact).
-    public func make(contact: String?, client: @autoclosure () -> HTTPClient) throws -> Made {
+    public func make(contact: String?, precision: Int = 7, client: @autoclosure () -> HTTPClient) throws -> Made {
         let userAgent = "gpslog/\(GeocoderSpec.version) (reverse geocoding of personal GPS tracks\(contact.map { "; \($0)" } ?? ""))"
         if text == GeocoderSpec.defaultProvider || text == "regions" {
             return Made(geocoder: try RegionsGeocoder(geoJSON: DemoRegions.geoJSON, name: DemoRegions.name), defaultRate: GeocodeRate(count: 1000, seconds: 1))
@@ -41,7 +52,7 @@ public struct GeocoderSpec: Sendable {
                 throw GeocodeFailure.rejected(status: 0, message: "'\(url)' is not an http(s) URL; use \(prefix)https://your.server")
             }
             if prefix == "nominatim:" {
-                let geocoder = NominatimGeocoder(baseURL: url, userAgent: userAgent, client: client())
+                let geocoder = NominatimGeocoder(baseURL: url, userAgent: userAgent, client: client(), zoom: NominatimGeocoder.zoom(forPrecision: precision))
                 if host == "nominatim.openstreetmap.org" {
                     guard let contact, !contact.isEmpty else {
                         throw GeocodeFailure.rejected(status: 0, message: "the public Nominatim requires an identifying User-Agent with a contact: add --contact you@example.org")
@@ -52,7 +63,7 @@ public struct GeocoderSpec: Sendable {
                         identifying User-Agent with a contact, forbids personal data, and asks tracking applications to run \
                         their own instance. gpslog asks at most 4/min, once per ~150 m cell, and caches every answer; \
                         please run your own server for regular use.
-                        """)
+                        """, maximumRate: GeocodeRate(count: 1, seconds: 1))
                 }
                 return Made(geocoder: geocoder, defaultRate: GeocodeRate(count: 1, seconds: 1))
             }

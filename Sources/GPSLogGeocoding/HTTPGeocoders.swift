@@ -8,17 +8,30 @@ import NIOHTTP1
 /// `{"error":"Unable to geocode"}` with HTTP 200 means no address here.
 public struct NominatimGeocoder: ReverseGeocoder {
     public let baseURL: String
+    /// Nominatim's `zoom`: how detailed the answer is (18 a building, 14 a neighbourhood, 10 a city).
+    public let zoom: Int
     let http: GeocoderHTTP
     public var cacheKey: String { "nominatim:" + baseURL }
     public var isNetwork: Bool { true }
 
-    public init(baseURL: String, userAgent: String, client: HTTPClient) {
+    public init(baseURL: String, userAgent: String, client: HTTPClient, zoom: Int = 18) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.zoom = zoom
         http = GeocoderHTTP(client: client, userAgent: userAgent)
     }
 
+    /// The zoom that matches a cache cell: an answer is shared by every entry of its cell, so a 5 km cell must be
+    /// asked for a town, not for the street at the point that opened it.
+    public static func zoom(forPrecision precision: Int) -> Int {
+        switch precision {
+        case ...5: 10
+        case 6: 14
+        default: 18
+        }
+    }
+
     public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
-        let url = "\(baseURL)/reverse?format=jsonv2&lat=\(latitude)&lon=\(longitude)&zoom=18&layer=address&accept-language=\(GeocoderHTTP.query(language))"
+        let url = "\(baseURL)/reverse?format=jsonv2&lat=\(latitude)&lon=\(longitude)&zoom=\(zoom)&layer=address&accept-language=\(GeocoderHTTP.query(language))"
         let object = try await http.getJSON(url)
         guard let dict = object as? [String: Any] else { throw GeocodeFailure.transient("Nominatim answered JSON that is not an object") }
         if dict["error"] != nil { return .none }

@@ -188,3 +188,23 @@ struct OfflineGeocodingTests {
         }
     }
 }
+
+/// Provider settings that follow from policy and precision, checked without the network.
+struct GeocoderPolicyTests {
+    @Test func thePublicNominatimRefusesRatesAboveItsPolicyAndAsksAtTheCellsZoom() throws {
+        let spec = GeocoderSpec("nominatim:https://nominatim.openstreetmap.org")
+        let made = try spec.make(contact: "me@example.org", precision: 5, client: .shared)
+        #expect(made.defaultRate.spacingMilliseconds == GeocodeRate(count: 4, seconds: 60).spacingMilliseconds)
+        #expect(throws: GeocodeFailure.self) { try made.rate(requested: GeocodeRate("10/s")) }
+        #expect(throws: GeocodeFailure.self) { try made.rate(requested: GeocodeRate("2/s")) }
+        #expect(try made.rate(requested: GeocodeRate("1/s")).spacingMilliseconds == GeocodeRate(count: 1, seconds: 1).spacingMilliseconds)
+        #expect(try made.rate(requested: GeocodeRate("1/min")).spacingMilliseconds == GeocodeRate(count: 1, seconds: 60).spacingMilliseconds)
+        // A town-sized cell is asked for a town, not for the street where it was opened.
+        #expect((made.geocoder as? NominatimGeocoder)?.zoom == 10)
+        let own = try GeocoderSpec("nominatim:http://127.0.0.1:1").make(contact: nil, precision: 6, client: .shared)
+        #expect((own.geocoder as? NominatimGeocoder)?.zoom == 14)
+        #expect(try own.rate(requested: GeocodeRate("10/s")).spacingMilliseconds == GeocodeRate(count: 10, seconds: 1).spacingMilliseconds)
+        let street = try GeocoderSpec("nominatim:http://127.0.0.1:1").make(contact: nil, client: .shared)
+        #expect((street.geocoder as? NominatimGeocoder)?.zoom == 18)
+    }
+}

@@ -43,12 +43,12 @@ extension GPSLog {
             let ids: [String]? = sessions.isEmpty ? nil : try sessions.map { try store.resolveSession($0).id }
             // The shared client: it lives as long as the process, so there is nothing to shut down.
             let client = HTTPClient.shared
-            let made = try GeocoderSpec(provider).make(contact: contact, client: client)
+            let made = try GeocoderSpec(provider).make(contact: contact, precision: precision, client: client)
             if let notice = made.notice { FileHandle.standardError.write(Data((notice + "\n").utf8)) }
             var options = GeocodeWorker.Options()
             options.language = language
             options.precision = precision
-            options.rate = rate.flatMap(GeocodeRate.init) ?? made.defaultRate
+            options.rate = try made.rate(requested: rate.flatMap(GeocodeRate.init))
             let worker = GeocodeWorker(store: store, geocoder: made.geocoder, options: options)
             if reset { try worker.reset() }
             let progress = ProgressBar(label: "Geocoding")

@@ -132,7 +132,7 @@ extension GPSLog {
             let made = try GeocoderSpec(geocode).make(contact: contact, client: .shared)
             if let notice = made.notice { logger.notice("\(notice)") }
             var options = GeocodeWorker.Options()
-            options.rate = geocodeRate.flatMap(GeocodeRate.init) ?? made.defaultRate
+            options.rate = try made.rate(requested: geocodeRate.flatMap(GeocodeRate.init))
             let geocoder = made.geocoder
             return Task.detached {
                 var total = GeocodeReport(provider: geocoder.cacheKey)
