@@ -93,17 +93,6 @@ public final class XMLSAXParser {
         }
     }
 
-    /// Parses an in-memory document.
-    public func parse(bytes: [UInt8]) throws {
-        var offset = 0
-        try run { buffer in
-            let n = min(buffer.count, bytes.count - offset)
-            for i in 0..<n { buffer[i] = CChar(bitPattern: bytes[offset + i]) }
-            offset += n
-            return n
-        }
-    }
-
     deinit {
         if let context { xmlFreeParserCtxt(context) }
     }

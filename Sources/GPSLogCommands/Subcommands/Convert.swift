@@ -63,7 +63,7 @@ extension GPSLog {
             spool.onAppend = { progress.advance(by: $0) }
             let results = try GPXImporter().importFile(input, into: spool as any ImportTarget)
             if spool.needsSorting { return false }
-            try export(results.compactMap { spool.session(id: $0.session.id) }, from: spool, progress: progress)
+            try export(results.map(\.session), from: spool, progress: progress)
             return true
         }
 

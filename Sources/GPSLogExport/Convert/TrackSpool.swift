@@ -63,9 +63,6 @@ public final class TrackSpool: ImportTarget, SessionSource {
         unlink(path)
     }
 
-    /// The sessions, in the order they were created.
-    public var allSessions: [Session] { sessions.map(\.session) }
-
     // MARK: - ImportTarget
 
     public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
@@ -132,8 +129,6 @@ public final class TrackSpool: ImportTarget, SessionSource {
     }
 
     // MARK: - SessionSource
-
-    public func session(id: String) -> Session? { indexByID[id].map { sessions[$0].session } }
 
     public func marks(of sessionID: String) throws -> [Entry] {
         guard let i = indexByID[sessionID] else { return [] }
