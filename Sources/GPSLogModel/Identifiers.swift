@@ -26,7 +26,8 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
 /// UUID strings in gpslog's lower-case, hyphenated form.
 public enum Identifier {
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+    /// A lower-case hex digit.
+    @inline(__always) private static func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }
 
     /// A version 7 UUID: 48 bits of Unix milliseconds then random bits. Entries get these because rows are inserted
     /// in time order, so the unique index on EntryID grows at its end instead of splitting random pages.
@@ -54,16 +55,22 @@ public enum Identifier {
     }
 
     private static func format(high: UInt64, low: UInt64) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(36)
-        for i in 0..<16 {
-            let byte = i < 8 ? UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(i)))
-                : UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(i - 8)))
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0xF)])
+        // Written straight into the string's storage: one allocation per id (ids are made for every stored fix).
+        String(unsafeUninitializedCapacity: 36) { out in
+            var j = 0
+            for i in 0..<16 {
+                let byte = i < 8 ? UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(i)))
+                    : UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(i - 8)))
+                if i == 4 || i == 6 || i == 8 || i == 10 {
+                    out[j] = UInt8(ascii: "-")
+                    j += 1
+                }
+                out[j] = digit(byte >> 4)
+                out[j + 1] = digit(byte & 0xF)
+                j += 2
+            }
+            return 36
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// True for a hyphenated UUID string of 36 characters.

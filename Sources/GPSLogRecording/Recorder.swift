@@ -43,6 +43,15 @@ public actor Recorder {
     /// Rows committed so far.
     public var committedEntries: Int { writer.storedEntries }
 
+    /// Rows committed, marks among them, and the track's length in metres, kept as the rows were written (what
+    /// `record` prints at the end, without a query over the whole session).
+    public var totals: (entries: Int, marks: Int, distance: Double) { (writer.storedEntries, writer.markCount, writer.distance) }
+
+    /// Takes a batch of events from the source, in order (one actor hop per batch, not per event).
+    public func handle(_ events: [SourceEvent]) throws {
+        for event in events { try handle(event) }
+    }
+
     /// Takes one event from the source.
     public func handle(_ event: SourceEvent) throws {
         switch event {

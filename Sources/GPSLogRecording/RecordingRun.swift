@@ -30,8 +30,8 @@ public struct RecordingRun {
     public func run() async throws -> GPSLogModel.Session? {
         let recorder = recorder, source = source, logger = logger, extraCommands = extraCommands
         let consumer = Task {
-            for try await event in source.events() {
-                try await recorder.handle(event)
+            for try await batch in source.events() {
+                try await recorder.handle(batch)
             }
         }
         let stopper = Stopper(consumer: consumer)

@@ -35,18 +35,29 @@ extension Store {
         let statement = try database.cachedStatement(Store.insertEntrySQL)
         var keys: [Int64] = []
         keys.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() {
-            do {
-                try bindEntry(entry, session: sessionID, to: statement)
-                try statement.step()
-                statement.reset()
-            } catch let error as SQLiteError {
-                statement.reset()
-                let reason = error.isConstraintViolation ? Store.explain(error) : error.message
-                throw StoreError.invalidEntry(index: index, time: entry.time.iso8601(), reason: reason)
+        // The two 36-character ids are bound without a copy (see `bindNoCopy`); every other parameter is bound
+        // for every row, so the bindings need no clearing between rows.
+        var session = sessionID
+        try session.withUTF8 { sessionBytes in
+            for (index, entry) in entries.enumerated() {
+                var id = entry.id
+                do {
+                    try id.withUTF8 { idBytes in
+                        try statement.bindNoCopy(sessionBytes, at: 1)
+                        try statement.bindNoCopy(idBytes, at: 12)
+                        try bindEntry(entry, to: statement)
+                        try statement.step()
+                        statement.reset(clearingBindings: false)
+                    }
+                } catch let error as SQLiteError {
+                    statement.reset()
+                    let reason = error.isConstraintViolation ? Store.explain(error) : error.message
+                    throw StoreError.invalidEntry(index: index, time: entry.time.iso8601(), reason: reason)
+                }
+                keys.append(database.lastInsertRowID)
             }
-            keys.append(database.lastInsertRowID)
         }
+        statement.reset()
         onAppend?(entries.count)
         return keys
     }
@@ -56,8 +67,8 @@ extension Store {
         try database.transaction(.immediate, body)
     }
 
-    private func bindEntry(_ e: Entry, session: String, to s: Statement) throws {
-        try s.bind(session, at: 1)
+    /// Binds every parameter of `insertEntrySQL` but the two ids (1: Session, 12: EntryID).
+    private func bindEntry(_ e: Entry, to s: Statement) throws {
         try s.bind(e.latitude, at: 2)
         try s.bind(e.longitude, at: 3)
         try s.bind(e.altitude, at: 4)
@@ -68,7 +79,6 @@ extension Store {
         try s.bind(e.course, at: 9)
         try s.bind(e.address, at: 10)
         try s.bind(e.marked, at: 11)
-        try s.bind(e.id, at: 12)
         try s.bind(e.instanceCount, at: 13)
         try s.bind(e.heading, at: 14)
         try s.bind(e.isHeadingChanged, at: 15)

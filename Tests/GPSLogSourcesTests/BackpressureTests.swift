@@ -17,22 +17,53 @@ struct BackpressureTests {
     @Test func aFastSourceRunsAtMostAWindowAheadOfItsConsumer() async throws {
         let produced = Counter()
         let total = 50_000
-        let stream = ThreadedProducer.stream(name: "test") { producer, continuation in
+        let stream = ThreadedProducer.stream(name: "test") { producer in
             for i in 0..<total {
-                try producer.waitForRoom()
+                try producer.send(.heading(HeadingReading(time: Timestamp(milliseconds: Int64(i)), degrees: 1)))
                 produced.increment()
-                continuation.yield(.heading(HeadingReading(time: Timestamp(milliseconds: Int64(i)), degrees: 1)))
             }
         }
         var iterator = stream.makeAsyncIterator()
-        for _ in 0..<10 { _ = try await iterator.next() }
+        var received = 0
+        var order: [Int64] = []
+        let first = try #require(try await iterator.next())
+        received += first.count
         try await Task.sleep(for: .milliseconds(500))
-        // It ran ahead, but only as far as the window allows.
+        // It ran ahead while the consumer held its first batch, but only by the window it may queue.
         #expect(produced.value >= ThreadedProducer.window)
-        #expect(produced.value <= ThreadedProducer.window + 10)
-        var received = 10
-        while try await iterator.next() != nil { received += 1 }
+        #expect(produced.value <= received + ThreadedProducer.window + 1)
+        order += first.compactMap { if case .heading(let h) = $0 { h.time.milliseconds } else { nil } }
+        while let batch = try await iterator.next() {
+            #expect(batch.count <= ThreadedProducer.window)
+            received += batch.count
+            order += batch.compactMap { if case .heading(let h) = $0 { h.time.milliseconds } else { nil } }
+        }
         #expect(received == total)
         #expect(produced.value == total)
+        #expect(order == (0..<Int64(total)).map { $0 })
+    }
+
+    /// `gpslog stop` cancels the consuming task: the reading thread must stop too, not read the rest of the file.
+    @Test func cancellingTheConsumerStopsTheReadingThread() async throws {
+        let produced = Counter()
+        let consumer = Task {
+            let stream = ThreadedProducer.stream(name: "test") { producer in
+                while true {
+                    try producer.send(.heading(HeadingReading(time: Timestamp(milliseconds: 0), degrees: 1)))
+                    produced.increment()
+                }
+            }
+            for try await _ in stream { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        // Let it fill its window (the consumer is slow), then cancel.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while produced.value < ThreadedProducer.window && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(produced.value >= ThreadedProducer.window)
+        consumer.cancel()
+        _ = await consumer.result
+        try await Task.sleep(for: .milliseconds(200))
+        let after = produced.value
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(produced.value == after)
     }
 }

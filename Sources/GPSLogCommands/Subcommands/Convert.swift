@@ -61,13 +61,15 @@ extension GPSLog {
         private func convertThroughSpool(folder: String, progress: ProgressBar) throws -> Bool {
             let spool = try TrackSpool(folder: folder)
             spool.onAppend = { progress.advance(by: $0) }
-            let results = try GPXImporter().importFile(input, into: spool as any ImportTarget)
+            let results = try GPXImporter().importFile(input, into: PipelinedImportTarget(spool))
             if spool.needsSorting { return false }
             try export(results.map(\.session), from: spool, progress: progress)
             return true
         }
 
         private func export(_ sessions: [Session], from source: any SessionSource, progress: ProgressBar) throws {
+            // Rows are read (decoded) on a second thread while this one formats them.
+            let source = PrefetchingSource(source)
             let exports = try sessions.map { session in
                 var export = try SessionExport(store: source, session: session, simplify: simplify)
                 export.onEntry = { progress.advance() }

@@ -47,13 +47,15 @@ extension GPSLog {
             defer { store.close() }
             let resolved = try sessions.map { try store.resolveSession($0) }
             let total = try resolved.map { try store.entryCount(of: $0.id) }.reduce(0, +)
-            // GeoJSON and KML read each session twice (coordinates, then times).
-            let passes = resolvedFormat == .geojson || resolvedFormat == .kml ? 2 : 1
+            // KML reads each session twice (extent, then coordinates).
+            let passes = resolvedFormat == .kml ? 2 : 1
             let progress = ProgressBar(label: "Exporting", total: total * passes)
             defer { progress.finish() }
+            // Rows are read on a second thread while this one formats them.
+            let source = PrefetchingSource(store)
             let exports = try resolved.map { session in
                 var export = try SessionExport(
-                    store: store, session: session, from: from.flatMap { Timestamp(iso8601: $0) },
+                    store: source, session: session, from: from.flatMap { Timestamp(iso8601: $0) },
                     to: to.flatMap { Timestamp(iso8601: $0) }, simplify: simplify)
                 export.onEntry = { progress.advance() }
                 return export

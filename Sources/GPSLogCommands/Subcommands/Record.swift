@@ -109,8 +109,8 @@ extension GPSLog {
             }
             withExtendedLifetime(lock) {}
             if let session {
-                let summary = try Store(path: dbPath).summary(of: session)
-                print("Recorded '\(session.name)' (\(session.shortID)): \(summary.entryCount) entries, \(summary.markCount) marks, \(Format.distance(summary.distance)).")
+                let totals = await recorder.totals
+                print("Recorded '\(session.name)' (\(session.shortID)): \(totals.entries) entries, \(totals.marks) marks, \(Format.distance(totals.distance)).")
             } else {
                 print("No fix arrived: no session was recorded.")
             }

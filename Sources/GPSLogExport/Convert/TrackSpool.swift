@@ -159,35 +159,39 @@ public final class TrackSpool: ImportTarget, SessionSource {
     }
 }
 
-/// Reads records back with large preads.
+/// Reads records back with large preads into one reused buffer (a record cut by the end of a read moves to the
+/// buffer's start; a record larger than the buffer grows it).
 struct SpoolReader {
     let descriptor: Int32
-    private var chunk: [UInt8] = []
+    private var chunk: [UInt8]
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
-        chunk.reserveCapacity(1 << 20)
+        chunk = [UInt8](repeating: 0, count: 1 << 20)
     }
 
     mutating func read(_ range: Range<Int64>, _ body: (Entry) throws -> Void) throws {
         var position = range.lowerBound
-        var carry: [UInt8] = []
+        var kept = 0
         while position < range.upperBound {
-            let want = Int(min(Int64(1 << 20), range.upperBound - position))
-            chunk = carry
-            let old = chunk.count
-            chunk.append(contentsOf: repeatElement(0, count: want))
-            let n = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + old, want, off_t(position)) }
+            if kept == chunk.count { chunk += [UInt8](repeating: 0, count: chunk.count) }
+            let want = Int(min(Int64(chunk.count - kept), range.upperBound - position))
+            let n = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + kept, want, off_t(position)) }
             guard n == want else { throw ExportError.cannotWrite(path: "(spool)", reason: "short read of the scratch file") }
             position += Int64(want)
+            let filled = kept + want
             var offset = 0
-            try chunk.withUnsafeBytes { raw in
+            try chunk.withUnsafeBytes { all in
+                let raw = UnsafeRawBufferPointer(rebasing: all[0..<filled])
                 while let (entry, size) = SpoolRecord.decode(raw, at: offset) {
                     offset += size
                     try body(entry)
                 }
             }
-            carry = Array(chunk[offset...])
+            kept = filled - offset
+            if kept > 0 {
+                chunk.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: kept) }
+            }
         }
     }
 }

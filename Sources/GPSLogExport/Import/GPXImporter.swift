@@ -25,8 +25,9 @@ public struct GPXImporter {
         var hasTime: Bool
     }
 
+    /// Imports into the user's store, parsing on this thread while a second one stores (see `PipelinedImportTarget`).
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
-        try importFile(path, into: store as any ImportTarget)
+        try importFile(path, into: PipelinedImportTarget(store))
     }
 
     /// Imports into any target (a convert's spool).
@@ -233,8 +234,7 @@ final class GPXHandler: XMLSAXHandler {
     }
 
     private func finishPoint() throws {
-        guard var p = point else { return }
-        point = nil
+        guard var p = point.take() else { return }
         p.entry.label = p.entry.label.flatMap { $0.isEmpty ? nil : $0 }
         if pointIsMark {
             p.entry.marked = true
@@ -251,9 +251,8 @@ final class GPXHandler: XMLSAXHandler {
             }
             track!.waiting.removeAll()
             track!.lastTime = p.entry.time
-            var e = p.entry
-            e.id = track!.sink!.makeID(e.time)
-            try track!.sink!.add(e)
+            p.entry.id = track!.sink!.makeID(p.entry.time)
+            try track!.sink!.add(p.entry)
         } else if let lastTime = track!.lastTime {
             var e = p.entry
             e.time = lastTime

@@ -62,16 +62,21 @@ public final class OutputFile {
 
     /// Writes the buffered bytes out.
     public func flush() throws {
+        try OutputFile.writeAll(descriptor, buffer, path: path)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// write(2) until every byte is out (retrying on EINTR and short writes); the error names `path`.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
         var offset = 0
-        while offset < buffer.count {
-            let n = buffer[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
             }
             offset += n
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     /// Flushes and moves the finished file into place (for stdout: flushes).

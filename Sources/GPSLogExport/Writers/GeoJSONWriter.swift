@@ -4,7 +4,7 @@ import GPSLogModel
 /// GeoJSON (RFC 7946): a FeatureCollection with, per session, the track as a LineString (a MultiLineString where a
 /// time gap splits it) with per-vertex times in `properties.coordTimes` (the togeojson convention, nested per line
 /// for a MultiLineString), and each mark as a Point with its label and address. Longitude before latitude, at most
-/// 7 decimals; streamed in two passes over the track (coordinates, then times) so memory stays flat.
+/// 7 decimals; streamed in one pass over the track (times set aside in a scratch file) so memory stays flat.
 public struct GeoJSONWriter {
     public init() {}
 
@@ -17,16 +17,10 @@ public struct GeoJSONWriter {
             try out.write("\n")
         }
         for s in sessions {
-            var segments = 0
-            var points = 0
-            var segmenter = TrackSegmenter()
-            try s.forEachTrackPoint { e in
-                if points == 0 || segmenter.startsSegment(e.time) { segments += 1 }
-                points += 1
-            }
-            if points > 0 {
+            let track = try TrackText(s)
+            if track.points > 0 {
                 try separator()
-                try writeTrack(s, multi: segments > 1, to: out)
+                try writeTrack(s, track, to: out)
             }
             for mark in s.marks {
                 try separator()
@@ -48,14 +42,46 @@ public struct GeoJSONWriter {
         try out.write("\n]}\n")
     }
 
-    private func writeTrack(_ s: SessionExport, multi: Bool, to out: OutputFile) throws {
+    /// A track's coordinates and times, from one read of the track: a segment break (a time gap) writes "],[",
+    /// which only a MultiLineString has, and only the count of segments at the end says which geometry it is.
+    private struct TrackText {
+        let coordinates = ScratchFile()
+        let times = ScratchFile()
+        var points = 0
+        var segments = 0
+
+        init(_ s: SessionExport) throws {
+            var segmenter = TrackSegmenter()
+            var points = 0, segments = 0
+            let coordinates = coordinates, times = times
+            try s.forEachTrackPoint { e in
+                let newSegment = segmenter.startsSegment(e.time)
+                if points == 0 || newSegment { segments += 1 }
+                let separator: StaticString = points == 0 ? "" : newSegment ? "],[" : ","
+                try coordinates.append { b in
+                    JSONText.appendRaw(separator, to: &b)
+                    GeoJSONWriter.appendPosition(e, to: &b)
+                }
+                try times.append { b in
+                    JSONText.appendRaw(separator, to: &b)
+                    JSONText.appendTime(e.time, to: &b)
+                }
+                points += 1
+            }
+            self.points = points
+            self.segments = segments
+        }
+    }
+
+    private func writeTrack(_ s: SessionExport, _ track: TrackText, to out: OutputFile) throws {
+        let multi = track.segments > 1
         try out.append { b in
             JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"#, to: &b)
-            JSONText.appendRaw(multi ? #""MultiLineString","coordinates":["# : #""LineString","coordinates":"#, to: &b)
+            JSONText.appendRaw(multi ? #""MultiLineString","coordinates":[["# : #""LineString","coordinates":["#, to: &b)
         }
-        try pass(s, multi: multi, to: out) { e, b in Self.appendPosition(e, to: &b) }
+        try track.coordinates.copy(to: out)
         try out.append { b in
-            JSONText.appendRaw(multi ? "]}" : "}", to: &b)
+            JSONText.appendRaw(multi ? "]]}" : "]}", to: &b)
             JSONText.appendRaw(#","properties":{"kind":"track","name":"#, to: &b)
             JSONText.appendString(s.session.name, to: &b)
             JSONText.appendRaw(#","session":"#, to: &b)
@@ -67,31 +93,10 @@ public struct GeoJSONWriter {
                 JSONText.appendTime(end, to: &b)
             }
             JSONText.appendOptional("mode", s.session.mode?.rawValue, to: &b)
-            JSONText.appendRaw(#","coordTimes":"#, to: &b)
-            if multi { JSONText.appendRaw("[", to: &b) }
+            JSONText.appendRaw(multi ? #","coordTimes":[["# : #","coordTimes":["#, to: &b)
         }
-        try pass(s, multi: multi, to: out) { e, b in JSONText.appendTime(e.time, to: &b) }
-        try out.write(multi ? "]}}" : "}}")
-    }
-
-    /// Writes one array per segment (or one array) with `item` for each track point.
-    private func pass(_ s: SessionExport, multi: Bool, to out: OutputFile, item: @escaping (Entry, inout [UInt8]) -> Void) throws {
-        var segmenter = TrackSegmenter()
-        var first = true
-        try out.write("[")
-        try s.forEachTrackPoint { e in
-            let newSegment = segmenter.startsSegment(e.time)
-            try out.append { b in
-                if newSegment && multi {
-                    JSONText.appendRaw("],[", to: &b)
-                } else if !first {
-                    b.append(UInt8(ascii: ","))
-                }
-                item(e, &b)
-            }
-            first = false
-        }
-        try out.write("]")
+        try track.times.copy(to: out)
+        try out.write(multi ? "]]}}" : "]}}")
     }
 
     /// `[lon,lat]` or `[lon,lat,ele]`.

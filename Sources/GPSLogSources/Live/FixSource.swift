@@ -15,9 +15,10 @@ public struct SourceStatistics: Sendable, Equatable {
 
 /// A live or replayed stream of fixes and headings: gpsd, an NMEA device or file, or a replay.
 public protocol FixSource: Sendable, CustomStringConvertible {
-    /// The events, in order. The stream ends when a finite source (a file, a replay) is exhausted; cancelling the
-    /// consuming task stops the source.
-    func events() -> AsyncThrowingStream<SourceEvent, Error>
+    /// The events, in order, in batches of whatever arrived since the consumer last asked (one event at a time for
+    /// a live receiver, thousands for a replay at full speed). The stream ends when a finite source (a file, a
+    /// replay) is exhausted; cancelling the consuming task stops the source.
+    func events() -> AsyncThrowingStream<[SourceEvent], Error>
     /// A snapshot of the counters, safe to read from any thread.
     var statistics: SourceStatistics { get }
 }

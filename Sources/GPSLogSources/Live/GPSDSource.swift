@@ -22,7 +22,7 @@ public struct GPSDSource: FixSource {
     public var description: String { "gpsd://\(host):\(port)" }
     public var statistics: SourceStatistics { stats.snapshot }
 
-    public func events() -> AsyncThrowingStream<SourceEvent, Error> {
+    public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 var backoff = 0.25
@@ -50,7 +50,7 @@ public struct GPSDSource: FixSource {
     }
 
     /// One connection: returns when gpsd closes it; true when any report arrived.
-    private func runConnection(decoder: inout GPSDDecoder, continuation: AsyncThrowingStream<SourceEvent, Error>.Continuation) async throws -> Bool {
+    private func runConnection(decoder: inout GPSDDecoder, continuation: AsyncThrowingStream<[SourceEvent], Error>.Continuation) async throws -> Bool {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(5))
             .connect(host: host, port: port) { channel in
@@ -67,9 +67,9 @@ public struct GPSDSource: FixSource {
             for try await chunk in inbound {
                 try Task.checkCancellation()
                 gotData = true
-                for line in lines.append(chunk) {
-                    for event in decoderCopy.decode(line: line) { continuation.yield(event) }
-                }
+                var batch: [SourceEvent] = []
+                for line in lines.append(chunk) { batch += decoderCopy.decode(line: line) }
+                if !batch.isEmpty { continuation.yield(batch) }
                 let bad = decoderCopy.badLines
                 stats.update { $0.badSentences = bad }
             }

@@ -17,19 +17,16 @@ public struct NMEASource: FixSource {
     public var description: String { "nmea:\(path)" + (baud.map { "?baud=\($0)" } ?? "") }
     public var statistics: SourceStatistics { stats.snapshot }
 
-    public func events() -> AsyncThrowingStream<SourceEvent, Error> {
+    public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
         let path = path, baud = baud, stats = stats
-        return ThreadedProducer.stream(name: "gpslog nmea \(path)") { producer, continuation in
+        return ThreadedProducer.stream(name: "gpslog nmea \(path)") { producer in
             if path != "-" && SerialPort.isCharacterDevice(path) {
                 try SerialPort.configure(path: path, baud: baud ?? 4800)
             }
             stats.update { $0.connected = true }
             defer { stats.update { $0.connected = false } }
             let reader = NMEAFileReader(path: path)
-            try reader.read({ event in
-                try producer.waitForRoom()
-                continuation.yield(event)
-            }, progress: { s in
+            try reader.read({ try producer.send($0) }, progress: { s in
                 stats.update { $0.badSentences = s.badChecksum + s.unparsable }
             })
         }

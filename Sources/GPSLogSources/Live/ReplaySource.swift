@@ -40,17 +40,16 @@ public struct ReplaySource: FixSource {
         return head.contains("<gpx") || head.hasPrefix("<?xml")
     }
 
-    public func events() -> AsyncThrowingStream<SourceEvent, Error> {
+    public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
         let input = input, speed = speed, stats = stats
-        return ThreadedProducer.stream(name: "gpslog replay") { producer, continuation in
+        return ThreadedProducer.stream(name: "gpslog replay") { producer in
             var pacer = Pacer(speed: speed)
             stats.update { $0.connected = true }
             defer { stats.update { $0.connected = false } }
             let emit: (SourceEvent) throws -> Void = { event in
                 if producer.stopped { throw CancellationError() }
                 if case .fix(let fix) = event { pacer.wait(until: fix.time) }
-                try producer.waitForRoom()
-                continuation.yield(event)
+                try producer.send(event)
             }
             switch input {
             case .nmeaText(let text, _):

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogStore
+
+/// Overlaps parsing with storing: the importer parses on the calling thread while a second thread inserts the
+/// batches it has finished into the store, so a large import uses both cores (profiled: a GPX import spent about
+/// half its time in libxml2 and the handler, half in SQLite, one after the other).
+///
+/// Every call into the store happens on one thread at a time: `appendEntries` queues the batch for the writer
+/// thread; every other call first waits until the queue is empty, then runs on the caller's thread. At most
+/// `depth` batches wait, so memory stays flat. The first failure of the writer stops the import: it is thrown by
+/// the next call (or at the end of `importTransaction`), and the transaction rolls back whole as before.
+public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
+    // @unchecked: `base` is used by one thread at a time (the queue is drained before the caller touches it), and
+    // the queue's fields are guarded by `condition`.
+    private let base: any ImportTarget
+    private let depth: Int
+    private let condition = NSCondition()
+    private var queue: [(entries: [Entry], session: String)] = []
+    private var busy = false
+    private var failure: Error?
+    private var closed = false
+    private var thread: Thread?
+
+    public init(_ base: any ImportTarget, depth: Int = 4) {
+        self.base = base
+        self.depth = depth
+    }
+
+    private func startWriter() {
+        let thread = Thread { [self] in
+            while true {
+                condition.lock()
+                while queue.isEmpty && !closed { condition.wait() }
+                if queue.isEmpty {
+                    condition.unlock()
+                    return
+                }
+                let job = queue.removeFirst()
+                busy = true
+                condition.unlock()
+                var error: Error?
+                do { try base.appendEntries(job.entries, to: job.session) } catch let e { error = e }
+                condition.lock()
+                busy = false
+                if let error, failure == nil {
+                    failure = error
+                    queue.removeAll()
+                }
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+        thread.name = "gpslog import writer"
+        thread.start()
+        self.thread = thread
+    }
+
+    /// Waits until every queued batch is stored; throws the writer's failure, if any.
+    private func drain() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while (!queue.isEmpty || busy) && failure == nil { condition.wait() }
+        if let failure { throw failure }
+    }
+
+    /// Ends the writer thread. After a success the queue is empty; after a failure what waits is dropped (the
+    /// transaction rolls back anyway).
+    private func stopWriter() {
+        condition.lock()
+        closed = true
+        queue.removeAll()
+        condition.broadcast()
+        while busy { condition.wait() }
+        condition.unlock()
+    }
+
+    public func appendEntries(_ entries: [Entry], to sessionID: String) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= depth && failure == nil { condition.wait() }
+        if let failure { throw failure }
+        queue.append((entries, sessionID))
+        condition.broadcast()
+    }
+
+    public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
+        try drain()
+        return try base.createSession(name: name, start: start, mode: mode, id: id)
+    }
+
+    public func hasSession(id: String) throws -> Bool {
+        try drain()
+        return try base.hasSession(id: id)
+    }
+
+    public func finishSession(id: String, end: Timestamp) throws {
+        try drain()
+        try base.finishSession(id: id, end: end)
+    }
+
+    public func importTransaction<T>(_ body: () throws -> T) throws -> T {
+        try base.importTransaction {
+            startWriter()
+            defer { stopWriter() }
+            let result = try body()
+            try drain()
+            return result
+        }
+    }
+}
