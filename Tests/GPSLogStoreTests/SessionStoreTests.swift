@@ -77,6 +77,36 @@ struct SessionStoreTests {
         }
     }
 
+    /// Large batches go in 32 rows per INSERT: the keys handed back are the rows' own, and a refused row inside a
+    /// multi-row statement is still named by its place in the batch.
+    @Test func multiRowInsertsGiveTheRowsKeysAndNameTheRefusedEntry() throws {
+        try withTemporaryStore { store, _ in
+            let s = try store.createSession(name: "Many", start: start)
+            try store.append(makeEntries(count: 7, seed: 1), to: s.id)
+            let batch = makeEntries(count: 100, start: start.adding(milliseconds: 10_000), seed: 2)
+            let keys = try store.append(batch, to: s.id)
+            var stored: [(Int64, String)] = []
+            let rows = try store.database.makeStatement("SELECT Key, EntryID FROM Entries WHERE Key > 7 ORDER BY Key")
+            while try rows.step() { stored.append((rows.int64(at: 0)!, rows.string(at: 1)!)) }
+            #expect(keys == stored.map(\.0))
+            #expect(batch.map(\.id) == stored.map(\.1))
+
+            var bad = makeEntries(count: 100, start: start.adding(milliseconds: 500_000), seed: 3)
+            bad[70].latitude = 91
+            let error = #expect(throws: StoreError.self) { try store.append(bad, to: s.id) }
+            #expect(error?.errorDescription?.hasPrefix("entry 71 of the batch") == true)
+            #expect(error?.errorDescription?.contains("latitude_in_range") == true)
+            var twice = makeEntries(count: 40, start: start.adding(milliseconds: 900_000), seed: 4)
+            twice[20].id = twice[3].id
+            let duplicate = #expect(throws: StoreError.self) { try store.append(twice, to: s.id) }
+            #expect(duplicate?.errorDescription?.hasPrefix("entry 21 of the batch") == true)
+            #expect(duplicate?.errorDescription?.contains("same EntryID") == true)
+            let orphan = #expect(throws: StoreError.self) { try store.append(makeEntries(count: 40, seed: 99), to: "00000000-0000-4000-8000-00000000dead") }
+            #expect(orphan?.errorDescription?.contains("its session does not exist") == true)
+            #expect(try store.entryCount(of: s.id) == 107)
+        }
+    }
+
     @Test func theCursorStreamsInTimeOrderWithinBounds() throws {
         try withTemporaryStore { store, _ in
             let s = try store.createSession(name: "Order", start: start)
