@@ -124,6 +124,12 @@ public final class Statement {
         isNull(at: column) ? nil : sqlite3_column_int64(handle, column)
     }
 
+    /// A column declared NOT NULL, read without asking its type first (NULL would read as 0).
+    @inline(__always) public func requiredDouble(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    /// A column declared NOT NULL, read without asking its type first (NULL would read as 0).
+    @inline(__always) public func requiredInt64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
     @inline(__always) public func int(at column: Int32) -> Int? {
         isNull(at: column) ? nil : Int(sqlite3_column_int64(handle, column))
     }

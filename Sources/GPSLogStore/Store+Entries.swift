@@ -143,12 +143,13 @@ extension Store {
 
     static func readEntry(_ s: Statement) -> Entry {
         Entry(
-            key: s.int64(at: 0), id: s.string(at: 12) ?? "", latitude: s.double(at: 2) ?? 0,
-            longitude: s.double(at: 3) ?? 0, altitude: s.double(at: 4), horizontalAccuracy: s.double(at: 5),
-            verticalAccuracy: s.double(at: 6), time: Timestamp(milliseconds: s.int64(at: 7) ?? 0),
+            // Key, Latitude, Longitude, TimeStamp, Marked, InstanceCount and IsHeadingChanged are NOT NULL.
+            key: s.requiredInt64(at: 0), id: s.string(at: 12) ?? "", latitude: s.requiredDouble(at: 2),
+            longitude: s.requiredDouble(at: 3), altitude: s.double(at: 4), horizontalAccuracy: s.double(at: 5),
+            verticalAccuracy: s.double(at: 6), time: Timestamp(milliseconds: s.requiredInt64(at: 7)),
             speed: s.double(at: 8), course: s.double(at: 9), address: s.string(at: 10),
-            marked: s.int64(at: 11) == 1, label: s.string(at: 17), instanceCount: s.int(at: 13) ?? 1,
-            heading: s.double(at: 14), isHeadingChanged: s.int64(at: 15) == 1,
+            marked: s.requiredInt64(at: 11) == 1, label: s.string(at: 17), instanceCount: Int(s.requiredInt64(at: 13)),
+            heading: s.double(at: 14), isHeadingChanged: s.requiredInt64(at: 15) == 1,
             headingTime: s.int64(at: 16).map { Timestamp(milliseconds: $0) }, satellites: s.int(at: 18),
             hdop: s.double(at: 19), vdop: s.double(at: 20), pdop: s.double(at: 21),
             fixMode: s.int(at: 22).flatMap(FixMode.init(rawValue:)), speedAccuracy: s.double(at: 23),

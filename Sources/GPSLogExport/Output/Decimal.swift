@@ -20,23 +20,33 @@ public enum Decimal {
             out.append(UInt8(ascii: "0"))
             return
         }
-        if value < 0 { out.append(UInt8(ascii: "-")) }
         var fraction = places
         // Drop trailing zeros of the fraction.
         while fraction > 0 && n % 10 == 0 {
             n /= 10
             fraction -= 1
         }
-        // Digits are written least significant first, then the run is reversed in place (no scratch array).
-        let start = out.count
-        var count = 0
-        repeat {
-            if count == fraction && fraction > 0 { out.append(UInt8(ascii: ".")) }
-            out.append(UInt8(48 + n % 10))
-            n /= 10
-            count += 1
-        } while n > 0 || count <= fraction
-        out[start...].reverse()
+        // Digits are written backwards into a scratch on the stack, then appended in one copy (appending byte by
+        // byte costs a uniqueness and capacity check per digit).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { scratch in
+            var i = 32
+            var count = 0
+            repeat {
+                i -= 1
+                scratch[i] = UInt8(48 + n % 10)
+                n /= 10
+                count += 1
+                if count == fraction && fraction > 0 {
+                    i -= 1
+                    scratch[i] = UInt8(ascii: ".")
+                }
+            } while n > 0 || count <= fraction
+            if value < 0 {
+                i -= 1
+                scratch[i] = UInt8(ascii: "-")
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[i..<32]))
+        }
     }
 
     /// `value` with at most `places` decimals, as a String.

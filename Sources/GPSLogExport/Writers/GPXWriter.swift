@@ -71,10 +71,12 @@ public struct GPXWriter {
     /// Built by hand and written raw because a track point holds only numbers and a time, which need no escaping,
     /// and fifteen `xmlTextWriter` calls per point (each converting and escaping a Swift string) were most of a
     /// million-point export's time. Marks, which carry text, still go through `point`.
+    /// A line break and `n` spaces of indentation, for n in 0...12 (one copy each, not one append per space).
+    private static let lineBreaks: [[UInt8]] = (0...12).map { [0x0A] + [UInt8](repeating: 0x20, count: $0) }
+
     static func appendTrackPoint(_ e: Entry, to b: inout [UInt8]) {
         @inline(__always) func open(_ tag: StaticString, _ indent: Int) {
-            b.append(0x0A)
-            b.append(contentsOf: repeatElement(0x20, count: indent))
+            b.append(contentsOf: lineBreaks[indent])
             b.append(UInt8(ascii: "<"))
             tag.withUTF8Buffer { b.append(contentsOf: $0) }
             b.append(UInt8(ascii: ">"))
@@ -89,8 +91,7 @@ public struct GPXWriter {
             Decimal.append(v, places: places, to: &b)
             close(tag)
         }
-        b.append(0x0A)
-        b.append(contentsOf: repeatElement(0x20, count: 6))
+        b.append(contentsOf: lineBreaks[6])
         b.append(contentsOf: "<trkpt lat=\"".utf8)
         Decimal.append(e.latitude, places: Precision.coordinate, to: &b)
         b.append(contentsOf: "\" lon=\"".utf8)
@@ -118,11 +119,10 @@ public struct GPXWriter {
             open("gpxtpx:TrackPointExtension", 10)
             if let v = e.speed { number("gpxtpx:speed", v, Precision.speed, 12) }
             if let v = e.course { number("gpxtpx:course", min(v, 359.99), Precision.angle, 12) }
-            b.append(0x0A); b.append(contentsOf: repeatElement(0x20, count: 10)); close("gpxtpx:TrackPointExtension")
-            b.append(0x0A); b.append(contentsOf: repeatElement(0x20, count: 8)); close("extensions")
+            b.append(contentsOf: lineBreaks[10]); close("gpxtpx:TrackPointExtension")
+            b.append(contentsOf: lineBreaks[8]); close("extensions")
         }
-        b.append(0x0A)
-        b.append(contentsOf: repeatElement(0x20, count: 6))
+        b.append(contentsOf: lineBreaks[6])
         close("trkpt")
     }
 
