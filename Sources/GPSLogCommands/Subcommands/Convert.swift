@@ -46,6 +46,7 @@ extension GPSLog {
             let progress = ProgressBar(label: "Converting")
             defer { progress.finish() }
             let format = try from.flatMap(ImportFormat.init(rawValue:)) ?? ImportFormat.detect(path: input)
+            if format == .gpx && outputFormat == .geojson && simplify == nil, try convertAsOneStream(progress: progress) { return }
             if format == .gpx, try convertThroughSpool(folder: folder, progress: progress) { return }
             let store = try Store(path: folder + "/convert.sqlite")
             defer { store.close() }
@@ -54,6 +55,20 @@ extension GPSLog {
             importer.nmea.assumedDate = date.flatMap(ImportOptions.parseDate)
             let results = try importer.importFile(input, format: format, into: store)
             try export(results.map(\.session), from: store, progress: progress)
+        }
+
+        /// GPX to GeoJSON is written while the GPX is parsed (see `GeoJSONStream`). Returns false when a track is
+        /// out of time order, before anything is written.
+        private func convertAsOneStream(progress: ProgressBar) throws -> Bool {
+            let stream = try GeoJSONStream(path: output)
+            stream.onAppend = { progress.advance(by: $0) }
+            do {
+                _ = try GPXImporter().importFile(input, into: PipelinedImportTarget(stream))
+            } catch is GeoJSONStream.NeedsSorting {
+                return false
+            }
+            try stream.finish()
+            return true
         }
 
         /// GPX goes through a spool file rather than SQLite (the fast path; see `TrackSpool`). Returns false when a

@@ -66,13 +66,8 @@ public final class TrackSpool: ImportTarget, SessionSource {
     // MARK: - ImportTarget
 
     public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
-        let id = (id ?? Identifier.uuidV4()).lowercased()
-        guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
-        let name = name.trimmedWhitespace
-        guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
-        guard indexByID[id] == nil else { throw StoreError.invalidSession(reason: "a session with id \(id) exists") }
-        let session = Session(key: Int64(sessions.count + 1), id: id, name: name, start: start, end: nil, mode: mode)
-        indexByID[id] = sessions.count
+        let session = try TrackSpool.newSession(name: name, start: start, mode: mode, id: id, key: sessions.count + 1, taken: indexByID)
+        indexByID[session.id] = sessions.count
         sessions.append(SessionInfo(session: session))
         return session
     }
@@ -82,9 +77,7 @@ public final class TrackSpool: ImportTarget, SessionSource {
     public func appendEntries(_ entries: [Entry], to sessionID: String) throws {
         guard let i = indexByID[sessionID] else { throw StoreError.invalidSession(reason: "no session \(sessionID)") }
         for (index, var e) in entries.enumerated() {
-            guard e.latitude.isFinite, abs(e.latitude) <= 90, e.longitude.isFinite, abs(e.longitude) <= 180 else {
-                throw StoreError.invalidEntry(index: index, time: e.time.iso8601(), reason: "its position is out of range")
-            }
+            try TrackSpool.checkPosition(e, index: index)
             e.key = nextKey
             nextKey += 1
             if e.marked {
@@ -109,6 +102,23 @@ public final class TrackSpool: ImportTarget, SessionSource {
     public func finishSession(id: String, end: Timestamp) throws {
         guard let i = indexByID[id] else { return }
         sessions[i].session.end = end
+    }
+
+    /// A convert's session, checked as the store checks one (what `Store.createSession` refuses, this refuses).
+    static func newSession(name: String, start: Timestamp, mode: TripMode?, id: String?, key: Int, taken: [String: Int]) throws -> Session {
+        let id = (id ?? Identifier.uuidV4()).lowercased()
+        guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
+        let name = name.trimmedWhitespace
+        guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
+        guard taken[id] == nil else { throw StoreError.invalidSession(reason: "a session with id \(id) exists") }
+        return Session(key: Int64(key), id: id, name: name, start: start, end: nil, mode: mode)
+    }
+
+    /// The store's range check on a position (its latitude_in_range and longitude_in_range rules).
+    static func checkPosition(_ e: Entry, index: Int) throws {
+        guard e.latitude.isFinite, abs(e.latitude) <= 90, e.longitude.isFinite, abs(e.longitude) <= 180 else {
+            throw StoreError.invalidEntry(index: index, time: e.time.iso8601(), reason: "its position is out of range")
+        }
     }
 
     /// Nothing to roll back: a failed convert removes the whole spool.

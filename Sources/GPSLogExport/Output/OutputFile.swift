@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 
+/// Somewhere export bytes go: the output itself (`OutputFile`) or bytes set aside to be copied in later
+/// (`ScratchFile`).
+public protocol ByteSink: AnyObject {
+    /// Appends through a closure that writes into the sink's buffer directly.
+    func append(_ body: (inout [UInt8]) -> Void) throws
+}
+
+extension ByteSink {
+    /// Appends text.
+    public func write(_ text: String) throws { try append { $0.append(contentsOf: text.utf8) } }
+}
+
 /// Where an export goes: a file written whole or not at all, or standard output.
 ///
 /// A file is written to a private temporary file (mode 0600, user data) beside the destination and renamed over it
 /// by `commit()`; if the export fails the temporary file is removed, so nothing half-written is left. Bytes are
 /// buffered (64 KiB) and written with write(2).
-public final class OutputFile {
+public final class OutputFile: ByteSink {
     /// The destination path, or "-" for standard output.
     public let path: String
     /// The descriptor to write to (the temporary file's, or stdout's).

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Held in memory up to `limit` bytes, then spilled to an unlinked temporary file (mode 0600: it holds user data),
 /// so memory stays flat whatever the track's length.
-final class ScratchFile {
+final class ScratchFile: ByteSink {
     private var buffer: [UInt8] = []
     private let limit: Int
     private var descriptor: Int32 = -1
@@ -38,7 +38,7 @@ final class ScratchFile {
     }
 
     /// Copies everything appended so far into `out`, in order.
-    func copy(to out: OutputFile) throws {
+    func copy(to out: any ByteSink) throws {
         if spilled > 0 {
             var chunk = [UInt8](repeating: 0, count: 1 << 20)
             var offset = 0
@@ -46,10 +46,10 @@ final class ScratchFile {
                 let want = min(chunk.count, spilled - offset)
                 let n = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, want, off_t(offset)) }
                 guard n > 0 else { throw ExportError.cannotWrite(path: "(scratch file)", reason: "short read") }
-                try out.write(Array(chunk[0..<n]))
+                try out.append { $0.append(contentsOf: chunk[0..<n]) }
                 offset += n
             }
         }
-        try out.write(buffer)
+        try out.append { [buffer] in $0.append(contentsOf: buffer) }
     }
 }
