@@ -46,8 +46,11 @@ struct BackpressureTests {
     /// `gpslog stop` cancels the consuming task: the reading thread must stop too, not read the rest of the file.
     @Test func cancellingTheConsumerStopsTheReadingThread() async throws {
         let produced = Counter()
+        let ended = Counter()
         let consumer = Task {
+            // The consumer owns the stream, as the recorder does: when it stops, the stream goes away with it.
             let stream = ThreadedProducer.stream(name: "test") { producer in
+                defer { ended.increment() }
                 while true {
                     try producer.send(.heading(HeadingReading(time: Timestamp(milliseconds: 0), degrees: 1)))
                     produced.increment()
@@ -56,12 +59,15 @@ struct BackpressureTests {
             for try await _ in stream { try await Task.sleep(for: .milliseconds(10)) }
         }
         // Let it run (how far depends on how busy the machine is), then cancel.
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while produced.value < 100 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(produced.value >= 100)
         consumer.cancel()
         _ = await consumer.result
-        try await Task.sleep(for: .milliseconds(200))
+        // The reading thread was told to stop: its loop ends (it does not sit blocked on a full queue).
+        let stopDeadline = ContinuousClock.now + .seconds(30)
+        while ended.value == 0 && ContinuousClock.now < stopDeadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(ended.value == 1)
         let after = produced.value
         try await Task.sleep(for: .milliseconds(300))
         #expect(produced.value == after)

@@ -70,9 +70,13 @@ final class ThreadedProducer: @unchecked Sendable {
         if let error { w?.resume(throwing: error) } else { w?.resume(returning: nil) }
     }
 
-    /// Everything queued, waiting for at least one event; nil at the end.
+    /// Everything queued, waiting for at least one event; nil at the end, or once the consumer is cancelled.
     func nextBatch() async throws -> [SourceEvent]? {
-        try await withTaskCancellationHandler {
+        if Task.isCancelled {
+            stop()
+            return nil
+        }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<[SourceEvent]?, Error>) in
                 condition.lock()
                 if !queue.isEmpty {
