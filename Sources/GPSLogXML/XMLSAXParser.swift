@@ -111,23 +111,28 @@ public final class XMLSAXParser {
     private func run(_ fill: (UnsafeMutableBufferPointer<CChar>) throws -> Int) throws {
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
+        // The callbacks borrow the parser (`_withUnsafeGuaranteedRef`: it is alive for the whole parse) instead of
+        // taking a strong reference, which costs an atomic retain and release on every event.
         sax.startElementNs = { ctx, localname, _, uri, _, _, count, _, attributes in
-            let me = Unmanaged<XMLSAXParser>.fromOpaque(ctx!).takeUnretainedValue()
-            guard me.failure == nil else { return }
-            do {
-                try me.handler.startElement(XMLName(pointer: localname), namespace: XMLName(pointer: uri),
-                                            attributes: XMLAttributes(base: attributes, count: Int(count)))
-            } catch { me.fail(error) }
+            Unmanaged<XMLSAXParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { me in
+                guard me.failure == nil else { return }
+                do {
+                    try me.handler.startElement(XMLName(pointer: localname), namespace: XMLName(pointer: uri),
+                                                attributes: XMLAttributes(base: attributes, count: Int(count)))
+                } catch { me.fail(error) }
+            }
         }
         sax.endElementNs = { ctx, localname, _, uri in
-            let me = Unmanaged<XMLSAXParser>.fromOpaque(ctx!).takeUnretainedValue()
-            guard me.failure == nil else { return }
-            do { try me.handler.endElement(XMLName(pointer: localname), namespace: XMLName(pointer: uri)) } catch { me.fail(error) }
+            Unmanaged<XMLSAXParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { me in
+                guard me.failure == nil else { return }
+                do { try me.handler.endElement(XMLName(pointer: localname), namespace: XMLName(pointer: uri)) } catch { me.fail(error) }
+            }
         }
         let characters: charactersSAXFunc = { ctx, text, length in
-            let me = Unmanaged<XMLSAXParser>.fromOpaque(ctx!).takeUnretainedValue()
-            guard me.failure == nil, let text else { return }
-            me.handler.characters(UnsafeBufferPointer(start: text, count: Int(length)))
+            Unmanaged<XMLSAXParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { me in
+                guard me.failure == nil, let text else { return }
+                me.handler.characters(UnsafeBufferPointer(start: text, count: Int(length)))
+            }
         }
         sax.characters = characters
         sax.cdataBlock = characters

@@ -130,11 +130,14 @@ final class GPXHandler: XMLSAXHandler {
             else if element.equals("course") { capture(.course) }
             return
         }
-        if let t = track {
-            if depth == t.depth + 1 && element.equals("name") { capture(.trackName) }
-            else if depth == t.depth + 1 && element.equals("type") { capture(.trackType) }
-            else if depth == t.depth + 1 && element.equals("src") { capture(.trackSource) }
-            else if element.equals(t.isRoute ? "rtept" : "trkpt") { try startPoint(attributes, mark: false) }
+        if track != nil {
+            // Read the two fields, not `if let t = track`: that copies the whole track state (its sink and arrays,
+            // retained and released) for every point.
+            let child = depth == track!.depth + 1
+            if child && element.equals("name") { capture(.trackName) }
+            else if child && element.equals("type") { capture(.trackType) }
+            else if child && element.equals("src") { capture(.trackSource) }
+            else if element.equals(track!.isRoute ? "rtept" : "trkpt") { try startPoint(attributes, mark: false) }
             return
         }
         guard Self.isGPX(namespace) else { return }
@@ -242,6 +245,7 @@ final class GPXHandler: XMLSAXHandler {
             return
         }
         p.entry.label = nil  // a track point's name is not a mark's label (labels are for marks only)
+        if p.hasTime, try Self.appendTimed(&p.entry, to: &track!) { return }
         if p.hasTime {
             try openTrackSession(at: p.entry.time)
             for var w in track!.waiting {
@@ -261,6 +265,16 @@ final class GPXHandler: XMLSAXHandler {
         } else {
             track!.waiting.append(p.entry)
         }
+    }
+
+    /// The common case in one access to the track state: a timed point of a track whose session is open and has no
+    /// untimed points waiting for a time. False when it is not that case (nothing done).
+    private static func appendTimed(_ entry: inout Entry, to t: inout Track) throws -> Bool {
+        guard t.waiting.isEmpty, t.sink != nil else { return false }
+        t.lastTime = entry.time
+        entry.id = t.sink!.makeID(entry.time)
+        try t.sink!.add(entry)
+        return true
     }
 
     // MARK: - Tracks
