@@ -35,11 +35,10 @@ public final class Statement {
 
     // MARK: - Binding
 
-    /// Resets the statement so it can run again, and clears its bindings (unless the caller rebinds every
-    /// parameter before the next step anyway: a bulk insert).
-    public func reset(clearingBindings: Bool = true) {
+    /// Resets the statement so it can run again, and clears its bindings.
+    public func reset() {
         sqlite3_reset(handle)
-        if clearingBindings { sqlite3_clear_bindings(handle) }
+        sqlite3_clear_bindings(handle)
     }
 
     /// Binds a list of values to parameters 1...n.
@@ -86,12 +85,6 @@ public final class Statement {
         guard var value else { return try bindNull(at: index) }
         let rc = value.withUTF8 { sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
         try database.check(rc, sql: sql)
-    }
-
-    /// Binds text without a copy: the bytes must stay valid and unchanged until the statement is stepped and reset
-    /// (bulk inserts bind each row's ids this way inside `withUTF8`, saving SQLite a malloc and a copy per value).
-    @inline(__always) public func bindNoCopy(_ text: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
-        try database.check(sqlite3_bind_text(handle, index, text.baseAddress.map(UnsafeRawPointer.init)?.assumingMemoryBound(to: CChar.self), Int32(text.count), nil), sql: sql)
     }
 
     // MARK: - Stepping

@@ -102,9 +102,9 @@ struct ExchangeCommandsTests {
     }
 }
 
-/// `convert` reads GPX through a spool file rather than SQLite (the fast path); what it writes must be exactly what
-/// import-then-export writes, for real files and for a track out of time order (which falls back to SQLite, which
-/// sorts), with marks and a time gap.
+/// `convert` reads GPX through its fast paths (GeoJSON written while the GPX is parsed; a spool file for the other
+/// formats) rather than SQLite; what it writes must be exactly what import-then-export writes, for real files and
+/// for a track out of time order (which falls back to SQLite, which sorts), with marks and a time gap.
 struct ConvertThroughSpoolTests {
     static let shuffled = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -152,6 +152,32 @@ struct ConvertThroughSpoolTests {
             let geojson = try runGPSLog(["convert", shuffled, "-", "--to", "geojson"]).stdout
             #expect(geojson.contains("\"MultiLineString\""))
             #expect(geojson.contains(#""label":"Jetty & \"pier\" 🚤""#))
+        }
+    }
+
+    /// A convert that fails part-way (a bad point after a whole track; a file cut short) leaves no output and no
+    /// temporary file behind, whichever path it took.
+    @Test func aFailedConvertLeavesNothingBehind() throws {
+        try withTemporaryDirectory { dir in
+            try FileManager.default.createDirectory(atPath: dir + "/in", withIntermediateDirectories: true)
+            let whole = Self.shuffled.replacingOccurrences(of: "</gpx>", with: "")
+                .replacingOccurrences(of: "Shuffled", with: "First")
+                .replacingOccurrences(of: "06:00:00Z", with: "06:00:15Z")  // in time order: the stream path
+            let inputs = [
+                "badpoint.gpx": whole + #"<trk><trkseg><trkpt lat="95" lon="5"><time>2024-05-01T08:00:00Z</time></trkpt></trkseg></trk></gpx>"#,
+                "cut.gpx": whole + "<trk><trkseg><trkpt lat=\"52\" lo",
+            ]
+            for (name, text) in inputs {
+                try text.write(toFile: dir + "/in/" + name, atomically: true, encoding: .utf8)
+                for format in ["geojson", "gpx", "csv"] {
+                    let out = dir + "/out-\(name)-\(format)"
+                    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+                    let result = try runGPSLog(["convert", dir + "/in/" + name, out + "/track." + format])
+                    #expect(result.status == 1, "\(name) as \(format)")
+                    #expect(result.stderr.contains(name), "\(name) as \(format): \(result.stderr)")
+                    #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty, "\(name) as \(format)")
+                }
+            }
         }
     }
 }

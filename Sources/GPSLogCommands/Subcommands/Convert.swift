@@ -11,8 +11,9 @@ extension GPSLog {
         static let configuration = CommandConfiguration(
             abstract: "Convert a track file to another format (reads what import reads, writes what export writes).",
             discussion: """
-                The input goes through a private temporary store on disk (removed afterwards), so memory stays \
-                flat whatever the file size; your database is not touched.
+                Your database is not touched, and memory stays flat whatever the file size: GPX to GeoJSON is \
+                written while the GPX is parsed; other conversions go through a private temporary file on disk \
+                (removed afterwards), which also puts a track that is out of time order back in order.
                 """)
 
         @Argument(help: "Input file.") var input: String
@@ -46,8 +47,11 @@ extension GPSLog {
             let progress = ProgressBar(label: "Converting")
             defer { progress.finish() }
             let format = try from.flatMap(ImportFormat.init(rawValue:)) ?? ImportFormat.detect(path: input)
-            if format == .gpx && outputFormat == .geojson && simplify == nil, try convertAsOneStream(progress: progress) { return }
-            if format == .gpx, try convertThroughSpool(folder: folder, progress: progress) { return }
+            if format == .gpx {
+                // Both fast paths give up on the same thing, a track out of time order: after either, the store sorts.
+                let streamed = outputFormat == .geojson && simplify == nil
+                if try streamed ? convertAsOneStream(progress: progress) : convertThroughSpool(folder: folder, progress: progress) { return }
+            }
             let store = try Store(path: folder + "/convert.sqlite")
             defer { store.close() }
             store.onAppend = { progress.advance(by: $0) }

@@ -2,8 +2,9 @@
 import GPSLogModel
 import GPSLogStore
 
-/// `convert` from GPX to GeoJSON as one stream: the importer's rows are written as GeoJSON while the file is
-/// parsed (on the import's second thread, see `PipelinedImportTarget`), with no spool to write and read back.
+/// `convert` from GPX to GeoJSON as one stream: the importer's rows are formatted as GeoJSON while the file is
+/// parsed (the track's coordinates and times on the import's second thread, see `PipelinedImportTarget`; each
+/// session's features are put together when its import finishes it), with no spool to write and read back.
 /// GeoJSON reads each track once in time order, so a track that arrives in time order can be written as it comes;
 /// `GeoJSONDocument` and `GeoJSONTrack` write it, the same code `export` uses, so the bytes are the same.
 ///

@@ -21,7 +21,8 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
     private var busy = false
     private var failure: Error?
     private var closed = false
-    private var thread: Thread?
+    /// Signalled when the writer thread has returned.
+    private var exited: DispatchSemaphore?
 
     public init(_ base: any ImportTarget, depth: Int = 4) {
         self.base = base
@@ -29,7 +30,18 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
     }
 
     private func startWriter() {
-        let thread = Thread { [self] in
+        condition.withLock {
+            queue.removeAll()
+            busy = false
+            failure = nil
+            closed = false
+        }
+        let exited = DispatchSemaphore(value: 0)
+        self.exited = exited
+        // unowned: the thread has returned before `importTransaction` does (`stopWriter` waits for it), and a
+        // strong capture would keep this target, and the store or file it wraps, alive after the import.
+        let thread = Thread { [unowned self] in
+            defer { exited.signal() }
             while true {
                 condition.lock()
                 while queue.isEmpty && !closed { condition.wait() }
@@ -54,7 +66,6 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
         }
         thread.name = "gpslog import writer"
         thread.start()
-        self.thread = thread
     }
 
     /// Waits until every queued batch is stored; throws the writer's failure, if any.
@@ -72,8 +83,9 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
         closed = true
         queue.removeAll()
         condition.broadcast()
-        while busy { condition.wait() }
         condition.unlock()
+        exited?.wait()
+        exited = nil
     }
 
     public func appendEntries(_ entries: [Entry], to sessionID: String) throws {

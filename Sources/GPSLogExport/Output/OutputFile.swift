@@ -36,7 +36,9 @@ public final class OutputFile: ByteSink {
         } else {
             let folder = (path as NSString).deletingLastPathComponent
             let name = (path as NSString).lastPathComponent
-            let temp = (folder.isEmpty ? "." : folder) + "/.\(name).\(getpid()).tmp"
+            // Unique per OutputFile, not just per process: a convert that falls back opens a second one for the same
+            // destination while the first may still be on its way out.
+            let temp = (folder.isEmpty ? "." : folder) + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
             let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
             descriptor = fd
