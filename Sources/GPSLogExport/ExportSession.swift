@@ -6,13 +6,21 @@ import GPSLogStore
 public protocol SessionSource: AnyObject {
     /// A session's marks in time order.
     func marks(of sessionID: String) throws -> [Entry]
-    /// Every row of a session in time order (ties in insertion order), within the range, streamed.
-    func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws
+    /// Every row of a session in time order (ties in insertion order), within the range, streamed. A source may
+    /// leave out what `fields` does not ask for (the store does; a spool holds every field anyway).
+    func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws
+}
+
+extension SessionSource {
+    /// Every row, every field.
+    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws {
+        try forEachEntry(of: sessionID, from: from, to: to, fields: .all, body)
+    }
 }
 
 extension Store: SessionSource {
-    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws {
-        try entries(of: sessionID, from: from, to: to).forEach(body)
+    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws {
+        try entries(of: sessionID, from: from, to: to, fields: fields).forEach(body)
     }
 }
 
@@ -40,7 +48,7 @@ public struct SessionExport {
         }
         if let simplify, simplify > 0 {
             var points: [Simplifier.Point] = []
-            try store.forEachEntry(of: session.id, from: from, to: to) { e in
+            try store.forEachEntry(of: session.id, from: from, to: to, fields: .track) { e in
                 if !e.marked && !e.isHeadingChanged { points.append(.init(key: e.key ?? 0, latitude: e.latitude, longitude: e.longitude)) }
             }
             kept = try Simplifier.keptKeys(points, tolerance: simplify)
@@ -49,9 +57,10 @@ public struct SessionExport {
         }
     }
 
-    /// Every row in time order: track points, marks and heading changes (within the time range).
-    public func forEachEntry(_ body: (Entry) throws -> Void) throws {
-        try store.forEachEntry(of: session.id, from: from, to: to) { e in
+    /// Every row in time order: track points, marks and heading changes (within the time range). `.track` fields
+    /// are for writers that draw the track only (see `EntryFields`).
+    public func forEachEntry(fields: EntryFields = .all, _ body: (Entry) throws -> Void) throws {
+        try store.forEachEntry(of: session.id, from: from, to: to, fields: fields) { e in
             onEntry?()
             if let kept, !e.marked, !e.isHeadingChanged, !kept.contains(e.key ?? -1) { return }
             try body(e)
@@ -59,8 +68,8 @@ public struct SessionExport {
     }
 
     /// The track: location rows (not marks, not heading changes) in time order, after simplification.
-    public func forEachTrackPoint(_ body: (Entry) throws -> Void) throws {
-        try forEachEntry { e in
+    public func forEachTrackPoint(fields: EntryFields = .all, _ body: (Entry) throws -> Void) throws {
+        try forEachEntry(fields: fields) { e in
             if !e.marked && !e.isHeadingChanged { try body(e) }
         }
     }

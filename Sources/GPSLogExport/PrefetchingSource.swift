@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
+import GPSLogStore
 
 /// Reads a session's rows on a second thread while the caller formats them, so an export uses both cores
 /// (profiled: a 1M-entry export to GPX spent half its time stepping SQLite and reading columns, half formatting
@@ -23,7 +24,7 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
 
     public func marks(of sessionID: String) throws -> [Entry] { try base.marks(of: sessionID) }
 
-    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws {
+    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws {
         let channel = BatchChannel<Entry>(depth: depth)
         let done = DispatchSemaphore(value: 0)
         let reader = Thread { [self] in
@@ -31,7 +32,7 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
             var batch: [Entry] = []
             batch.reserveCapacity(batchSize)
             do {
-                try self.base.forEachEntry(of: sessionID, from: from, to: to) { e in
+                try self.base.forEachEntry(of: sessionID, from: from, to: to, fields: fields) { e in
                     batch.append(e)
                     if batch.count == batchSize {
                         guard channel.send(batch) else { throw CancellationError() }

@@ -107,6 +107,34 @@ struct SessionStoreTests {
         }
     }
 
+    /// A `.track` cursor reads what a drawn track needs, the same as the full one, and leaves the rest out.
+    @Test func aTrackCursorReadsTheTrackFieldsOnly() throws {
+        try withTemporaryStore { store, _ in
+            let s = try store.createSession(name: "Fields", start: start)
+            var entries = makeEntries(count: 50, seed: 8)
+            entries[3].marked = true
+            entries[3].label = "Mark"
+            entries[4].vdop = 1.5
+            entries[4].pdop = 2.5
+            entries[5].address = "Somewhere"
+            entries[6].instanceCount = 4
+            try store.append(entries, to: s.id)
+            var all: [Entry] = [], track: [Entry] = []
+            try store.entries(of: s.id).forEach { all.append($0) }
+            try store.entries(of: s.id, fields: .track).forEach { track.append($0) }
+            #expect(all.count == 50 && track.count == 50)
+            for (a, t) in zip(all, track) {
+                var trimmed = a
+                trimmed.id = ""
+                trimmed.horizontalAccuracy = nil
+                trimmed.verticalAccuracy = nil
+                trimmed.address = nil
+                trimmed.label = nil
+                #expect(t == trimmed)
+            }
+        }
+    }
+
     @Test func theCursorStreamsInTimeOrderWithinBounds() throws {
         try withTemporaryStore { store, _ in
             let s = try store.createSession(name: "Order", start: start)

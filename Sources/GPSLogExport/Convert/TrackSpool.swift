@@ -146,7 +146,7 @@ public final class TrackSpool: ImportTarget, SessionSource {
     }
 
     /// Every row of the session (track and marks merged in time order, ties in insertion order), within the range.
-    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws {
+    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws {
         guard let i = indexByID[sessionID] else { return }
         try flush()
         let marks = try self.marks(of: sessionID)

@@ -39,7 +39,7 @@ public struct GPXWriter {
             var open = false
             var markup: [UInt8] = []
             markup.reserveCapacity(1 << 16)
-            try s.forEachTrackPoint { e in
+            try s.forEachTrackPoint(fields: .track) { e in
                 if !open || segmenter.startsSegment(e.time) {
                     if open {
                         markup.append(contentsOf: "\n    ".utf8)

@@ -13,7 +13,7 @@ public struct GeoJSONWriter {
         try document.begin()
         for s in sessions {
             var track = GeoJSONTrack()
-            try s.forEachTrackPoint { try track.add($0) }
+            try s.forEachTrackPoint(fields: .track) { try track.add($0) }
             try document.add(s.session, track: track, marks: s.marks)
         }
         try document.end()

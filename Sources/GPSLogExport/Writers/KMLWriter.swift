@@ -20,7 +20,7 @@ public struct KMLWriter {
             var count = 0
             var last: Timestamp?
             var hasAltitude = false
-            try s.forEachTrackPoint { e in
+            try s.forEachTrackPoint(fields: .track) { e in
                 count += 1
                 last = e.time
                 hasAltitude = hasAltitude || e.altitude != nil
@@ -36,7 +36,7 @@ public struct KMLWriter {
                 if hasAltitude { try w.element("altitudeMode", "absolute") }
                 try w.startElement("coordinates")
                 var line: [UInt8] = []
-                try s.forEachTrackPoint { e in
+                try s.forEachTrackPoint(fields: .track) { e in
                     line.removeAll(keepingCapacity: true)
                     Decimal.append(e.longitude, places: Precision.coordinate, to: &line)
                     line.append(UInt8(ascii: ","))
