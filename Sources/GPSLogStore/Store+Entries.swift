@@ -47,6 +47,7 @@ extension Store {
     /// Appends entries inside a transaction the caller already opened (imports that span several calls).
     @discardableResult
     public func appendInTransaction(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
+        if checksInSwift { try checkInSwift(entries, session: sessionID) }
         var keys: [Int64] = []
         keys.reserveCapacity(entries.count)
         var start = 0
@@ -172,13 +173,14 @@ extension Store {
     /// latitude_in_range"), and the schema names each constraint after the rule it enforces.
     static func explain(_ error: SQLiteError) -> String {
         let m = error.message
-        if let range = m.range(of: "CHECK constraint failed: ") {
-            return "it breaks the rule \(m[range.upperBound...]) (\(m))"
-        }
+        if let range = m.range(of: "CHECK constraint failed: ") { return explain(rule: String(m[range.upperBound...])) }
         if m.hasPrefix("FOREIGN KEY") { return "its session does not exist (\(m))" }
         if m.hasPrefix("UNIQUE constraint failed: Entries.EntryID") { return "an entry with the same EntryID already exists (\(m))" }
         return m
     }
+
+    /// A broken CHECK constraint in words (the same whether SQLite or `brokenRule` found it).
+    static func explain(rule: String) -> String { "it breaks the rule \(rule) (CHECK constraint failed: \(rule))" }
 
     // MARK: - Reading
 

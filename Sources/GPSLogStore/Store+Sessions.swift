@@ -35,6 +35,9 @@ extension Store {
 
     /// Ends a session at `end`.
     public func finishSession(id: String, end: Timestamp) throws {
+        if checksInSwift, let s = try session(id: id), end < s.start {
+            throw StoreError.invalidSession(reason: "CHECK constraint failed: session_ends_after_start")
+        }
         do {
             try database.run("UPDATE Sessions SET EndTime = ? WHERE ID = ?", [.integer(end.milliseconds), .text(id)])
         } catch let error as SQLiteError where error.isConstraintViolation {

@@ -18,6 +18,9 @@ public final class Store {
     /// Called with the number of rows after each batch of entries is stored (progress bars of long imports).
     public var onAppend: ((Int) -> Void)?
 
+    /// True inside `bulkWrite`: entries are checked in Swift, SQLite's CHECKs are off.
+    var checksInSwift = false
+
     /// How long a writer waits for another process's transaction before failing.
     public static let busyTimeoutMilliseconds: Int32 = 15_000
 

@@ -20,7 +20,7 @@ public protocol ImportTarget: AnyObject {
 extension Store: ImportTarget {
     public func hasSession(id: String) throws -> Bool { try session(id: id) != nil }
     public func appendEntries(_ entries: [Entry], to sessionID: String) throws { try appendInTransaction(entries, to: sessionID) }
-    public func importTransaction<T>(_ body: () throws -> T) throws -> T { try write(body) }
+    public func importTransaction<T>(_ body: () throws -> T) throws -> T { try bulkWrite(body) }
 }
 
 /// A convert's scratch store: entries go to a private temporary file in a compact binary layout and are read back in
