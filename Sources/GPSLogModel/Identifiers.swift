@@ -40,6 +40,12 @@ public enum Identifier {
         return format(high: high, low: low)
     }
 
+    /// Draws from `rng` what `uuidV7` draws, without making the id (so the ids made after it are the same).
+    public static func skipUUIDv7(using rng: inout some RandomNumberGenerator) {
+        _ = rng.next() as UInt64
+        _ = rng.next() as UInt64
+    }
+
     /// A version 4 (random) UUID. Sessions get these: their short ids (first 8 digits) must differ even for
     /// sessions started in the same minute.
     public static func uuidV4(using rng: inout some RandomNumberGenerator) -> String {

@@ -112,10 +112,11 @@ public final class XMLSAXParser {
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         // The callbacks borrow the parser (`_withUnsafeGuaranteedRef`: it is alive for the whole parse) instead of
-        // taking a strong reference, which costs an atomic retain and release on every event.
+        // taking a strong reference, which costs an atomic retain and release on every event. They do not test
+        // `failure` (a run-time exclusivity check per event): `fail` calls xmlStopParser, which sets disableSAX, and
+        // libxml2 makes no callback after that.
         sax.startElementNs = { ctx, localname, _, uri, _, _, count, _, attributes in
             Unmanaged<XMLSAXParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { me in
-                guard me.failure == nil else { return }
                 do {
                     try me.handler.startElement(XMLName(pointer: localname), namespace: XMLName(pointer: uri),
                                                 attributes: XMLAttributes(base: attributes, count: Int(count)))
@@ -124,13 +125,12 @@ public final class XMLSAXParser {
         }
         sax.endElementNs = { ctx, localname, _, uri in
             Unmanaged<XMLSAXParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { me in
-                guard me.failure == nil else { return }
                 do { try me.handler.endElement(XMLName(pointer: localname), namespace: XMLName(pointer: uri)) } catch { me.fail(error) }
             }
         }
         let characters: charactersSAXFunc = { ctx, text, length in
             Unmanaged<XMLSAXParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { me in
-                guard me.failure == nil, let text else { return }
+                guard let text else { return }
                 me.handler.characters(UnsafeBufferPointer(start: text, count: Int(length)))
             }
         }

@@ -81,6 +81,9 @@ public final class GeoJSONStream: ImportTarget {
         try document.add(p.session, track: p.track, marks: marks)
     }
 
+    /// GeoJSON names marks by id, not track points.
+    public var keepsTrackPointIDs: Bool { false }
+
     /// Nothing to roll back: a failed convert leaves no destination behind.
     public func importTransaction<T>(_ body: () throws -> T) throws -> T { try body() }
 

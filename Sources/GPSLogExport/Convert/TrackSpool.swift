@@ -15,6 +15,12 @@ public protocol ImportTarget: AnyObject {
     func finishSession(id: String, end: Timestamp) throws
     /// Runs one file's import: all of it is kept, or none.
     func importTransaction<T>(_ body: () throws -> T) throws -> T
+    /// Whether track points need ids (false: the target writes none, so the importer need not make them).
+    var keepsTrackPointIDs: Bool { get }
+}
+
+extension ImportTarget {
+    public var keepsTrackPointIDs: Bool { true }
 }
 
 extension Store: ImportTarget {

@@ -12,6 +12,7 @@ struct EntrySink {
     private var rng: SplitMix64
     private var lastTime: Timestamp?
     private var explicitEnd: Timestamp?
+    private let keepsTrackPointIDs: Bool
 
     /// Creates the session now. `preferredID` is used when no session has it yet (a re-import of our own export
     /// keeps its ids); otherwise a random id. Entry ids without one of their own are seeded from the session id.
@@ -22,10 +23,21 @@ struct EntrySink {
         session = try store.createSession(name: name, start: start, mode: mode, id: id)
         rng = SplitMix64(seed: SplitMix64.seed(from: session!.id))
         explicitEnd = end
+        keepsTrackPointIDs = store.keepsTrackPointIDs
     }
 
     /// A new entry id for a point at `time`.
     mutating func makeID(_ time: Timestamp) -> String { Identifier.uuidV7(time: time, using: &rng) }
+
+    /// An id for a track point: none ("") when the target does not keep track points' ids (a GeoJSON convert).
+    /// The random draws are made either way, so the ids that are made (the marks') are the same on every path.
+    mutating func makeTrackPointID(_ time: Timestamp) -> String {
+        guard keepsTrackPointIDs else {
+            Identifier.skipUUIDv7(using: &rng)
+            return ""
+        }
+        return Identifier.uuidV7(time: time, using: &rng)
+    }
 
     /// Whether an entry id from the file can be kept (well-formed and not in the database yet).
     func canKeep(entryID: String) throws -> Bool {

@@ -43,8 +43,44 @@ public struct GPXImporter {
 }
 
 /// The GPX import as SAX events (libxml2's push parser: a GPX of millions of points streams through with no per-node
-/// allocation). Depths count from the root element (0).
+/// allocation). The parser calls this class; the work is done by `GPXReader`, a struct it holds.
 final class GPXHandler: XMLSAXHandler {
+    // Why a pointer: every access to a class's stored `var` is checked for exclusivity at run time, a call into the
+    // runtime per SAX event (about 10 events per track point; profiled: 13 % of a GPX -> GeoJSON convert). The
+    // reader lives behind a `let` pointer this class owns, and its methods are `mutating`, so the compiler checks
+    // its accesses statically instead. Sound because libxml2 calls one callback at a time, on the parsing thread.
+    private let reader: UnsafeMutablePointer<GPXReader>
+
+    init(path: String, name: String?, store: any ImportTarget) {
+        reader = .allocate(capacity: 1)
+        reader.initialize(to: GPXReader(path: path, name: name, store: store))
+    }
+
+    deinit {
+        reader.deinitialize(count: 1)
+        reader.deallocate()
+    }
+
+    /// The parser (for line numbers in errors).
+    var parser: XMLSAXParser? {
+        get { reader.pointee.parser }
+        set { reader.pointee.parser = newValue }
+    }
+
+    func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes) throws {
+        try reader.pointee.startElement(element, namespace: namespace, attributes: attributes)
+    }
+
+    func characters(_ chunk: UnsafeBufferPointer<UInt8>) { reader.pointee.characters(chunk) }
+
+    func endElement(_ element: XMLName, namespace: XMLName) throws { try reader.pointee.endElement(element, namespace: namespace) }
+
+    /// After the document: the sessions imported.
+    func finish() throws -> [ImportResult] { try reader.pointee.finish() }
+}
+
+/// What `GPXHandler` does with each event. Depths count from the root element (0).
+struct GPXReader {
     let path: String
     let name: String?
     let store: any ImportTarget
@@ -74,7 +110,10 @@ final class GPXHandler: XMLSAXHandler {
     private var track: Track?
 
     /// The wpt, trkpt or rtept being read.
-    private var point: GPXImporter.Point?
+    // Not an optional `Point`: taking the entry out of an optional copies it once more per point.
+    private var inPoint = false
+    private var current = Entry(id: "", latitude: 0, longitude: 0, time: Timestamp(milliseconds: 0))
+    private var currentHasTime = false
     private var pointDepth = 0
     private var pointIsMark = false
 
@@ -94,7 +133,7 @@ final class GPXHandler: XMLSAXHandler {
 
     private var line: Int { parser?.line ?? 0 }
 
-    private func capture(_ field: Field) {
+    private mutating func capture(_ field: Field) {
         capturing = field
         captureDepth = depth
         text.removeAll(keepingCapacity: true)
@@ -104,7 +143,7 @@ final class GPXHandler: XMLSAXHandler {
         namespace.equals("http://www.topografix.com/GPX/1/1") || namespace.equals("http://www.topografix.com/GPX/1/0")
     }
 
-    func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes) throws {
+    mutating func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes) throws {
         depth += 1
         if capturing != nil { return }  // nested in an element whose text is read whole
         if !sawRoot {
@@ -116,7 +155,7 @@ final class GPXHandler: XMLSAXHandler {
             sawRoot = true
             return
         }
-        if point != nil {
+        if inPoint {
             if element.equals("ele") { capture(.ele) }
             else if element.equals("time") { capture(.time) }
             else if element.equals("name") && depth == pointDepth + 1 { capture(.name) }
@@ -153,11 +192,11 @@ final class GPXHandler: XMLSAXHandler {
         }
     }
 
-    func characters(_ chunk: UnsafeBufferPointer<UInt8>) {
+    mutating func characters(_ chunk: UnsafeBufferPointer<UInt8>) {
         if capturing != nil { text.append(contentsOf: chunk) }
     }
 
-    func endElement(_ element: XMLName, namespace: XMLName) throws {
+    mutating func endElement(_ element: XMLName, namespace: XMLName) throws {
         defer { depth -= 1 }
         if let field = capturing {
             if depth == captureDepth {
@@ -166,7 +205,7 @@ final class GPXHandler: XMLSAXHandler {
             }
             return
         }
-        if point != nil && depth == pointDepth {
+        if inPoint && depth == pointDepth {
             try finishPoint()
         } else if let t = track, depth == t.depth {
             try finishTrack()
@@ -175,7 +214,7 @@ final class GPXHandler: XMLSAXHandler {
 
     // MARK: - Points
 
-    private func startPoint(_ attributes: XMLAttributes, mark: Bool) throws {
+    private mutating func startPoint(_ attributes: XMLAttributes, mark: Bool) throws {
         let latBytes = attributes.value("lat")
         let lonBytes = attributes.value("lon")
         guard let lat = latBytes.flatMap(ByteNumber.double), abs(lat) <= 90 else {
@@ -184,7 +223,9 @@ final class GPXHandler: XMLSAXHandler {
         guard let lon = lonBytes.flatMap(ByteNumber.double), abs(lon) <= 180 else {
             throw ImportError.invalidValue(file: path, line: line, field: "longitude", value: lonBytes.map(ByteNumber.text) ?? "")
         }
-        point = GPXImporter.Point(entry: Entry(id: "", latitude: lat, longitude: lon, time: Timestamp(milliseconds: 0)), hasTime: false)
+        current = Entry(id: "", latitude: lat, longitude: lon, time: Timestamp(milliseconds: 0))
+        currentHasTime = false
+        inPoint = true
         pointDepth = depth
         pointIsMark = mark
     }
@@ -199,7 +240,7 @@ final class GPXHandler: XMLSAXHandler {
         return v
     }
 
-    private func finishField(_ field: Field) throws {
+    private mutating func finishField(_ field: Field) throws {
         switch field {
         case .metaName(let always):
             if always || metadataName == nil { metadataName = String(decoding: text, as: UTF8.self).trimmedWhitespace }
@@ -211,56 +252,59 @@ final class GPXHandler: XMLSAXHandler {
             // Our own exports name the session they came from: a re-import keeps its id when it is free.
             let src = String(decoding: text, as: UTF8.self).trimmedWhitespace
             if src.hasPrefix("gpslog session ") { track?.sourceID = String(src.dropFirst("gpslog session ".count)) }
-        case .ele: point!.entry.altitude = try number("ele")
+        case .ele: current.altitude = try number("ele")
         case .time:
             let t = ByteNumber.trimmed(text)
             guard let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)) else {
                 throw ImportError.invalidValue(file: path, line: line, field: "time", value: String(decoding: t, as: UTF8.self))
             }
-            point!.entry.time = time
-            point!.hasTime = true
-        case .name: point!.entry.label = String(decoding: text, as: UTF8.self)
-        case .desc: point!.entry.address = String(decoding: text, as: UTF8.self)
-        case .sat: point!.entry.satellites = try number("sat").map { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
-        case .hdop: point!.entry.hdop = try number("hdop").flatMap { $0 >= 0 ? $0 : nil }
-        case .vdop: point!.entry.vdop = try number("vdop").flatMap { $0 >= 0 ? $0 : nil }
-        case .pdop: point!.entry.pdop = try number("pdop").flatMap { $0 >= 0 ? $0 : nil }
+            current.time = time
+            currentHasTime = true
+        case .name: current.label = String(decoding: text, as: UTF8.self)
+        case .desc: current.address = String(decoding: text, as: UTF8.self)
+        case .sat: current.satellites = try number("sat").map { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        case .hdop: current.hdop = try number("hdop").flatMap { $0 >= 0 ? $0 : nil }
+        case .vdop: current.vdop = try number("vdop").flatMap { $0 >= 0 ? $0 : nil }
+        case .pdop: current.pdop = try number("pdop").flatMap { $0 >= 0 ? $0 : nil }
         case .fix:
             switch String(decoding: ByteNumber.trimmed(text), as: UTF8.self) {
-            case "2d": point!.entry.fixMode = .twoD
-            case "3d": point!.entry.fixMode = .threeD
+            case "2d": current.fixMode = .twoD
+            case "3d": current.fixMode = .threeD
             default: break
             }
-        case .speed: point!.entry.speed = try number("speed").flatMap { $0 >= 0 ? $0 : nil }
-        case .course: point!.entry.course = try number("course").map { Geo.normalizedDegrees($0) }
+        case .speed: current.speed = try number("speed").flatMap { $0 >= 0 ? $0 : nil }
+        case .course: current.course = try number("course").map { Geo.normalizedDegrees($0) }
         }
     }
 
-    private func finishPoint() throws {
-        guard var p = point.take() else { return }
-        p.entry.label = p.entry.label.flatMap { $0.isEmpty ? nil : $0 }
+    private mutating func finishPoint() throws {
+        guard inPoint else { return }
+        inPoint = false
         if pointIsMark {
+            var p = GPXImporter.Point(entry: current, hasTime: currentHasTime)
+            p.entry.label = p.entry.label.flatMap { $0.isEmpty ? nil : $0 }
             p.entry.marked = true
             marks.append(p)
             return
         }
-        p.entry.label = nil  // a track point's name is not a mark's label (labels are for marks only)
-        if p.hasTime, try Self.appendTimed(&p.entry, to: &track!) { return }
+        current.label = nil  // a track point's name is not a mark's label (labels are for marks only)
+        if currentHasTime, try Self.appendTimed(&current, to: &track!) { return }
+        var p = GPXImporter.Point(entry: current, hasTime: currentHasTime)
         if p.hasTime {
             try openTrackSession(at: p.entry.time)
             for var w in track!.waiting {
                 w.time = p.entry.time
-                w.id = track!.sink!.makeID(w.time)
+                w.id = track!.sink!.makeTrackPointID(w.time)
                 try track!.sink!.add(w)
             }
             track!.waiting.removeAll()
             track!.lastTime = p.entry.time
-            p.entry.id = track!.sink!.makeID(p.entry.time)
+            p.entry.id = track!.sink!.makeTrackPointID(p.entry.time)
             try track!.sink!.add(p.entry)
         } else if let lastTime = track!.lastTime {
             var e = p.entry
             e.time = lastTime
-            e.id = track!.sink!.makeID(e.time)
+            e.id = track!.sink!.makeTrackPointID(e.time)
             try track!.sink!.add(e)
         } else {
             track!.waiting.append(p.entry)
@@ -272,7 +316,7 @@ final class GPXHandler: XMLSAXHandler {
     private static func appendTimed(_ entry: inout Entry, to t: inout Track) throws -> Bool {
         guard t.waiting.isEmpty, t.sink != nil else { return false }
         t.lastTime = entry.time
-        entry.id = t.sink!.makeID(entry.time)
+        entry.id = t.sink!.makeTrackPointID(entry.time)
         try t.sink!.add(entry)
         return true
     }
@@ -285,7 +329,7 @@ final class GPXHandler: XMLSAXHandler {
         return Timestamp(seconds: date.timeIntervalSince1970)
     }
 
-    private func openTrackSession(at time: Timestamp) throws {
+    private mutating func openTrackSession(at time: Timestamp) throws {
         guard track!.sink == nil else { return }
         // The first timed point starts the session (a file's metadata time is when the file was written,
         // sometimes years off); marks earlier than it move the start back.
@@ -295,13 +339,13 @@ final class GPXHandler: XMLSAXHandler {
         track!.sink = try EntrySink(store: store, name: name ?? t.name ?? t.defaultName, start: begin, mode: t.mode, preferredID: t.sourceID)
     }
 
-    private func finishTrack() throws {
+    private mutating func finishTrack() throws {
         if !track!.waiting.isEmpty {
             let time = fallbackTime()
             try openTrackSession(at: time)
             for var w in track!.waiting {
                 w.time = time
-                w.id = track!.sink!.makeID(time)
+                w.id = track!.sink!.makeTrackPointID(time)
                 try track!.sink!.add(w)
             }
         }
@@ -318,7 +362,7 @@ final class GPXHandler: XMLSAXHandler {
     }
 
     /// After the document: waypoints with no track make a session of marks.
-    func finish() throws -> [ImportResult] {
+    mutating func finish() throws -> [ImportResult] {
         if !marks.isEmpty {
             let first = marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min() ?? fallbackTime()
             var sink = try EntrySink(store: store, name: name ?? metadataName ?? stem, start: first, mode: nil, preferredID: nil)

@@ -112,6 +112,8 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
         try base.finishSession(id: id, end: end)
     }
 
+    public var keepsTrackPointIDs: Bool { base.keepsTrackPointIDs }
+
     public func importTransaction<T>(_ body: () throws -> T) throws -> T {
         try base.importTransaction {
             startWriter()
