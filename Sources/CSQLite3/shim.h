@@ -6,6 +6,9 @@
 /// SQLITE_TRANSIENT is a cast macro that does not import into Swift: tells SQLite to copy bound text/blobs.
 static inline sqlite3_destructor_type CSQLite3_transient(void) { return SQLITE_TRANSIENT; }
 
+/// Extended result codes are expression macros, which do not import into Swift.
+static const int CSQLite3_CONSTRAINT_NOTNULL = SQLITE_CONSTRAINT_NOTNULL;
+
 /// sqlite3_db_config is variadic, which Swift cannot call: enables or disables foreign-key enforcement.
 static inline int CSQLite3_enableForeignKeys(sqlite3 *db, int on) {
     int result = 0;

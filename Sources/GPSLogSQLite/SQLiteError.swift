@@ -26,6 +26,9 @@ public struct SQLiteError: Error, LocalizedError, Equatable, CustomStringConvert
     /// True for every kind of constraint violation (CHECK, NOT NULL, UNIQUE, FOREIGN KEY, ...).
     public var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
 
+    /// True for a NULL in a NOT NULL column (SQLite checks these before a row's CHECK constraints).
+    public var isNotNullViolation: Bool { extendedCode == CSQLite3_CONSTRAINT_NOTNULL }
+
     public var description: String {
         let name = String(cString: sqlite3_errstr(extendedCode))
         var text = "SQLite error \(extendedCode) (\(name)): \(message)"

@@ -11,41 +11,47 @@ extension Store {
     ///
     /// Why: SQLite evaluates ~20 CHECK expressions and a foreign-key probe per row in its bytecode engine, about a
     /// third of the cost of storing a GPX track point (profiled with `perf`; a 1M-point import 4.6 s -> 3.5 s).
-    /// The Swift checks are a few comparisons. `StoreTests` proves that both agree, rule by rule, and that every
+    /// The Swift checks are a few comparisons. `BulkWriteTests` proves that both agree, rule by rule, and that every
     /// CHECK in the schema has its Swift twin.
     ///
     /// Only the import's own calls (`createSession`, `appendInTransaction`, `finishSession`) may run inside.
     public func bulkWrite<T>(_ body: () throws -> T) throws -> T {
         guard !checksInSwift else { return try body() }  // nested: the outer one has set it up
-        try database.execute("PRAGMA ignore_check_constraints = ON")
-        try database.setForeignKeys(enabled: false)  // outside the transaction: a no-op inside one
-        // Each multi-row INSERT keeps a statement journal (to undo just that statement if a row breaks a
-        // constraint); in a temporary file that is ~2 system calls per page per statement (700k for a 1M-point
-        // import, strace). In memory it is a few pages per statement. Not for the whole connection: big sorts
-        // (ORDER BY on millions of rows) must still spill to disk so memory stays flat.
-        try database.execute("PRAGMA temp_store = MEMORY")
-        checksInSwift = true
+        // Restore first, so a pragma that fails half-way leaves nothing switched off (each restore is harmless
+        // when its pragma never ran).
         defer {
             checksInSwift = false
             try? database.execute("PRAGMA ignore_check_constraints = OFF")
             try? database.setForeignKeys(enabled: true)
             try? database.execute("PRAGMA temp_store = DEFAULT")
         }
+        try database.execute("PRAGMA ignore_check_constraints = ON")
+        // Before the transaction opens: foreign-key enforcement should not change inside one (the PRAGMA would be
+        // a no-op there).
+        try database.setForeignKeys(enabled: false)
+        // Each multi-row INSERT keeps a statement journal (to undo just that statement if a row breaks a
+        // constraint); in a temporary file that is ~2 system calls per page per statement (700k for a 1M-point
+        // import, strace). In memory it is a few pages per statement. Not for the whole connection: big sorts
+        // (ORDER BY on millions of rows) must still spill to disk so memory stays flat.
+        try database.execute("PRAGMA temp_store = MEMORY")
+        checksInSwift = true
         return try write(body)
     }
 
-    /// The names of the Entries table's CHECK constraints, all of which `brokenRule` checks.
+    /// The names of the Entries table's CHECK constraints, in the order SQLite evaluates them (the order of the
+    /// stored CREATE TABLE: columns first, each `ALTER TABLE ADD COLUMN` appended to the columns, table constraints
+    /// last), which is the order `brokenRule` checks them in.
     public static let entryRuleNames = [
         "latitude_in_range", "longitude_in_range", "horizontal_accuracy_not_negative", "vertical_accuracy_not_negative",
         "speed_not_negative", "course_in_range", "marked_is_flag", "entry_id_is_uuid", "instance_count_positive",
-        "heading_in_range", "heading_changed_is_flag", "heading_change_has_heading", "label_only_on_marks",
-        "satellites_not_negative", "hdop_not_negative", "vdop_not_negative", "pdop_not_negative", "fix_mode_known",
-        "speed_accuracy_not_negative", "course_accuracy_not_negative", "motion_is_json_array", "battery_state_known",
-        "battery_level_fraction",
+        "heading_in_range", "heading_changed_is_flag", "label_only_on_marks", "satellites_not_negative",
+        "hdop_not_negative", "vdop_not_negative", "pdop_not_negative", "fix_mode_known", "speed_accuracy_not_negative",
+        "course_accuracy_not_negative", "motion_is_json_array", "battery_state_known", "battery_level_fraction",
+        "heading_change_has_heading",
     ]
 
-    /// The first Entries CHECK constraint (by its schema name) the entry would break, or nil. Mirrors the schema
-    /// exactly, including SQL's view of a NaN: it is stored as NULL, and a CHECK on NULL passes.
+    /// The first Entries CHECK constraint (by its schema name, in SQLite's order) the entry would break, or nil.
+    /// Mirrors the schema exactly, including SQL's view of a NaN: it is stored as NULL, and a CHECK on NULL passes.
     public static func brokenRule(_ e: Entry) -> String? {
         @inline(__always) func absent(_ v: Double?) -> Bool { v == nil || v!.isNaN }
         @inline(__always) func notNegative(_ v: Double?) -> Bool { absent(v) || v! >= 0 }
@@ -57,12 +63,9 @@ extension Store {
         if !notNegative(e.speed) { return "speed_not_negative" }
         if !angle(e.course) { return "course_in_range" }
         // marked_is_flag and heading_changed_is_flag hold for a Bool; the motion list is always written as an array.
-        // SQL's length() counts characters (Unicode scalars); a 36-byte ASCII id is the common case.
-        let bytes = e.id.utf8
-        if !(bytes.count == 36 && bytes.allSatisfy { $0 < 0x80 }) && e.id.unicodeScalars.count != 36 { return "entry_id_is_uuid" }
+        if !hasSQLLength36(e.id) { return "entry_id_is_uuid" }
         if e.instanceCount < 1 { return "instance_count_positive" }
         if !angle(e.heading) { return "heading_in_range" }
-        if e.isHeadingChanged && (absent(e.heading) || e.headingTime == nil) { return "heading_change_has_heading" }
         if e.label != nil && !e.marked { return "label_only_on_marks" }
         if let s = e.satellites, s < 0 { return "satellites_not_negative" }
         if !notNegative(e.hdop) { return "hdop_not_negative" }
@@ -73,18 +76,52 @@ extension Store {
         if !notNegative(e.courseAccuracy) { return "course_accuracy_not_negative" }
         if let b = e.batteryState, !["unknown", "charging", "full", "unplugged"].contains(b.rawValue) { return "battery_state_known" }
         if !absent(e.batteryLevel) && !(e.batteryLevel! >= 0 && e.batteryLevel! <= 1) { return "battery_level_fraction" }
+        if e.isHeadingChanged && (absent(e.heading) || e.headingTime == nil) { return "heading_change_has_heading" }
         return nil
     }
 
-    /// Inside `bulkWrite`: what SQLite's checks would have refused in this batch, as the same error.
-    func checkInSwift(_ entries: [Entry], session sessionID: String) throws {
-        guard try session(id: sessionID) != nil else {
-            throw StoreError.invalidEntry(index: 0, time: entries.first?.time.iso8601() ?? "", reason: "its session does not exist (FOREIGN KEY constraint failed)")
+    /// SQL's `length(text) = 36`: length() counts characters (Unicode scalars) up to the first NUL. A 36-byte ASCII
+    /// id without NUL, the common case, is answered from the bytes.
+    static func hasSQLLength36(_ id: String) -> Bool {
+        let bytes = id.utf8
+        if bytes.count == 36 && bytes.allSatisfy({ $0 != 0 && $0 < 0x80 }) { return true }
+        return id.unicodeScalars.prefix(while: { $0 != "\u{0}" }).count == 36
+    }
+
+    /// Inside `bulkWrite`: the first entry whose insert SQLite's switched-off checks would have refused, with the
+    /// rule it breaks (nil: its session does not exist, which the foreign key reports on the first row).
+    func firstRefusedInSwift(_ entries: [Entry], session sessionID: String) throws -> (index: Int, rule: String?)? {
+        guard !entries.isEmpty else { return nil }
+        if try session(id: sessionID) == nil {
+            // A row's CHECKs run as it is inserted, the foreign key at the end of the statement: the first entry's
+            // own broken rule is what SQLite reports.
+            return (0, Store.brokenRule(entries[0]))
         }
         for (index, e) in entries.enumerated() {
-            if let rule = Store.brokenRule(e) {
-                throw StoreError.invalidEntry(index: index, time: e.time.iso8601(), reason: Store.explain(rule: rule))
-            }
+            if let rule = Store.brokenRule(e) { return (index, rule) }
         }
+        return nil
+    }
+
+    /// Fails the append at `entries[index]` with the error SQLite would have given with all its checks on. The
+    /// checks still on (NOT NULL, UNIQUE) speak first where SQLite's order puts them: on any earlier row, and on
+    /// this row NOT NULL before a CHECK, and everything before the foreign key, checked at the statement's end.
+    func refuse(_ entries: [Entry], at index: Int, rule: String?, to sessionID: String) throws -> Never {
+        _ = try insertRows(entries, upTo: index, to: sessionID)
+        let e = entries[index]
+        let statement = try database.cachedStatement(Store.insertOneSQL)
+        defer { statement.reset() }
+        do {
+            try statement.bind(sessionID, at: 1)
+            try bindEntry(e, to: statement, row: 0)
+            try statement.step()
+        } catch let error as SQLiteError where rule == nil || !error.isConstraintViolation || error.isNotNullViolation {
+            let reason = error.isConstraintViolation ? Store.explain(error) : error.message
+            throw StoreError.invalidEntry(index: index, time: e.time.iso8601(), reason: reason)
+        } catch is SQLiteError {
+            // A UNIQUE clash: SQLite checks it after the row's CHECKs.
+        }
+        let reason = rule.map(Store.explain(rule:)) ?? "its session does not exist (FOREIGN KEY constraint failed)"
+        throw StoreError.invalidEntry(index: index, time: e.time.iso8601(), reason: reason)
     }
 }

@@ -31,7 +31,7 @@ extension Store {
         return "INSERT INTO Entries (\(insertColumns)) VALUES " + values.joined(separator: ", ")
     }
 
-    private static let insertOneSQL = insertEntrySQL(rows: 1)
+    static let insertOneSQL = insertEntrySQL(rows: 1)
     private static let insertManySQL = insertEntrySQL(rows: rowsPerInsert)
 
     /// Appends entries to a session in one transaction: all are stored, or none (the error names the entry).
@@ -47,14 +47,23 @@ extension Store {
     /// Appends entries inside a transaction the caller already opened (imports that span several calls).
     @discardableResult
     public func appendInTransaction(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
-        if checksInSwift { try checkInSwift(entries, session: sessionID) }
+        if checksInSwift, let refused = try firstRefusedInSwift(entries, session: sessionID) {
+            try refuse(entries, at: refused.index, rule: refused.rule, to: sessionID)
+        }
+        let keys = try insertRows(entries, upTo: entries.count, to: sessionID)
+        onAppend?(entries.count)
+        return keys
+    }
+
+    /// Inserts `entries[..<end]`, `rowsPerInsert` to a statement; a failure names the entry that caused it.
+    func insertRows(_ entries: [Entry], upTo end: Int, to sessionID: String) throws -> [Int64] {
         var keys: [Int64] = []
-        keys.reserveCapacity(entries.count)
+        keys.reserveCapacity(end)
         var start = 0
         let many = Store.rowsPerInsert
-        if entries.count >= many {
+        if end >= many {
             let statement = try database.cachedStatement(Store.insertManySQL)
-            while entries.count - start >= many {
+            while end - start >= many {
                 do {
                     try statement.bind(sessionID, at: 1)
                     for r in 0..<many { try bindEntry(entries[start + r], to: statement, row: r) }
@@ -77,13 +86,12 @@ extension Store {
                 start += many
             }
         }
-        keys += try appendOneByOne(entries, from: start, count: entries.count - start, to: sessionID)
-        onAppend?(entries.count)
+        keys += try appendOneByOne(entries, from: start, count: end - start, to: sessionID)
         return keys
     }
 
     /// Inserts `entries[from ..< from + count]` one statement each; a failure names the entry's index in `entries`.
-    private func appendOneByOne(_ entries: [Entry], from: Int, count: Int, to sessionID: String) throws -> [Int64] {
+    func appendOneByOne(_ entries: [Entry], from: Int, count: Int, to sessionID: String) throws -> [Int64] {
         guard count > 0 else { return [] }
         let statement = try database.cachedStatement(Store.insertOneSQL)
         var keys: [Int64] = []
@@ -110,7 +118,7 @@ extension Store {
     }
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
-    private func bindEntry(_ e: Entry, to s: Statement, row: Int) throws {
+    func bindEntry(_ e: Entry, to s: Statement, row: Int) throws {
         let o = Int32(row * 28)
         try s.bind(e.latitude, at: 2 + o)
         try s.bind(e.longitude, at: 3 + o)

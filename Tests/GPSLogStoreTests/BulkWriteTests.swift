@@ -35,15 +35,15 @@ struct BulkWriteTests {
     ]
     static let unbreakable: Set = ["marked_is_flag", "heading_changed_is_flag", "motion_is_json_array", "fix_mode_known", "battery_state_known"]
 
-    /// Every CHECK the migrated schema puts on Entries has its Swift twin (a new migration's CHECK fails here until
-    /// `brokenRule` knows it).
+    /// Every CHECK the migrated schema puts on Entries has its Swift twin, in SQLite's order (a new migration's CHECK
+    /// fails here until `brokenRule` knows it).
     @Test func everyCheckOfTheSchemaIsCheckedInSwift() throws {
         try withTemporaryStore { store, _ in
             let sql = try #require(try store.database.scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'Entries'")?.string)
             let regex = try NSRegularExpression(pattern: #"CONSTRAINT\s+(\w+)\s+CHECK"#)
             let names = regex.matches(in: sql, range: NSRange(sql.startIndex..., in: sql)).map { (sql as NSString).substring(with: $0.range(at: 1)) }
             #expect(names.count > 20)
-            #expect(Set(names) == Set(Store.entryRuleNames))
+            #expect(names == Store.entryRuleNames, "SQLite evaluates the CHECKs in this order; brokenRule must too")
             #expect(Set(Self.breakers.keys).union(Self.unbreakable) == Set(Store.entryRuleNames))
         }
     }
@@ -113,6 +113,91 @@ struct BulkWriteTests {
             let early = #expect(throws: StoreError.self) { try store.bulkWrite { try store.finishSession(id: s.id, end: start.adding(milliseconds: -1)) } }
             #expect(early?.errorDescription?.contains("session_ends_after_start") == true)
             #expect(try store.session(id: s.id)?.end == nil)
+        }
+    }
+    /// Runs the same batch through SQLite's checks (a plain append, in one store) and Swift's (a bulk write, in a
+    /// second store holding the same session and rows), and expects the same verdict: both store it, or both refuse
+    /// it with the same error (entry index, time and reason) and store nothing of it.
+    func expectSameVerdict(_ entries: [Entry], session: String = "0190a1b2-c3d4-4e5f-8a6b-7c8d9e0f1a2b", existing: [Entry] = [],
+                           createSession: Bool = true, _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try withTemporaryStore { bySQLite, _ in
+            try withTemporaryStore { bySwift, _ in
+                var outcomes: [String] = []
+                for (store, bulk) in [(bySQLite, false), (bySwift, true)] {
+                    let holder = try store.createSession(name: "Verdict", start: start, id: createSession ? session : nil)
+                    if !existing.isEmpty { try store.append(existing, to: holder.id) }
+                    do {
+                        if bulk { try store.bulkWrite { _ = try store.appendInTransaction(entries, to: session) } }
+                        else { try store.append(entries, to: session) }
+                        outcomes.append("stored \(try store.entryCount(of: session))")
+                    } catch let error as StoreError {
+                        outcomes.append(error.errorDescription ?? "")
+                        #expect(try store.entryCount(of: holder.id) == existing.count, comment, sourceLocation: sourceLocation)
+                    }
+                }
+                #expect(outcomes[0] == outcomes[1], comment, sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// Two broken rules in one entry: both report the one SQLite evaluates first.
+    @Test func twoBrokenRulesInOneEntryReportTheSameOne() throws {
+        let rules = Self.breakers.keys.sorted()
+        for (i, first) in rules.enumerated() {
+            for second in rules[(i + 1)...] {
+                var entries = makeEntries(count: 40, start: start)
+                Self.breakers[first]!(&entries[7])
+                Self.breakers[second]!(&entries[7])
+                try expectSameVerdict(entries, "\(first) + \(second)")
+            }
+        }
+    }
+
+    /// The checks SQLite keeps in a bulk write (NOT NULL, UNIQUE) still speak first where SQLite's order puts them:
+    /// on an earlier row, NOT NULL before a CHECK in the same row, a CHECK before UNIQUE in the same row, and
+    /// anything in the first row before the missing session (a foreign key is checked at the statement's end).
+    @Test func checksStillOnSpeakInSQLitesOrder() throws {
+        let clean = makeEntries(count: 70, start: start)
+        let older = makeEntries(count: 3, start: start.adding(milliseconds: -10_000_000), seed: 99)
+        func broken(_ change: (inout [Entry]) -> Void) -> [Entry] { var e = clean; change(&e); return e }
+        try expectSameVerdict(broken { $0[2].latitude = .nan; $0[50].speed = -1 }, "NOT NULL on an earlier row")
+        try expectSameVerdict(broken { $0[40].longitude = .nan; $0[41].speed = -1 }, "NOT NULL on the row before, past a full statement")
+        try expectSameVerdict(broken { $0[3].id = older[1].id; $0[50].speed = -1 }, existing: older, "UNIQUE on an earlier row")
+        try expectSameVerdict(broken { $0[3].id = $0[1].id; $0[5].hdop = -1 }, "UNIQUE inside the batch")
+        try expectSameVerdict(broken { $0[5].latitude = .nan; $0[5].speed = -1 }, "NOT NULL and a CHECK in one row")
+        try expectSameVerdict(broken { $0[5].id = older[0].id; $0[5].speed = -1 }, existing: older, "UNIQUE and a CHECK in one row")
+        try expectSameVerdict(broken { $0[0].speed = -1 }, createSession: false, "a CHECK in the first row of a missing session")
+        try expectSameVerdict(broken { $0[0].id = older[2].id }, existing: older, createSession: false, "UNIQUE in the first row of a missing session")
+        try expectSameVerdict(broken { $0[0].latitude = .nan }, createSession: false, "NOT NULL in the first row of a missing session")
+        try expectSameVerdict(broken { $0[9].speed = -1 }, createSession: false, "a CHECK in a later row of a missing session")
+        try expectSameVerdict(clean, createSession: false, "a missing session")
+        try expectSameVerdict([], createSession: false, "nothing for a missing session")
+        try expectSameVerdict(clean, "a clean batch")
+    }
+
+    /// Values at the edges, infinities, NaN where it matters, and ids whose SQL length differs from their bytes.
+    @Test func edgeValuesGetTheSameVerdict() throws {
+        let cases: [(String, (inout Entry) -> Void)] = [
+            ("latitude +inf", { $0.latitude = .infinity }), ("latitude -inf", { $0.latitude = -.infinity }),
+            ("longitude +inf", { $0.longitude = .infinity }), ("speed -inf", { $0.speed = -.infinity }),
+            ("hdop +inf", { $0.hdop = .infinity }), ("course +inf", { $0.course = .infinity }),
+            ("battery level +inf", { $0.batteryLevel = .infinity }), ("course -0", { $0.course = -0.0 }),
+            ("latitude 0", { $0.latitude = 0 }), ("latitude 90", { $0.latitude = 90 }), ("latitude -90", { $0.latitude = -90 }),
+            ("longitude -180", { $0.longitude = -180 }), ("longitude 180", { $0.longitude = 180 }),
+            ("course just under 360", { $0.course = 360.nextDown }), ("battery 0", { $0.batteryLevel = 0 }),
+            ("heading NaN on a heading change", { $0.isHeadingChanged = true; $0.heading = .nan; $0.headingTime = $0.time }),
+            ("heading change without time", { $0.isHeadingChanged = true; $0.heading = 10 }),
+            ("heading change complete", { $0.isHeadingChanged = true; $0.heading = 0; $0.headingTime = $0.time }),
+            ("36 non-ASCII characters", { $0.id = String(repeating: "é", count: 30) + "ab€cd😀" }),
+            ("35 characters", { $0.id = String($0.id.dropLast()) }),
+            ("NUL inside the first 36", { $0.id = String($0.id.prefix(10)) + "\u{0}" + String($0.id.dropFirst(11)) }),
+            ("NUL after 36 characters", { $0.id = $0.id + "\u{0}tail" }),
+            ("a label without a mark", { $0.label = "x" }), ("a label on a mark", { $0.label = "x"; $0.marked = true }),
+        ]
+        for (name, change) in cases {
+            var entries = makeEntries(count: 40, start: start)
+            change(&entries[6])
+            try expectSameVerdict(entries, "\(name)")
         }
     }
 }
