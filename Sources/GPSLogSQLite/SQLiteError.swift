@@ -26,6 +26,9 @@ public struct SQLiteError: Error, LocalizedError, Equatable, CustomStringConvert
     /// True for every kind of constraint violation (CHECK, NOT NULL, UNIQUE, FOREIGN KEY, ...).
     public var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
 
+    /// True when another connection held a lock longer than the busy timeout (SQLITE_BUSY).
+    public var isBusy: Bool { code == SQLITE_BUSY }
+
     /// True for a NULL in a NOT NULL column (SQLite checks these before a row's CHECK constraints).
     public var isNotNullViolation: Bool { extendedCode == CSQLite3_CONSTRAINT_NOTNULL }
 

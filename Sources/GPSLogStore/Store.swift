@@ -8,7 +8,9 @@ import GPSLogSQLite
 /// Concurrency model: a `Store` owns one connection and must be used by one task or thread at a time (wrap it in
 /// an actor to share it). Several processes may open the same file at once: the file is in WAL mode, so readers
 /// never block the writer, every write transaction takes the write lock up front (BEGIN IMMEDIATE), and a busy
-/// timeout makes a writer wait for another's commit instead of failing with "database is locked".
+/// timeout makes a writer wait for another's commit instead of failing with "database is locked". The exception is
+/// a `bulkWrite` (an import) while no other connection is open: it takes a rollback journal, and readers that
+/// arrive meanwhile wait for its commit.
 public final class Store {
     /// The underlying connection, for the modules that extend the store (exporters, geocoder, uploader).
     public let database: Database
@@ -17,6 +19,9 @@ public final class Store {
 
     /// Called with the number of rows after each batch of entries is stored (progress bars of long imports).
     public var onAppend: ((Int) -> Void)?
+
+    /// How long this connection waits for another's lock, in milliseconds.
+    let busyTimeout: Int32
 
     /// True inside `bulkWrite`: entries are checked in Swift, SQLite's CHECKs are off.
     var checksInSwift = false
@@ -28,11 +33,13 @@ public final class Store {
     ///
     /// - Throws: `StoreError.cannotOpen` when the file cannot be created or is not a database,
     ///   `StoreError.schemaTooNew` or `StoreError.migrationFailed`.
-    public init(path: String, migrate: Bool = true) throws {
+    /// - Parameter busyTimeout: how long to wait for another process's lock, in milliseconds.
+    public init(path: String, migrate: Bool = true, busyTimeout: Int32 = Store.busyTimeoutMilliseconds) throws {
         try Store.prepareFile(at: path)
+        self.busyTimeout = busyTimeout
         do {
             database = try Database(path: path)
-            try database.setBusyTimeout(milliseconds: Store.busyTimeoutMilliseconds)
+            try database.setBusyTimeout(milliseconds: busyTimeout)
             try database.setForeignKeys(enabled: true)
             // WAL: a recorder keeps writing while `mark`, `export` or `sessions` read. NORMAL synchronous is durable
             // against a killed process (every commit is in the WAL file); only a power cut may lose the last commits.
@@ -42,6 +49,8 @@ public final class Store {
             }
             try database.execute("PRAGMA synchronous = NORMAL")
             try Store.registerFunctions(database)
+        } catch let error as SQLiteError where error.isBusy {
+            throw StoreError.busy(path: path, milliseconds: Int(busyTimeout))
         } catch let error as SQLiteError {
             throw StoreError.cannotOpen(path: path, reason: error.message)
         }

@@ -6,6 +6,8 @@ import GPSLogModel
 public enum StoreError: LocalizedError, Equatable {
     /// The database file cannot be created or opened.
     case cannotOpen(path: String, reason: String)
+    /// Another connection kept the database locked for longer than the busy timeout.
+    case busy(path: String, milliseconds: Int)
     /// The file was written by a newer gpslog.
     case schemaTooNew(path: String, found: Int, supported: Int)
     /// A migration script failed; nothing of it was applied.
@@ -23,6 +25,9 @@ public enum StoreError: LocalizedError, Equatable {
         switch self {
         case let .cannotOpen(path, reason):
             return "cannot open the database \(path): \(reason). Check the path and its permissions, or choose another file with --db or GPSLOG_DB."
+        case let .busy(path, milliseconds):
+            let waited = milliseconds >= 1000 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+            return "the database \(path) stayed locked for \(waited): another program is writing to it (an import of a large file locks it until it has finished). Try again when it has finished."
         case let .schemaTooNew(path, found, supported):
             return "the database \(path) has schema version \(found), but this gpslog knows versions up to \(supported); upgrade gpslog to use it."
         case let .migrationFailed(path, version, file, reason):

@@ -200,4 +200,54 @@ struct BulkWriteTests {
             try expectSameVerdict(entries, "\(name)")
         }
     }
+    /// Alone on the database, a bulk write goes through a rollback journal with synchronous FULL, and the connection
+    /// is back in the WAL with synchronous NORMAL afterwards, failed or not. With another connection open it stays
+    /// in the WAL, and that connection keeps reading while the bulk write runs.
+    @Test func aBulkWriteAloneTakesARollbackJournalAndGivesItBack() throws {
+        try withTemporaryStore { store, path in
+            func modes(_ s: Store) throws -> String {
+                let journal = try s.database.scalar("PRAGMA journal_mode")?.string ?? "?"
+                return "\(journal) \(try s.database.scalar("PRAGMA synchronous")?.int64 ?? -1)"
+            }
+            let s = try store.createSession(name: "Journal", start: start)
+            #expect(try modes(store) == "wal 1")
+            try store.bulkWrite {
+                #expect(try modes(store) == "delete 2")
+                _ = try store.appendInTransaction(makeEntries(count: 100, start: start), to: s.id)
+            }
+            #expect(try modes(store) == "wal 1")
+            _ = try? store.bulkWrite { () throws -> Void in
+                _ = try store.appendInTransaction(makeEntries(count: 100, start: start.adding(milliseconds: 1_000_000), seed: 2), to: s.id)
+                throw CancellationError()
+            }
+            #expect(try modes(store) == "wal 1")
+            #expect(try store.entryCount(of: s.id) == 100)
+
+            let reader = try Store(path: path)
+            defer { reader.close() }
+            try store.bulkWrite {
+                #expect(try modes(store) == "wal 1")
+                _ = try store.appendInTransaction(makeEntries(count: 100, start: start.adding(milliseconds: 2_000_000), seed: 3), to: s.id)
+                #expect(try reader.entryCount(of: s.id) == 100, "a reader sees the last commit while the bulk write runs")
+            }
+            #expect(try reader.entryCount(of: s.id) == 200)
+        }
+    }
+
+    /// A process that opens the database while a bulk write holds the rollback journal waits for it, and says the
+    /// database is busy, naming it, when its wait runs out.
+    @Test func openingDuringARollbackJournalBulkWriteSaysBusy() throws {
+        try withTemporaryStore { store, path in
+            let s = try store.createSession(name: "Busy", start: start)
+            let refused = try store.bulkWrite { () throws -> StoreError? in
+                _ = try store.appendInTransaction(makeEntries(count: 100, start: start), to: s.id)
+                return #expect(throws: StoreError.self) { _ = try Store(path: path, busyTimeout: 200) }
+            }
+            #expect(refused == .busy(path: path, milliseconds: 200))
+            #expect(refused?.errorDescription?.contains("stayed locked for 200 ms") == true)
+            let after = try Store(path: path, busyTimeout: 200)
+            defer { after.close() }
+            #expect(try after.entryCount(of: s.id) == 100)
+        }
+    }
 }
