@@ -53,24 +53,21 @@ extension Store {
     /// import: 61k page writes instead of 245k, 2.9 s -> 2.1 s). ogr2ogr, the peer, writes this way too.
     ///
     /// The cost: while it writes, other processes cannot read the database (in the WAL they could); one that
-    /// opens it waits up to its busy timeout (15 s) and then says it is busy (`StoreError.busy`). Synchronous FULL while the rollback
-    /// journal is on, so a power cut cannot corrupt the database; a killed import is rolled back from the journal
-    /// when the database is next opened, and the next `Store` to open it switches it back to the WAL.
+    /// opens it waits for the commit, up to its busy timeout (15 s), and then says it is busy (`StoreError.busy`).
+    /// Synchronous FULL, set before the switch, while the rollback journal is on, so a power cut cannot corrupt
+    /// the database; a killed import is rolled back from the journal when the database is next opened, and the
+    /// next `Store` to open it switches it back to the WAL.
     func enterRollbackJournal() -> Bool {
         do {
+            try database.execute("PRAGMA synchronous = FULL")
             try database.setBusyTimeout(milliseconds: 0)
             defer { try? database.setBusyTimeout(milliseconds: busyTimeout) }
-            guard try database.scalar("PRAGMA journal_mode = DELETE")?.string?.lowercased() == "delete" else { return false }
+            if try database.scalar("PRAGMA journal_mode = DELETE")?.string?.lowercased() == "delete" { return true }
         } catch {
-            return false  // busy: another connection has it open (or a transaction is open here)
+            // Busy: another connection has the database open (or a transaction is open here).
         }
-        do {
-            try database.execute("PRAGMA synchronous = FULL")
-            return true
-        } catch {
-            leaveRollbackJournal()
-            return false
-        }
+        try? database.execute("PRAGMA synchronous = NORMAL")
+        return false
     }
 
     /// Back to the WAL and synchronous NORMAL, as `init` set them. Should another process be waiting to open

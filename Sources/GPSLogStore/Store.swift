@@ -43,7 +43,7 @@ public final class Store {
             try database.setForeignKeys(enabled: true)
             // WAL: a recorder keeps writing while `mark`, `export` or `sessions` read. NORMAL synchronous is durable
             // against a killed process (every commit is in the WAL file); only a power cut may lose the last commits.
-            let mode = try database.scalar("PRAGMA journal_mode = WAL")?.string
+            let mode = try Store.switchToWAL(database, busyTimeout: busyTimeout)
             if mode?.lowercased() != "wal" {
                 throw StoreError.cannotOpen(path: path, reason: "could not switch to WAL journal mode (got \(mode ?? "nothing"))")
             }
@@ -55,6 +55,21 @@ public final class Store {
             throw StoreError.cannotOpen(path: path, reason: error.message)
         }
         if migrate { try Migrations.migrate(database) }
+    }
+
+    /// `PRAGMA journal_mode = WAL`, retried for up to `busyTimeout` ms while another connection writes the
+    /// database through a rollback journal (a `bulkWrite`). The switch reads the header, then must upgrade its read
+    /// lock to write it; SQLite refuses that upgrade at once, without calling the busy handler (it would deadlock
+    /// against a writer waiting for the readers to go), so the wait is ours to do.
+    static func switchToWAL(_ database: Database, busyTimeout: Int32) throws -> String? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(busyTimeout))
+        while true {
+            do {
+                return try database.scalar("PRAGMA journal_mode = WAL")?.string
+            } catch let error as SQLiteError where error.isBusy && ContinuousClock.now < deadline {
+                usleep(20_000)
+            }
+        }
     }
 
     /// Closes the connection. The store must not be used afterwards.

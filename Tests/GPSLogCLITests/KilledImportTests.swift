@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogModel
 import GPSLogStore
 import GPSLogTestSupport
 import Testing
@@ -7,22 +8,29 @@ import Testing
 /// An import alone on its database writes through a rollback journal (`Store.bulkWrite`): kill -9 in the middle of
 /// it must leave the database as it was before, in WAL mode again once it is next opened.
 struct KilledImportTests {
-    /// A GPX track of `count` points, a second apart, written to `path`.
+    /// A GPX track of `count` points, a second apart, written to `path` in chunks (memory stays small: other
+    /// suites measure this process's peak memory while this runs).
     func writeTrack(count: Int, to path: String) throws {
-        var gpx = """
+        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        defer { try? file.close() }
+        var chunk = """
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="KilledImportTests" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>Long</name><trkseg>
 
             """
-        gpx.reserveCapacity(count * 110)
-        let start = 1_714_543_200  // 2024-05-01 06:00:00Z
-        let formatter = ISO8601DateFormatter()
+        let start = Timestamp(milliseconds: 1_714_543_200_000)  // 2024-05-01 06:00:00Z
         for i in 0..<count {
-            let time = formatter.string(from: Date(timeIntervalSince1970: Double(start + i)))
-            gpx += "<trkpt lat=\"\(52 + Double(i) * 1e-6)\" lon=\"\(5 + Double(i % 1000) * 1e-6)\"><ele>\(i % 50)</ele><time>\(time)</time></trkpt>\n"
+            let time = start.adding(milliseconds: Int64(i) * 1000).iso8601()
+            chunk += "<trkpt lat=\"\(52 + Double(i) * 1e-6)\" lon=\"\(5 + Double(i % 1000) * 1e-6)\"><ele>\(i % 50)</ele><time>\(time)</time></trkpt>\n"
+            if chunk.utf8.count > 256 * 1024 {
+                try file.write(contentsOf: Data(chunk.utf8))
+                chunk = ""
+            }
         }
-        gpx += "</trkseg></trk></gpx>\n"
-        try gpx.write(toFile: path, atomically: false, encoding: .utf8)
+        chunk += "</trkseg></trk></gpx>\n"
+        try file.write(contentsOf: Data(chunk.utf8))
     }
 
     @Test func aKilledImportLeavesTheDatabaseAsItWas() throws {
@@ -37,16 +45,20 @@ struct KilledImportTests {
             first.close()  // an open connection would keep the import in the WAL
 
             let importer = try BackgroundGPSLog(["import", gpx, "--name", "Long"], database: db, folder: dir)
-            // Kill it once the rollback journal holds old pages and the database file is being written.
+            // Kill it once the journal is hot: its header carries the magic number, which SQLite writes (with
+            // synchronous FULL) only after syncing the journal and before it changes any page of the database.
             let journal = db + "-journal"
+            let magic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
             let deadline = Date().addingTimeInterval(60)
-            var journalSize = 0
-            while importer.process.isRunning && Date() < deadline {
-                journalSize = ((try? FileManager.default.attributesOfItem(atPath: journal))?[.size] as? Int) ?? 0
-                if journalSize > 4096 { break }
-                usleep(2_000)
+            var hot = false
+            while importer.process.isRunning && Date() < deadline && !hot {
+                if let handle = FileHandle(forReadingAtPath: journal) {
+                    hot = (try? handle.read(upToCount: 8)).map { Array($0) == magic } ?? false
+                    try? handle.close()
+                }
+                if !hot { usleep(1_000) }
             }
-            #expect(journalSize > 4096, "the import wrote no rollback journal before it ended: \(importer.stderr)")
+            #expect(hot, "the import wrote no hot rollback journal before it ended: \(importer.stderr)")
             kill(importer.process.processIdentifier, SIGKILL)
             #expect(importer.wait(timeout: 10) != nil)
 
@@ -56,7 +68,7 @@ struct KilledImportTests {
             #expect(try store.database.scalar("PRAGMA journal_mode")?.string == "wal")
             #expect(try store.sessions().count == before)
             #expect(throws: StoreError.self) { try store.resolveSession("Long") }
-            #expect(!FileManager.default.fileExists(atPath: journal), "the hot journal was rolled back and removed")
+            #expect(!FileManager.default.fileExists(atPath: journal), "the hot journal was played back and removed")
 
             // The same import, run to the end, stores every point.
             store.close()

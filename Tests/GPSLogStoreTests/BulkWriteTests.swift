@@ -4,6 +4,7 @@ import GPSLogModel
 import GPSLogSQLite
 import GPSLogStore
 import GPSLogTestSupport
+import Synchronization
 import Testing
 
 /// `bulkWrite` checks entries in Swift instead of SQLite: both must refuse exactly the same rows, with the same words.
@@ -239,15 +240,46 @@ struct BulkWriteTests {
     @Test func openingDuringARollbackJournalBulkWriteSaysBusy() throws {
         try withTemporaryStore { store, path in
             let s = try store.createSession(name: "Busy", start: start)
+            let clock = ContinuousClock()
+            var waited = Duration.zero
             let refused = try store.bulkWrite { () throws -> StoreError? in
                 _ = try store.appendInTransaction(makeEntries(count: 100, start: start), to: s.id)
+                let began = clock.now
+                defer { waited = clock.now - began }
                 return #expect(throws: StoreError.self) { _ = try Store(path: path, busyTimeout: 200) }
             }
             #expect(refused == .busy(path: path, milliseconds: 200))
+            #expect(waited >= .milliseconds(200), "it waited its whole busy timeout, not \(waited)")
             #expect(refused?.errorDescription?.contains("stayed locked for 200 ms") == true)
             let after = try Store(path: path, busyTimeout: 200)
             defer { after.close() }
             #expect(try after.entryCount(of: s.id) == 100)
+        }
+    }
+    /// A process that opens the database while a bulk write holds the rollback journal gets in once it commits.
+    @Test func openingDuringARollbackJournalBulkWriteWaitsForTheCommit() throws {
+        try withTemporaryStore { store, path in
+            let s = try store.createSession(name: "Wait", start: start)
+            let opened = DispatchSemaphore(value: 0)
+            let result = Mutex<Result<Int, Error>?>(nil)
+            try store.bulkWrite {
+                _ = try store.appendInTransaction(makeEntries(count: 100, start: start), to: s.id)
+                #expect(try store.database.scalar("PRAGMA journal_mode")?.string == "delete")
+                let id = s.id
+                Thread.detachNewThread {
+                    let outcome = Result { () throws -> Int in
+                        let other = try Store(path: path, busyTimeout: 10_000)
+                        defer { other.close() }
+                        return try other.entryCount(of: id)
+                    }
+                    result.withLock { $0 = outcome }
+                    opened.signal()
+                }
+                usleep(300_000)  // the other opener is waiting meanwhile
+                #expect(result.withLock { $0 } == nil, "it did not get in before the commit")
+            }
+            #expect(opened.wait(timeout: .now() + 10) == .success)
+            #expect(try result.withLock { try $0?.get() } == 100, "it read the committed import")
         }
     }
 }
