@@ -48,7 +48,6 @@ public final class Store {
                 throw StoreError.cannotOpen(path: path, reason: "could not switch to WAL journal mode (got \(mode ?? "nothing"))")
             }
             try database.execute("PRAGMA synchronous = NORMAL")
-            try Store.registerFunctions(database)
         } catch let error as SQLiteError where error.isBusy {
             throw StoreError.busy(path: path, milliseconds: Int(busyTimeout))
         } catch let error as SQLiteError {
@@ -108,17 +107,6 @@ public final class Store {
             return String(cString: strerror(Int32(underlying.code)))
         }
         return error.localizedDescription
-    }
-
-    /// SQL functions the queries use: `gpslog_distance(lat1, lon1, lat2, lon2)` in metres (0 when a point is
-    /// NULL), so distances are computed in SQL without depending on SQLite's optional math functions.
-    static func registerFunctions(_ db: Database) throws {
-        try db.createFunction("gpslog_distance", argumentCount: 4) { args in
-            guard let a = args[0].double, let b = args[1].double, let c = args[2].double, let d = args[3].double else {
-                return .real(0)
-            }
-            return .real(Geo.distance(lat1: a, lon1: b, lat2: c, lon2: d))
-        }
     }
 }
 

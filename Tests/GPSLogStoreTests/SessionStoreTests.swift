@@ -171,7 +171,7 @@ struct SessionStoreTests {
         }
     }
 
-    @Test func summariesAreComputedInSQL() throws {
+    @Test func summariesCountAndMeasureTheSession() throws {
         try withTemporaryStore { store, _ in
             let s = try store.createSession(name: "Line", start: start)
             var entries = makeEntries(count: 11, step: 10)
@@ -192,6 +192,38 @@ struct SessionStoreTests {
             #expect(summary.maxLongitude == 6 && summary.minLatitude == 52)
             #expect(abs((summary.averageSpeed ?? 0) - 10) < 0.1)
             #expect(try store.marks(of: s.id).map(\.label) == ["End"])
+        }
+    }
+    /// The track's length follows time order (not insertion order; ties in insertion order) and skips marks and
+    /// heading changes: the same sum as walking the sorted track point by point.
+    @Test func theTrackLengthWalksThePointsInTimeOrder() throws {
+        try withTemporaryStore { store, _ in
+            let s = try store.createSession(name: "Zigzag", start: start)
+            #expect(try store.trackLength(sessionID: s.id) == 0)
+            var entries = makeEntries(count: 60, step: 35)
+            for i in entries.indices where i % 3 == 1 { entries[i].longitude = 5.01 }  // a zigzag
+            entries[20].time = entries[19].time  // a tie: insertion order decides
+            entries[30].marked = true; entries[30].longitude = 7
+            entries[40].isHeadingChanged = true; entries[40].heading = 90; entries[40].headingTime = entries[40].time
+            entries[40].latitude = 60
+            var rng = SplitMix64(seed: 11)
+            let shuffled = entries.shuffled(using: &rng)
+            try store.append(shuffled, to: s.id)
+            let track = shuffled.enumerated()
+                .filter { !$0.element.marked && !$0.element.isHeadingChanged }
+                .sorted { ($0.element.time.milliseconds, $0.offset) < ($1.element.time.milliseconds, $1.offset) }
+                .map(\.element)
+            var expected = 0.0
+            for (a, b) in zip(track, track.dropFirst()) {
+                expected += Geo.distance(lat1: a.latitude, lon1: a.longitude, lat2: b.latitude, lon2: b.longitude)
+            }
+            #expect(expected > 2_000)
+            #expect(try store.trackLength(sessionID: s.id) == expected)
+            #expect(try store.summary(of: s).distance == expected)
+
+            let single = try store.createSession(name: "Single", start: start)
+            try store.append(makeEntries(count: 1, seed: 5), to: single.id)
+            #expect(try store.trackLength(sessionID: single.id) == 0)
         }
     }
 }
