@@ -46,3 +46,32 @@ public func runGPSLog(
         stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self),
         status: process.terminationStatus)
 }
+
+/// Runs the built `gpslog` executable with `GPSLOG_DB` set to `database`, output to `outputPath` files
+/// (`.out`, `.err`), and returns its exit status and its own peak resident size in bytes (`ru_maxrss` from
+/// `wait4`). Measured in the child, the peak cannot include what other tests running in this process allocate.
+public func runGPSLogMeasuringMemory(_ arguments: [String], database: String, outputPath: String) throws -> (status: Int32, peakBytes: Int) {
+    var env = ProcessInfo.processInfo.environment
+    env["GPSLOG_DB"] = database
+    let argv = [TestPaths.gpslogBinary] + arguments
+    let envp = env.map { "\($0.key)=\($0.value)" }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, outputPath + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
+    let cArgv = cStrings(argv), cEnvp = cStrings(envp)
+    defer { (cArgv + cEnvp).forEach { free($0) } }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, TestPaths.gpslogBinary, &actions, nil, cArgv, cEnvp)
+    guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 {
+        guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+    let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (exit, usage.ru_maxrss * 1024)  // ru_maxrss is in KiB on Linux
+}

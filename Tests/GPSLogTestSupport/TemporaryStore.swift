@@ -23,23 +23,3 @@ public func makeEntries(count: Int, start: Timestamp = Timestamp(milliseconds: 1
             altitude: 1, horizontalAccuracy: 3, time: time, speed: step, course: 0, satellites: 9, hdop: 0.8, fixMode: .threeD)
     }
 }
-
-/// Resident set size of this process in bytes (`VmRSS`), and the peak since the last reset (`VmHWM`).
-public enum ProcessMemory {
-    public static func current() -> Int { read("VmRSS:") }
-    public static func peak() -> Int { read("VmHWM:") }
-
-    /// Resets the peak (VmHWM) to the current size: writing 5 to /proc/self/clear_refs (Linux 4.0+).
-    public static func resetPeak() {
-        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-    }
-
-    private static func read(_ key: String) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix(key) {
-            let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-            return kb * 1024
-        }
-        return 0
-    }
-}
