@@ -14,11 +14,12 @@ extension Store {
     /// The Swift checks are a few comparisons. `BulkWriteTests` proves that both agree, rule by rule, and that every
     /// CHECK in the schema has its Swift twin.
     ///
-    /// When no other connection has the database open, the write also goes through a rollback journal instead of
-    /// the WAL (see `enterRollbackJournal`).
+    /// When the write is expected to be large (`expectedBytes`, the input's size: unknown counts as large) and no
+    /// other connection has the database open, it also goes through a rollback journal instead of the WAL (see
+    /// `enterRollbackJournal`).
     ///
     /// Only the import's own calls (`createSession`, `appendInTransaction`, `finishSession`) may run inside.
-    public func bulkWrite<T>(_ body: () throws -> T) throws -> T {
+    public func bulkWrite<T>(expectedBytes: Int? = nil, _ body: () throws -> T) throws -> T {
         guard !checksInSwift else { return try body() }  // nested: the outer one has set it up
         // Restore first, so a pragma that fails half-way leaves nothing switched off (each restore is harmless
         // when its pragma never ran).
@@ -28,7 +29,7 @@ extension Store {
             try? database.setForeignKeys(enabled: true)
             try? database.execute("PRAGMA temp_store = DEFAULT")
         }
-        let rollbackJournal = enterRollbackJournal()
+        let rollbackJournal = (expectedBytes ?? .max) >= Store.rollbackJournalMinimumBytes && enterRollbackJournal()
         defer { if rollbackJournal { leaveRollbackJournal() } }
         try database.execute("PRAGMA ignore_check_constraints = ON")
         // Before the transaction opens: foreign-key enforcement should not change inside one (the PRAGMA would be
@@ -42,6 +43,11 @@ extension Store {
         checksInSwift = true
         return try write(body)
     }
+
+    /// The input size from which a bulk write takes a rollback journal. Below it the WAL's double write costs less
+    /// than the switch and the synced commit (measured: 200 files of 150 points, 0.95 s in the WAL, 1.55 s with
+    /// the journal; a 1 MB GPX the same either way; from 5 MB the journal wins, 2.9 s -> 2.1 s at 98 MB).
+    public static let rollbackJournalMinimumBytes = 4 << 20
 
     /// Switches the database from the WAL to a rollback journal for a bulk write, if no other connection has it
     /// open (a recorder, a receiver, a reader): SQLite refuses the switch at once then, and the write stays in the

@@ -15,7 +15,7 @@ struct PipelineTests {
             var bad = makeEntries(count: 10, seed: 3)
             bad[7].latitude = 95  // breaks latitude_in_range, found by SQLite on the writer thread
             #expect {
-                try target.importTransaction {
+                try target.importTransaction(expectedBytes: nil) {
                     let session = try target.createSession(name: "half", start: Timestamp(milliseconds: 0), mode: nil, id: nil)
                     for i in 0..<20 { try target.appendEntries(makeEntries(count: 500, start: Timestamp(milliseconds: Int64(i) * 1_000_000), seed: UInt64(i + 10)), to: session.id) }
                     try target.appendEntries(bad, to: session.id)
@@ -40,7 +40,7 @@ struct PipelineTests {
         func load(_ pipelined: Bool) throws -> [Entry] {
             try withTemporaryStore { store, _ in
                 let target: any ImportTarget = pipelined ? PipelinedImportTarget(store) : store
-                let id = try target.importTransaction { () throws -> String in
+                let id = try target.importTransaction(expectedBytes: nil) { () throws -> String in
                     let s = try target.createSession(name: "same", start: entries[0].time, mode: nil, id: "0190f1a2-0000-7000-8000-000000000001")
                     for chunk in stride(from: 0, to: entries.count, by: 777) {
                         try target.appendEntries(Array(entries[chunk..<min(chunk + 777, entries.count)]), to: s.id)

@@ -201,9 +201,9 @@ struct BulkWriteTests {
             try expectSameVerdict(entries, "\(name)")
         }
     }
-    /// Alone on the database, a bulk write goes through a rollback journal with synchronous FULL, and the connection
-    /// is back in the WAL with synchronous NORMAL afterwards, failed or not. With another connection open it stays
-    /// in the WAL, and that connection keeps reading while the bulk write runs.
+    /// Alone on the database, a large (or unknown-size) bulk write goes through a rollback journal with synchronous
+    /// FULL, and the connection is back in the WAL with synchronous NORMAL afterwards, failed or not. With another
+    /// connection open it stays in the WAL, and that connection keeps reading while the bulk write runs.
     @Test func aBulkWriteAloneTakesARollbackJournalAndGivesItBack() throws {
         try withTemporaryStore { store, path in
             func modes(_ s: Store) throws -> String {
@@ -217,6 +217,13 @@ struct BulkWriteTests {
                 _ = try store.appendInTransaction(makeEntries(count: 100, start: start), to: s.id)
             }
             #expect(try modes(store) == "wal 1")
+            // A small input stays in the WAL (the switch and synced commit would cost more than they save).
+            try store.bulkWrite(expectedBytes: Store.rollbackJournalMinimumBytes - 1) { () throws -> Void in
+                #expect(try modes(store) == "wal 1")
+            }
+            try store.bulkWrite(expectedBytes: Store.rollbackJournalMinimumBytes) { () throws -> Void in
+                #expect(try modes(store) == "delete 2")
+            }
             _ = try? store.bulkWrite { () throws -> Void in
                 _ = try store.appendInTransaction(makeEntries(count: 100, start: start.adding(milliseconds: 1_000_000), seed: 2), to: s.id)
                 throw CancellationError()

@@ -85,7 +85,7 @@ public final class GeoJSONStream: ImportTarget {
     public var keepsTrackPointIDs: Bool { false }
 
     /// Nothing to roll back: a failed convert leaves no destination behind.
-    public func importTransaction<T>(_ body: () throws -> T) throws -> T { try body() }
+    public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T { try body() }
 
     /// Ends the document and puts it in place.
     public func finish() throws {

@@ -13,8 +13,8 @@ public protocol ImportTarget: AnyObject {
     func appendEntries(_ entries: [Entry], to sessionID: String) throws
     /// Ends a session.
     func finishSession(id: String, end: Timestamp) throws
-    /// Runs one file's import: all of it is kept, or none.
-    func importTransaction<T>(_ body: () throws -> T) throws -> T
+    /// Runs one file's import: all of it is kept, or none. `expectedBytes` is the file's size, when known.
+    func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T
     /// Whether track points need ids (false: the target writes none, so the importer need not make them).
     var keepsTrackPointIDs: Bool { get }
 }
@@ -26,7 +26,9 @@ extension ImportTarget {
 extension Store: ImportTarget {
     public func hasSession(id: String) throws -> Bool { try session(id: id) != nil }
     public func appendEntries(_ entries: [Entry], to sessionID: String) throws { try appendInTransaction(entries, to: sessionID) }
-    public func importTransaction<T>(_ body: () throws -> T) throws -> T { try bulkWrite(body) }
+    public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {
+        try bulkWrite(expectedBytes: expectedBytes, body)
+    }
 }
 
 /// A convert's scratch store: entries go to a private temporary file in a compact binary layout and are read back in
@@ -128,7 +130,7 @@ public final class TrackSpool: ImportTarget, SessionSource {
     }
 
     /// Nothing to roll back: a failed convert removes the whole spool.
-    public func importTransaction<T>(_ body: () throws -> T) throws -> T { try body() }
+    public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T { try body() }
 
     private func flush() throws {
         var offset = 0

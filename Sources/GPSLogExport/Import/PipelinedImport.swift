@@ -114,8 +114,8 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
 
     public var keepsTrackPointIDs: Bool { base.keepsTrackPointIDs }
 
-    public func importTransaction<T>(_ body: () throws -> T) throws -> T {
-        try base.importTransaction {
+    public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {
+        try base.importTransaction(expectedBytes: expectedBytes) {
             startWriter()
             defer { stopWriter() }
             let result = try body()

@@ -123,7 +123,8 @@ public struct SessionXMLImporter {
 enum XMLImport {
     static func run(_ path: String, store: any ImportTarget, _ parse: () throws -> [ImportResult]) throws -> [ImportResult] {
         guard FileManager.default.isReadableFile(atPath: path) else { throw ImportError.unreadable(file: path, reason: "no such readable file") }
-        return try store.importTransaction {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+        return try store.importTransaction(expectedBytes: size) {
             do {
                 return try parse()
             } catch let error as XMLError {
