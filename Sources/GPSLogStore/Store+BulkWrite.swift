@@ -153,20 +153,14 @@ extension Store {
     /// this row NOT NULL before a CHECK, and everything before the foreign key, checked at the statement's end.
     func refuse(_ entries: [Entry], at index: Int, rule: String?, to sessionID: String) throws -> Never {
         _ = try insertRows(entries, upTo: index, to: sessionID)
-        let e = entries[index]
-        let statement = try database.cachedStatement(Store.insertOneSQL)
-        defer { statement.reset() }
         do {
-            try statement.bind(sessionID, at: 1)
-            try bindEntry(e, to: statement, row: 0)
-            try statement.step()
+            try insertOne(entries[index], to: sessionID, with: try oneRowInsert())
         } catch let error as SQLiteError where rule == nil || !error.isConstraintViolation || error.isNotNullViolation {
-            let reason = error.isConstraintViolation ? Store.explain(error) : error.message
-            throw StoreError.invalidEntry(index: index, time: e.time.iso8601(), reason: reason)
+            throw Store.invalidEntry(entries, at: index, error)
         } catch is SQLiteError {
             // A UNIQUE clash: SQLite checks it after the row's CHECKs.
         }
-        let reason = rule.map(Store.explain(rule:)) ?? "its session does not exist (FOREIGN KEY constraint failed)"
-        throw StoreError.invalidEntry(index: index, time: e.time.iso8601(), reason: reason)
+        let reason = rule.map(Store.explain(rule:)) ?? "\(Store.missingSession) (FOREIGN KEY constraint failed)"
+        throw StoreError.invalidEntry(index: index, time: entries[index].time.iso8601(), reason: reason)
     }
 }

@@ -31,7 +31,7 @@ extension Store {
         return "INSERT INTO Entries (\(insertColumns)) VALUES " + values.joined(separator: ", ")
     }
 
-    static let insertOneSQL = insertEntrySQL(rows: 1)
+    private static let insertOneSQL = insertEntrySQL(rows: 1)
     private static let insertManySQL = insertEntrySQL(rows: rowsPerInsert)
 
     /// Appends entries to a session in one transaction: all are stored, or none (the error names the entry).
@@ -76,8 +76,7 @@ extension Store {
                         // error names the entry that breaks it.
                         _ = try appendOneByOne(entries, from: start, count: many, to: sessionID)
                     }
-                    let reason = error.isConstraintViolation ? Store.explain(error) : error.message
-                    throw StoreError.invalidEntry(index: start, time: entries[start].time.iso8601(), reason: reason)
+                    throw Store.invalidEntry(entries, at: start, error)
                 }
                 // A new row's key is one more than the largest key so far, so one statement's rows take
                 // consecutive keys, in order.
@@ -91,25 +90,38 @@ extension Store {
     }
 
     /// Inserts `entries[from ..< from + count]` one statement each; a failure names the entry's index in `entries`.
-    func appendOneByOne(_ entries: [Entry], from: Int, count: Int, to sessionID: String) throws -> [Int64] {
+    private func appendOneByOne(_ entries: [Entry], from: Int, count: Int, to sessionID: String) throws -> [Int64] {
         guard count > 0 else { return [] }
         let statement = try database.cachedStatement(Store.insertOneSQL)
         var keys: [Int64] = []
         keys.reserveCapacity(count)
         for index in from..<(from + count) {
             do {
-                try statement.bind(sessionID, at: 1)
-                try bindEntry(entries[index], to: statement, row: 0)
-                try statement.step()
-                statement.reset()
+                try insertOne(entries[index], to: sessionID, with: statement)
             } catch let error as SQLiteError {
-                statement.reset()
-                let reason = error.isConstraintViolation ? Store.explain(error) : error.message
-                throw StoreError.invalidEntry(index: index, time: entries[index].time.iso8601(), reason: reason)
+                throw Store.invalidEntry(entries, at: index, error)
             }
             keys.append(database.lastInsertRowID)
         }
         return keys
+    }
+
+    /// Inserts one entry with `statement` (an `insertEntrySQL(rows: 1)`, from `oneRowInsert()`), throwing SQLite's
+    /// error as it is.
+    func insertOne(_ e: Entry, to sessionID: String, with statement: Statement) throws {
+        defer { statement.reset() }
+        try statement.bind(sessionID, at: 1)
+        try bindEntry(e, to: statement, row: 0)
+        try statement.step()
+    }
+
+    /// The cached one-row INSERT.
+    func oneRowInsert() throws -> Statement { try database.cachedStatement(Store.insertOneSQL) }
+
+    /// A failed insert of `entries[index]` as the error the user sees.
+    static func invalidEntry(_ entries: [Entry], at index: Int, _ error: SQLiteError) -> StoreError {
+        let reason = error.isConstraintViolation ? explain(error) : error.message
+        return .invalidEntry(index: index, time: entries[index].time.iso8601(), reason: reason)
     }
 
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE), rolled back whole if it throws.
@@ -118,7 +130,7 @@ extension Store {
     }
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
-    func bindEntry(_ e: Entry, to s: Statement, row: Int) throws {
+    private func bindEntry(_ e: Entry, to s: Statement, row: Int) throws {
         let o = Int32(row * 28)
         try s.bind(e.latitude, at: 2 + o)
         try s.bind(e.longitude, at: 3 + o)
@@ -182,10 +194,13 @@ extension Store {
     static func explain(_ error: SQLiteError) -> String {
         let m = error.message
         if let range = m.range(of: "CHECK constraint failed: ") { return explain(rule: String(m[range.upperBound...])) }
-        if m.hasPrefix("FOREIGN KEY") { return "its session does not exist (\(m))" }
+        if m.hasPrefix("FOREIGN KEY") { return "\(missingSession) (\(m))" }
         if m.hasPrefix("UNIQUE constraint failed: Entries.EntryID") { return "an entry with the same EntryID already exists (\(m))" }
         return m
     }
+
+    /// A missing session in words (the same whether SQLite's foreign key or `bulkWrite` found it).
+    static let missingSession = "its session does not exist"
 
     /// A broken CHECK constraint in words (the same whether SQLite or `brokenRule` found it).
     static func explain(rule: String) -> String { "it breaks the rule \(rule) (CHECK constraint failed: \(rule))" }
