@@ -19,10 +19,10 @@ import NIOCore
 public struct Receiver: Sendable {
     public var databasePath: String
     /// Required as `Authorization: Bearer TOKEN`, `?access_token=TOKEN`, or as the Basic password (OwnTracks).
-    public var token: String?
+    public var token: AccessToken?
     public var logger: Logger
 
-    public init(databasePath: String, token: String?, logger: Logger) {
+    public init(databasePath: String, token: AccessToken?, logger: Logger) {
         self.databasePath = databasePath
         self.token = token
         self.logger = logger
@@ -45,9 +45,9 @@ public struct Receiver: Sendable {
         try await app.runService()
     }
 
-    static func handle(_ request: Request, context: ReceiverContext, sink: ReceiverStore, token: String?, logger: Logger) async -> Response {
+    static func handle(_ request: Request, context: ReceiverContext, sink: ReceiverStore, token: AccessToken?, logger: Logger) async -> Response {
         let credentials = Credentials(request)
-        if let token, !token.isEmpty, !credentials.matches(token) {
+        if let token, !credentials.matches(token.secret) {
             logger.warning("refused a POST to \(request.uri.path): missing or wrong token")
             return json(.unauthorized, #"{"error":"missing or wrong token: send Authorization: Bearer TOKEN"}"#,
                         extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])

@@ -15,11 +15,11 @@ public struct Destination: Sendable {
     public var url: String
     public var format: Format
     /// Sent as `Authorization: Bearer`; never logged, never stored.
-    public var token: String?
+    public var token: AccessToken?
     /// Overland's `device_id` for locations without one; for OwnTracks `user/device` (X-Limit-U, X-Limit-D).
     public var deviceID: String?
 
-    public init(url: String, format: Format = .overland, token: String? = nil, deviceID: String? = nil) throws {
+    public init(url: String, format: Format = .overland, token: AccessToken? = nil, deviceID: String? = nil) throws {
         guard let parsed = URL(string: url.replacingOccurrences(of: "%", with: "%25")), let scheme = parsed.scheme?.lowercased(),
             scheme == "http" || scheme == "https", parsed.host != nil
         else { throw UploadError.badURL(Destination.redact(url)) }

@@ -142,7 +142,7 @@ public final class Uploader {
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
             request.headers.add(name: "User-Agent", value: options.userAgent)
-            if let token = destination.token, !token.isEmpty { request.headers.add(name: "Authorization", value: "Bearer " + token) }
+            if let token = destination.token { request.headers.add(name: "Authorization", value: "Bearer " + token.secret) }
             request.headers.add(contentsOf: extra)
             request.body = .bytes(ByteBuffer(bytes: body))
             let status: Int
@@ -188,7 +188,7 @@ public final class Uploader {
     /// Replaces the token and the URL's secrets wherever they appear (a server or a library may echo them).
     private func scrub(_ text: String) -> String {
         var out = text.replacingOccurrences(of: destination.url, with: destination.displayURL)
-        if let token = destination.token, !token.isEmpty { out = out.replacingOccurrences(of: token, with: "***") }
+        if let token = destination.token { out = out.replacingOccurrences(of: token.secret, with: "***") }
         return out
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
+import GPSLogModel
 import GPSLogReceiver
 import GPSLogStore
 
@@ -30,13 +31,21 @@ extension GPSLog {
             return (host.isEmpty ? "127.0.0.1" : host, port)
         }
 
-        var resolvedToken: String? { token ?? ProcessInfo.processInfo.environment["GPSLOG_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } }
+        func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token) }
 
         func validate() throws {
             guard let hp = hostPort else { throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080.") }
             let loopback = ["127.0.0.1", "localhost", "::1"].contains(hp.host)
-            if !loopback && resolvedToken == nil {
-                throw ValidationError("Listening on \(hp.host) lets anyone on the network write into your database: give --token (or $GPSLOG_TOKEN).")
+            let token = try resolvedToken()
+            if !loopback {
+                guard let token else {
+                    throw ValidationError("Listening on \(hp.host) lets anyone on the network write into your database: give --token (or $GPSLOG_TOKEN).")
+                }
+                do {
+                    try token.checkStrongEnoughOffLoopback(origin: self.token == nil ? "$GPSLOG_TOKEN" : "--token")
+                } catch {
+                    throw ValidationError(error.errorDescription ?? "token too short")
+                }
             }
         }
 
@@ -45,7 +54,7 @@ extension GPSLog {
             let path = global.databasePath
             try Store.prepareFile(at: path)
             let (host, port) = hostPort!
-            let receiver = Receiver(databasePath: path, token: resolvedToken, logger: logger)
+            let receiver = Receiver(databasePath: path, token: try resolvedToken(), logger: logger)
             try await receiver.run(host: host, port: port) { bound in
                 // One line on stdout, so scripts (and tests) learn the port when it was 0.
                 let line = "Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/ (database \(path))\n"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
+import GPSLogModel
 import GPSLogUpload
 
 /// How batches are sent: shared by `upload` and `record --send`.
@@ -15,6 +16,7 @@ struct SendingOptions: ParsableArguments {
     @Option(help: "Attempts per batch (network errors, timeouts, 5xx, 429 are retried with backoff).") var maxAttempts: Int = 10
 
     func validate() throws {
+        _ = try resolvedToken()
         if Destination.Format(rawValue: format) == nil { throw ValidationError("--format must be overland or owntracks.") }
         if batchSize < 1 || batchSize > 10_000 { throw ValidationError("--batch-size must be from 1 to 10000.") }
         if timeout <= 0 { throw ValidationError("--timeout must be positive.") }
@@ -24,10 +26,10 @@ struct SendingOptions: ParsableArguments {
         }
     }
 
-    var resolvedToken: String? { token ?? ProcessInfo.processInfo.environment["GPSLOG_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } }
+    func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token) }
 
     func destination(url: String) throws -> Destination {
-        try Destination(url: url, format: Destination.Format(rawValue: format) ?? .overland, token: resolvedToken, deviceID: deviceID)
+        try Destination(url: url, format: Destination.Format(rawValue: format) ?? .overland, token: try resolvedToken(), deviceID: deviceID)
     }
 
     var uploaderOptions: Uploader.Options {
@@ -40,5 +42,17 @@ struct SendingOptions: ParsableArguments {
             o.firstRetryDelay = delay  // tests shorten the backoff; users need not
         }
         return o
+    }
+}
+
+extension AccessToken {
+    /// The token from `--token` or `$GPSLOG_TOKEN` (`serve`, `upload`, `record --send`); an empty or blank one is a
+    /// usage error, never "no token".
+    static func fromCommandLine(_ option: String?) throws -> AccessToken? {
+        do {
+            return try AccessToken.resolve(option: option, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.errorDescription ?? "bad token")
+        }
     }
 }
