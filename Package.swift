@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "GPSLogGeocoding",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogSQLite", "GPSLogGEOS",
+                "GPSLogModel", "GPSLogStore", "GPSLogGEOS",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -83,7 +83,7 @@ let package = Package(
         .target(
             name: "GPSLogRecording",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSQLite",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
-import GPSLogSQLite
 import GPSLogStore
 
 /// How fast a provider may be asked: `count` requests per `seconds`, spaced evenly (no bursts).
@@ -99,7 +98,7 @@ public final class GeocodeWorker {
             if let cached = try cachedAnswer(cell: item.cell) {
                 report.cacheHits += 1
                 if case .address(let address) = cached {
-                    report.addressed += try write(address, to: item.keys)
+                    report.addressed += try store.setAddress(address, entryKeys: item.keys)
                 } else {
                     report.negatives += 1
                 }
@@ -113,7 +112,7 @@ public final class GeocodeWorker {
                 // The answer and its addresses land in one transaction: a kill leaves both or neither.
                 let written = try store.write {
                     try remember(answer, for: item)
-                    if case .address(let address) = answer { return try writeAddress(address, to: item.keys) }
+                    if case .address(let address) = answer { return try store.setAddress(address, entryKeys: item.keys) }
                     return 0
                 }
                 try clearBackoff()
@@ -142,101 +141,46 @@ public final class GeocodeWorker {
 
     /// The entries without an address, grouped by cell in time order; marks are cells of their own.
     func collectWork(sessions: [String]?) throws -> [WorkItem] {
-        var sql = "SELECT Key, Latitude, Longitude, Marked FROM Entries WHERE Address IS NULL"
-        var args: [SQLiteValue] = []
-        if let sessions {
-            sql += " AND Session IN (\(sessions.map { _ in "?" }.joined(separator: ",")))"
-            args = sessions.map { .text($0) }
-        }
-        sql += " ORDER BY TimeStamp, Key"
-        let s = try store.database.makeStatement(sql)
-        try s.bind(args)
         var order: [String] = []
         var items: [String: WorkItem] = [:]
-        while try s.step() {
-            let key = s.int64(at: 0)!, lat = s.double(at: 1)!, lon = s.double(at: 2)!
-            let cell = s.int64(at: 3) == 1
-                ? "@" + Decimal7.string(lat) + "," + Decimal7.string(lon)
-                : Geohash.encode(latitude: lat, longitude: lon, precision: options.precision)
+        try store.forEachEntryWithoutAddress(sessions: sessions) { e in
+            let cell = e.marked
+                ? "@" + Decimal7.string(e.latitude) + "," + Decimal7.string(e.longitude)
+                : Geohash.encode(latitude: e.latitude, longitude: e.longitude, precision: options.precision)
             if items[cell] == nil {
                 order.append(cell)
-                items[cell] = WorkItem(cell: cell, latitude: lat, longitude: lon, keys: [])
+                items[cell] = WorkItem(cell: cell, latitude: e.latitude, longitude: e.longitude, keys: [])
             }
-            items[cell]!.keys.append(key)
+            items[cell]!.keys.append(e.key)
         }
         return order.map { items[$0]! }
-    }
-
-    private func write(_ address: String, to keys: [Int64]) throws -> Int {
-        try store.write { try writeAddress(address, to: keys) }
-    }
-
-    /// Inside a transaction.
-    private func writeAddress(_ address: String, to keys: [Int64]) throws -> Int {
-        for key in keys { try store.updateAddress(entryKey: key, address: address) }
-        return keys.count
     }
 
     // MARK: - Cache
 
     private func cachedAnswer(cell: String) throws -> GeocodeAnswer? {
-        let s = try store.database.cachedStatement(
-            "SELECT Status, Address, ExpiresAt FROM GeocodeCache WHERE Provider = ? AND Language = ? AND Cell = ?")
-        defer { s.reset() }
-        try s.bind([.text(geocoder.cacheKey), .text(options.language), .text(cell)])
-        guard try s.step() else { return nil }
-        if let expires = s.int64(at: 2), expires <= now() { return nil }
-        return s.string(at: 0) == "found" ? .address(s.string(at: 1) ?? "") : GeocodeAnswer.none
+        try store.cachedGeocode(provider: geocoder.cacheKey, language: options.language, cell: cell, now: now()).map { cached in
+            cached.address.map(GeocodeAnswer.address) ?? GeocodeAnswer.none
+        }
     }
 
     private func remember(_ answer: GeocodeAnswer, for item: WorkItem) throws {
         let t = now()
-        var address: SQLiteValue = .null
-        var status = "none"
-        var expires: SQLiteValue = .integer(t + options.negativeLifetimeMilliseconds)
-        if case .address(let a) = answer {
-            address = .text(a)
-            status = "found"
-            expires = .null
-        }
-        try store.database.run("""
-            INSERT OR REPLACE INTO GeocodeCache (Provider, Language, Cell, Latitude, Longitude, Status, Address, FetchedAt, ExpiresAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.text(geocoder.cacheKey), .text(options.language), .text(item.cell), .real(item.latitude), .real(item.longitude),
-                  .text(status), address, .integer(t), expires])
+        var cached = CachedGeocode(address: nil)
+        if case .address(let a) = answer { cached.address = a }
+        try store.rememberGeocode(
+            cached, provider: geocoder.cacheKey, language: options.language, cell: item.cell, latitude: item.latitude,
+            longitude: item.longitude, fetchedAt: t, expiresAt: t + options.negativeLifetimeMilliseconds)
     }
 
     // MARK: - Provider state (rate limit, pause, block)
 
-    struct ProviderState { var lastRequest: Int64?; var pausedUntil: Int64?; var backoff: Int64?; var blocked: String? }
+    func providerState() throws -> GeocodeProviderState { try store.geocodeProviderState(geocoder.cacheKey) }
 
-    func providerState() throws -> ProviderState {
-        let s = try store.database.cachedStatement("SELECT LastRequestAt, PausedUntil, BackoffMs, Blocked FROM GeocodeProviders WHERE Provider = ?")
-        defer { s.reset() }
-        try s.bind(geocoder.cacheKey, at: 1)
-        guard try s.step() else { return ProviderState() }
-        return ProviderState(lastRequest: s.int64(at: 0), pausedUntil: s.int64(at: 1), backoff: s.int64(at: 2), blocked: s.string(at: 3))
-    }
-
-    private func ensureRow() throws {
-        try store.database.run("INSERT OR IGNORE INTO GeocodeProviders (Provider) VALUES (?)", [.text(geocoder.cacheKey)])
-    }
-
-    /// Waits until the provider may be asked again, then claims the slot in a write transaction, so two processes
-    /// (a recorder and a backfill) share one rate, and a restart does not burst.
+    /// Waits until the provider may be asked again, then claims the slot (see `Store.claimGeocodeSlot`).
     private func waitForSlot() async throws {
         while true {
-            let wait: Int64 = try store.write {
-                try ensureRow()
-                let last = try providerState().lastRequest ?? Int64.min / 2
-                let due = last + options.rate.spacingMilliseconds
-                let t = now()
-                if t >= due {
-                    try store.database.run("UPDATE GeocodeProviders SET LastRequestAt = ? WHERE Provider = ?", [.integer(t), .text(geocoder.cacheKey)])
-                    return 0
-                }
-                return due - t
-            }
+            let wait = try store.claimGeocodeSlot(provider: geocoder.cacheKey, spacing: options.rate.spacingMilliseconds, now: now)
             if wait == 0 { return }
             try await Task.sleep(for: .milliseconds(wait))
         }
@@ -245,35 +189,21 @@ public final class GeocodeWorker {
     /// Pauses the provider: at least the minimum, doubling up to the maximum, with up to 10 % jitter; a
     /// Retry-After above zero wins when longer. Returns the end of the pause.
     private func pause(retryAfter: Double?) throws -> Int64 {
-        try store.write {
-            try ensureRow()
-            let previous = try providerState().backoff
+        try store.pauseGeocodeProvider(geocoder.cacheKey) { previous in
             // The stored backoff has no jitter, so the doubling stays exact; the jitter only spreads this wait.
             let backoff = previous.map { min($0 * 2, options.maximumPauseMilliseconds) } ?? options.minimumPauseMilliseconds
             let jittered = backoff + Int64.random(in: 0...(backoff / 10))
             let wait = max(jittered, Int64((retryAfter ?? 0) * 1000))
-            let until = now() + wait
-            try store.database.run("UPDATE GeocodeProviders SET PausedUntil = ?, BackoffMs = ? WHERE Provider = ?",
-                                   [.integer(until), .integer(backoff), .text(geocoder.cacheKey)])
-            return until
+            return (backoff, now() + wait)
         }
     }
 
-    private func clearBackoff() throws {
-        try store.database.run("UPDATE GeocodeProviders SET BackoffMs = NULL, PausedUntil = NULL WHERE Provider = ? AND BackoffMs IS NOT NULL",
-                               [.text(geocoder.cacheKey)])
-    }
+    private func clearBackoff() throws { try store.clearGeocodeBackoff(geocoder.cacheKey) }
 
-    private func block(_ message: String) throws {
-        try ensureRow()
-        try store.database.run("UPDATE GeocodeProviders SET Blocked = ? WHERE Provider = ?", [.text(message), .text(geocoder.cacheKey)])
-    }
+    private func block(_ message: String) throws { try store.blockGeocodeProvider(geocoder.cacheKey, message: message) }
 
     /// Lifts a 403 block and any pause (`gpslog geocode --reset`).
-    public func reset() throws {
-        try store.database.run("UPDATE GeocodeProviders SET Blocked = NULL, PausedUntil = NULL, BackoffMs = NULL WHERE Provider = ?",
-                               [.text(geocoder.cacheKey)])
-    }
+    public func reset() throws { try store.resetGeocodeProvider(geocoder.cacheKey) }
 }
 
 /// 7-decimal coordinates for mark cache keys.

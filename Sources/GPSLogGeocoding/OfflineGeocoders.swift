@@ -26,7 +26,7 @@ public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
         for line in text.split(whereSeparator: \.isNewline) {
             lineNumber += 1
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard f.count >= 9, let lat = Double(f[4]), let lon = Double(f[5]), abs(lat) <= 90, abs(lon) <= 180 else {
+            guard f.count >= 9, let lat = Double(f[4]), let lon = Double(f[5]), Geo.isValidPosition(latitude: lat, longitude: lon) else {
                 throw GeocodeFailure.rejected(status: 0, message: "\(path):\(lineNumber): not the GeoNames cities layout (id, name, ascii name, alternate names, latitude, longitude, ...)")
             }
             let place = Place(name: String(f[1]), country: String(f[8]), latitude: lat, longitude: lon)

@@ -59,10 +59,8 @@ public struct Fix: Sendable, Equatable {
         self.fixMode = fixMode
     }
 
-    /// True when latitude and longitude are finite and within range.
-    public var hasValidPosition: Bool {
-        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
-    }
+    /// True when latitude and longitude are finite and within range (`Geo.isValidPosition`).
+    public var hasValidPosition: Bool { Geo.isValidPosition(latitude: latitude, longitude: longitude) }
 }
 
 /// A heading report: where the vessel or vehicle points (NMEA HDT/HDG, gpsd ATT), which is not its course.

@@ -8,6 +8,17 @@ import Darwin
 
 /// Spherical-earth helpers shared by the sampler, the store's summaries and the exporters.
 public enum Geo {
+    /// Valid latitudes in degrees: the Schema's `latitude_in_range` CHECK (`Latitude BETWEEN -90 AND 90`).
+    public static let latitudeRange: ClosedRange<Double> = -90...90
+    /// Valid longitudes in degrees: the Schema's `longitude_in_range` CHECK (`Longitude BETWEEN -180 AND 180`).
+    public static let longitudeRange: ClosedRange<Double> = -180...180
+
+    /// The one rule for a valid position, used wherever a position is checked (sampler, store, spool, payloads,
+    /// geocoders) and tested against the Schema's CHECKs. NaN and the infinities are outside every range.
+    @inline(__always) public static func isValidPosition(latitude: Double, longitude: Double) -> Bool {
+        latitudeRange.contains(latitude) && longitudeRange.contains(longitude)
+    }
+
     /// The IUGG mean Earth radius in metres, the usual choice for haversine distances.
     public static let earthRadius = 6_371_008.8
 

@@ -2,7 +2,6 @@
 import Dispatch
 import Foundation
 import GPSLogModel
-import GPSLogSQLite
 import GPSLogSources
 import GPSLogStore
 import Logging
@@ -96,7 +95,7 @@ public struct RecordingRun {
             // A failed write (disk full, read-only file): try once more to close the session, but report the cause.
             let reason: String
             switch error {
-            case let e as SQLiteError: reason = e.message
+            case StoreError.failed(_, let message): reason = message
             case let e as StoreError: reason = e.errorDescription ?? "\(e)"
             default: throw error
             }

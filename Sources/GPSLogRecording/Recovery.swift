@@ -13,10 +13,7 @@ public enum Recovery {
         if lock == nil && RecordingLock.isHeld(database: store.path) { return [] }
         var closed: [Session] = []
         for var session in try store.openSessions() {
-            let newest = try store.database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
-            let endTime = max(session.start, newest.map { Timestamp(milliseconds: $0) } ?? session.start)
-            try store.finishSession(id: session.id, end: endTime)
-            session.end = endTime
+            session.end = try store.finishSessionAtLastEntry(session)
             closed.append(session)
         }
         return closed

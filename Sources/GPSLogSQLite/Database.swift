@@ -16,14 +16,11 @@ public final class Database {
     /// The raw connection; nil after `close()`.
     public private(set) var handle: SQLiteConnectionHandle?
     private var statementCache: [String: Statement] = [:]
-    // Keeps SQL function closures alive as long as the connection.
-    var functionBoxes: [FunctionBox] = []
 
     /// How to open the file.
     public struct OpenMode: Sendable {
         let flags: Int32
         public static let readWriteCreate = OpenMode(flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        public static let readWrite = OpenMode(flags: SQLITE_OPEN_READWRITE)
         public static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
     }
 
@@ -44,9 +41,9 @@ public final class Database {
             // > Whether or not an error occurs when it is opened, resources associated with the database
             // > connection handle should be released by passing it to sqlite3_close() when it is no longer required.
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
-            let code = db.map { sqlite3_extended_errcode($0) } ?? rc
+            let failure = SQLiteError.make(code: rc, connection: db, message: "\(message) (\(path))")
             sqlite3_close(db)
-            throw SQLiteError(extendedCode: code, message: "\(message) (\(path))")
+            throw failure
         }
         handle = db
         _ = CSQLite3_disableDQS(db)
@@ -61,12 +58,11 @@ public final class Database {
         // close_v2 defers the close until any statement still alive elsewhere (an open cursor) is finalized.
         sqlite3_close_v2(handle)
         self.handle = nil
-        functionBoxes.removeAll()
     }
 
     /// The open handle, or an error if the connection was closed.
     @inline(__always) func liveHandle() throws -> SQLiteConnectionHandle {
-        guard let handle else { throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "database \(path) is closed") }
+        guard let handle else { throw SQLiteError.misuse("database \(path) is closed") }
         return handle
     }
 
@@ -77,8 +73,7 @@ public final class Database {
     @discardableResult
     public func check(_ code: Int32, sql: String? = nil, accepted: Int32 = SQLITE_OK) throws -> Int32 {
         guard code != accepted else { return code }
-        guard let handle else { throw SQLiteError(extendedCode: code, message: String(cString: sqlite3_errstr(code)), sql: sql) }
-        throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        throw SQLiteError.make(code: code, connection: handle, sql: sql)
     }
 
     // MARK: - Executing
@@ -93,7 +88,7 @@ public final class Database {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
             sqlite3_free(errorMessage)
-            throw SQLiteError(extendedCode: sqlite3_extended_errcode(db), message: message, sql: sql)
+            throw SQLiteError.make(code: rc, connection: db, sql: sql, message: message)
         }
     }
 

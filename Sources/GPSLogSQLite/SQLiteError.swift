@@ -14,10 +14,24 @@ public struct SQLiteError: Error, LocalizedError, Equatable, CustomStringConvert
     /// The statement that failed, when there was one.
     public var sql: String?
 
-    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+    init(extendedCode: Int32, message: String, sql: String? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
+    }
+
+    /// The one place a SQLite status becomes a Swift error (as GEOS's errors have one path): the extended code and
+    /// `sqlite3_errmsg` of the connection when there is one, else `sqlite3_errstr` of the code; `message` replaces
+    /// SQLite's words when the caller has better ones (a failed open names its file, `sqlite3_exec` its own text).
+    static func make(code: Int32, connection: OpaquePointer?, sql: String? = nil, message: String? = nil) -> SQLiteError {
+        let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
+        let text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        return SQLiteError(extendedCode: extended, message: text, sql: sql)
+    }
+
+    /// A misuse found on the Swift side (a closed connection, an empty statement): no connection to ask.
+    static func misuse(_ message: String, sql: String? = nil) -> SQLiteError {
+        SQLiteError(extendedCode: SQLITE_MISUSE, message: message, sql: sql)
     }
 
     /// The primary result code (the low byte of the extended one).

@@ -24,7 +24,7 @@ public final class Statement {
         let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         try database.check(rc, sql: sql)
         guard let statement else {
-            throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "empty statement", sql: sql)
+            throw SQLiteError.misuse("empty statement", sql: sql)
         }
         self.handle = statement
         self.sql = sql
@@ -96,14 +96,12 @@ public final class Statement {
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         let db = try database.liveHandle()
-        let failure = SQLiteError(extendedCode: sqlite3_extended_errcode(db), message: String(cString: sqlite3_errmsg(db)), sql: sql)
+        let failure = SQLiteError.make(code: rc, connection: db, sql: sql)
         sqlite3_reset(handle)
         throw failure
     }
 
     // MARK: - Reading columns of the current row
-
-    public var columnCount: Int32 { sqlite3_column_count(handle) }
 
     @inline(__always) public func isNull(at column: Int32) -> Bool {
         sqlite3_column_type(handle, column) == SQLITE_NULL

@@ -20,28 +20,30 @@ extension Store {
     ///
     /// Only the import's own calls (`createSession`, `appendInTransaction`, `finishSession`) may run inside.
     public func bulkWrite<T>(expectedBytes: Int? = nil, _ body: () throws -> T) throws -> T {
-        guard !checksInSwift else { return try body() }  // nested: the outer one has set it up
-        // Restore first, so a pragma that fails half-way leaves nothing switched off (each restore is harmless
-        // when its pragma never ran).
-        defer {
-            checksInSwift = false
-            try? database.execute("PRAGMA ignore_check_constraints = OFF")
-            try? database.setForeignKeys(enabled: true)
-            try? database.execute("PRAGMA temp_store = DEFAULT")
+        return try sqlite {
+            guard !checksInSwift else { return try body() }  // nested: the outer one has set it up
+            // Restore first, so a pragma that fails half-way leaves nothing switched off (each restore is harmless
+            // when its pragma never ran).
+            defer {
+                checksInSwift = false
+                try? database.execute("PRAGMA ignore_check_constraints = OFF")
+                try? database.setForeignKeys(enabled: true)
+                try? database.execute("PRAGMA temp_store = DEFAULT")
+            }
+            let rollbackJournal = (expectedBytes ?? .max) >= Store.rollbackJournalMinimumBytes && enterRollbackJournal()
+            defer { if rollbackJournal { leaveRollbackJournal() } }
+            try database.execute("PRAGMA ignore_check_constraints = ON")
+            // Before the transaction opens: foreign-key enforcement should not change inside one (the PRAGMA would be
+            // a no-op there).
+            try database.setForeignKeys(enabled: false)
+            // Each multi-row INSERT keeps a statement journal (to undo just that statement if a row breaks a
+            // constraint); in a temporary file that is ~2 system calls per page per statement (700k for a 1M-point
+            // import, strace). In memory it is a few pages per statement. Not for the whole connection: big sorts
+            // (ORDER BY on millions of rows) must still spill to disk so memory stays flat.
+            try database.execute("PRAGMA temp_store = MEMORY")
+            checksInSwift = true
+            return try write(body)
         }
-        let rollbackJournal = (expectedBytes ?? .max) >= Store.rollbackJournalMinimumBytes && enterRollbackJournal()
-        defer { if rollbackJournal { leaveRollbackJournal() } }
-        try database.execute("PRAGMA ignore_check_constraints = ON")
-        // Before the transaction opens: foreign-key enforcement should not change inside one (the PRAGMA would be
-        // a no-op there).
-        try database.setForeignKeys(enabled: false)
-        // Each multi-row INSERT keeps a statement journal (to undo just that statement if a row breaks a
-        // constraint); in a temporary file that is ~2 system calls per page per statement (700k for a 1M-point
-        // import, strace). In memory it is a few pages per statement. Not for the whole connection: big sorts
-        // (ORDER BY on millions of rows) must still spill to disk so memory stays flat.
-        try database.execute("PRAGMA temp_store = MEMORY")
-        checksInSwift = true
-        return try write(body)
     }
 
     /// The input size from which a bulk write takes a rollback journal. Below it the WAL's double write costs less
@@ -101,8 +103,8 @@ extension Store {
         @inline(__always) func absent(_ v: Double?) -> Bool { v == nil || v!.isNaN }
         @inline(__always) func notNegative(_ v: Double?) -> Bool { absent(v) || v! >= 0 }
         @inline(__always) func angle(_ v: Double?) -> Bool { absent(v) || (v! >= 0 && v! < 360) }
-        if !(e.latitude >= -90 && e.latitude <= 90) && !e.latitude.isNaN { return "latitude_in_range" }
-        if !(e.longitude >= -180 && e.longitude <= 180) && !e.longitude.isNaN { return "longitude_in_range" }
+        if !Geo.latitudeRange.contains(e.latitude) && !e.latitude.isNaN { return "latitude_in_range" }
+        if !Geo.longitudeRange.contains(e.longitude) && !e.longitude.isNaN { return "longitude_in_range" }
         if !notNegative(e.horizontalAccuracy) { return "horizontal_accuracy_not_negative" }
         if !notNegative(e.verticalAccuracy) { return "vertical_accuracy_not_negative" }
         if !notNegative(e.speed) { return "speed_not_negative" }

@@ -41,18 +41,22 @@ extension Store {
     /// - Returns: the row keys of the new entries, in order.
     @discardableResult
     public func append(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
-        try database.transaction { try appendInTransaction(entries, to: sessionID) }
+        return try sqlite {
+            try database.transaction { try appendInTransaction(entries, to: sessionID) }
+        }
     }
 
     /// Appends entries inside a transaction the caller already opened (imports that span several calls).
     @discardableResult
     public func appendInTransaction(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
-        if checksInSwift, let refused = try firstRefusedInSwift(entries, session: sessionID) {
-            try refuse(entries, at: refused.index, rule: refused.rule, to: sessionID)
+        return try sqlite {
+            if checksInSwift, let refused = try firstRefusedInSwift(entries, session: sessionID) {
+                try refuse(entries, at: refused.index, rule: refused.rule, to: sessionID)
+            }
+            let keys = try insertRows(entries, upTo: entries.count, to: sessionID)
+            onAppend?(entries.count)
+            return keys
         }
-        let keys = try insertRows(entries, upTo: entries.count, to: sessionID)
-        onAppend?(entries.count)
-        return keys
     }
 
     /// Inserts `entries[..<end]`, `rowsPerInsert` to a statement; a failure names the entry that caused it.
@@ -126,7 +130,9 @@ extension Store {
 
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE), rolled back whole if it throws.
     public func write<T>(_ body: () throws -> T) throws -> T {
-        try database.transaction(.immediate, body)
+        return try sqlite {
+            try database.transaction(.immediate, body)
+        }
     }
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
@@ -214,21 +220,23 @@ extension Store {
     ///   - to: last time included, when given.
     ///   - fields: every column, or only what a drawn track needs (see `EntryFields`).
     public func entries(of sessionID: String, from: Timestamp? = nil, to: Timestamp? = nil, fields: EntryFields = .all) throws -> EntryCursor {
-        // A fresh statement, not the cache: two cursors may be open at once (merging sessions in an export).
-        let statement = try database.makeStatement("""
-            SELECT \(fields == .all ? Store.entryColumns : Store.trackColumns) FROM Entries
-            WHERE Session = ?1 AND TimeStamp >= ?2 AND TimeStamp <= ?3
-            ORDER BY TimeStamp, Key
-            """)
-        try statement.bind(sessionID, at: 1)
-        try statement.bind(from?.milliseconds ?? Int64.min, at: 2)
-        try statement.bind(to?.milliseconds ?? Int64.max, at: 3)
-        let read: (Statement) -> Entry
-        switch fields {
-        case .all: read = { Store.readEntry($0) }
-        case .track: read = { Store.readTrackEntry($0) }
+        return try sqlite {
+            // A fresh statement, not the cache: two cursors may be open at once (merging sessions in an export).
+            let statement = try database.makeStatement("""
+                SELECT \(fields == .all ? Store.entryColumns : Store.trackColumns) FROM Entries
+                WHERE Session = ?1 AND TimeStamp >= ?2 AND TimeStamp <= ?3
+                ORDER BY TimeStamp, Key
+                """)
+            try statement.bind(sessionID, at: 1)
+            try statement.bind(from?.milliseconds ?? Int64.min, at: 2)
+            try statement.bind(to?.milliseconds ?? Int64.max, at: 3)
+            let read: (Statement) -> Entry
+            switch fields {
+            case .all: read = { Store.readEntry($0) }
+            case .track: read = { Store.readTrackEntry($0) }
+            }
+            return EntryCursor(statement: statement, store: self, read: read)
         }
-        return EntryCursor(statement: statement, read: read)
     }
 
     /// The columns of `EntryFields.track`, in the order `readTrackEntry` reads them.
@@ -254,10 +262,12 @@ extension Store {
 
     /// The entry with this EntryID.
     public func entry(id: String) throws -> Entry? {
-        let s = try database.cachedStatement("SELECT \(Store.entryColumns) FROM Entries WHERE EntryID = ?")
-        defer { s.reset() }
-        try s.bind(id, at: 1)
-        return try s.step() ? Store.readEntry(s) : nil
+        return try sqlite {
+            let s = try database.cachedStatement("SELECT \(Store.entryColumns) FROM Entries WHERE EntryID = ?")
+            defer { s.reset() }
+            try s.bind(id, at: 1)
+            return try s.step() ? Store.readEntry(s) : nil
+        }
     }
 
     // MARK: - Updating
@@ -266,13 +276,17 @@ extension Store {
     /// - Returns: false when no entry has this key.
     @discardableResult
     public func updateAddress(entryKey: Int64, address: String?) throws -> Bool {
-        try database.run("UPDATE Entries SET Address = ? WHERE Key = ?", [SQLiteValue(address), .integer(entryKey)])
-        return database.changes == 1
+        return try sqlite {
+            try database.run("UPDATE Entries SET Address = ? WHERE Key = ?", [SQLiteValue(address), .integer(entryKey)])
+            return database.changes == 1
+        }
     }
 
     /// Sets an entry's instance count (the sampler's "same place again").
     public func setInstanceCount(entryKey: Int64, to count: Int) throws {
-        try database.run("UPDATE Entries SET InstanceCount = ? WHERE Key = ?", [.integer(Int64(count)), .integer(entryKey)])
+        try sqlite {
+            try database.run("UPDATE Entries SET InstanceCount = ? WHERE Key = ?", [.integer(Int64(count)), .integer(entryKey)])
+        }
     }
 }
 
@@ -290,17 +304,28 @@ public enum EntryFields: Sendable {
 public final class EntryCursor {
     private let statement: Statement
     private let read: (Statement) -> Entry
+    /// The store's words for a failed step (its path and busy timeout; the cursor may outlive the Store object).
+    private let failure: (SQLiteError) -> StoreError
     private var done = false
 
-    init(statement: Statement, read: @escaping (Statement) -> Entry = { Store.readEntry($0) }) {
+    init(statement: Statement, store: Store, read: @escaping (Statement) -> Entry = { Store.readEntry($0) }) {
         self.statement = statement
         self.read = read
+        let path = store.path, busyTimeout = store.busyTimeout
+        failure = { StoreError($0, path: path, busyTimeout: busyTimeout) }
     }
 
     /// The next entry, or nil at the end.
+    /// - Throws: `StoreError` when SQLite cannot read the next row.
     public func next() throws -> Entry? {
         guard !done else { return nil }
-        guard try statement.step() else {
+        let more: Bool
+        do {
+            more = try statement.step()
+        } catch let error as SQLiteError {
+            throw failure(error)
+        }
+        guard more else {
             done = true
             statement.reset()
             return nil

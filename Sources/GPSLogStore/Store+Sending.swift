@@ -35,99 +35,81 @@ extension Store {
     /// A cursor over a session's track points (not marks, not heading changes) after `after`, in track order
     /// (TimeStamp, Key): the queue of an upload.
     public func trackPoints(of sessionID: String, after: (time: Int64, key: Int64)?, limit: Int = -1) throws -> EntryCursor {
-        let statement = try database.makeStatement("""
-            SELECT \(Store.entryColumns) FROM Entries
-            WHERE Session = ?1 AND \(Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
-            ORDER BY TimeStamp, Key LIMIT ?4
-            """)
-        try statement.bind([.text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min), .integer(Int64(limit))])
-        return EntryCursor(statement: statement)
+        return try sqlite {
+            let statement = try database.makeStatement("""
+                SELECT \(Store.entryColumns) FROM Entries
+                WHERE Session = ?1 AND \(Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
+                ORDER BY TimeStamp, Key LIMIT ?4
+                """)
+            try statement.bind([.text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min), .integer(Int64(limit))])
+            return EntryCursor(statement: statement, store: self)
+        }
     }
 
     /// How many track points come after `after`.
     public func countTrackPoints(of sessionID: String, after: (time: Int64, key: Int64)?) throws -> Int {
-        Int(try database.scalar("""
-            SELECT COUNT(*) FROM Entries WHERE Session = ?1 AND \(Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
-            """, [.text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min)])?.int64 ?? 0)
+        return try sqlite {
+            Int(try database.scalar("""
+                SELECT COUNT(*) FROM Entries WHERE Session = ?1 AND \(Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
+                """, [.text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min)])?.int64 ?? 0)
+        }
     }
 
     /// The first and the latest track point of a session.
     public func trackEnds(of sessionID: String) throws -> (first: Entry, last: Entry)? {
-        func one(_ order: String) throws -> Entry? {
-            let s = try database.cachedStatement("""
-                SELECT \(Store.entryColumns) FROM Entries WHERE Session = ? AND \(Store.trackPointFilter) ORDER BY TimeStamp \(order), Key \(order) LIMIT 1
-                """)
-            defer { s.reset() }
-            try s.bind(sessionID, at: 1)
-            return try s.step() ? Store.readEntry(s) : nil
+        return try sqlite {
+            func one(_ order: String) throws -> Entry? {
+                let s = try database.cachedStatement("""
+                    SELECT \(Store.entryColumns) FROM Entries WHERE Session = ? AND \(Store.trackPointFilter) ORDER BY TimeStamp \(order), Key \(order) LIMIT 1
+                    """)
+                defer { s.reset() }
+                try s.bind(sessionID, at: 1)
+                return try s.step() ? Store.readEntry(s) : nil
+            }
+            guard let first = try one("ASC"), let last = try one("DESC") else { return nil }
+            return (first, last)
         }
-        guard let first = try one("ASC"), let last = try one("DESC") else { return nil }
-        return (first, last)
     }
 
     // MARK: - Upload progress
 
     /// What `destination` has confirmed of a session.
     public func uploadProgress(session: String, destination: String) throws -> UploadProgress {
-        let s = try database.cachedStatement(
-            "SELECT LastTimeStamp, LastKey, Sent, Batches, Distance, SentAt FROM Uploads WHERE Session = ? AND Destination = ?")
-        defer { s.reset() }
-        try s.bind([.text(session), .text(destination)])
-        guard try s.step() else { return UploadProgress() }
-        return UploadProgress(
-            last: (s.int64(at: 0)!, s.int64(at: 1)!), sent: s.int(at: 2) ?? 0, batches: s.int(at: 3) ?? 0,
-            distance: s.double(at: 4) ?? 0, sentAt: s.int64(at: 5).map { Timestamp(milliseconds: $0) })
+        return try sqlite {
+            let s = try database.cachedStatement(
+                "SELECT LastTimeStamp, LastKey, Sent, Batches, Distance, SentAt FROM Uploads WHERE Session = ? AND Destination = ?")
+            defer { s.reset() }
+            try s.bind([.text(session), .text(destination)])
+            guard try s.step() else { return UploadProgress() }
+            return UploadProgress(
+                last: (s.int64(at: 0)!, s.int64(at: 1)!), sent: s.int(at: 2) ?? 0, batches: s.int(at: 3) ?? 0,
+                distance: s.double(at: 4) ?? 0, sentAt: s.int64(at: 5).map { Timestamp(milliseconds: $0) })
+        }
     }
 
     /// Records a confirmed batch (one small transaction of its own).
     public func saveUploadProgress(_ p: UploadProgress, session: String, destination: String) throws {
-        guard let last = p.last else { return }
-        try write {
-            try database.run("""
-                INSERT OR REPLACE INTO Uploads (Session, Destination, LastTimeStamp, LastKey, Sent, Batches, Distance, SentAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(session), .text(destination), .integer(last.time), .integer(last.key), .integer(Int64(p.sent)),
-                      .integer(Int64(p.batches)), .real(p.distance), .integer(p.sentAt?.milliseconds ?? 0)])
+        try sqlite {
+            guard let last = p.last else { return }
+            try write {
+                try database.run("""
+                    INSERT OR REPLACE INTO Uploads (Session, Destination, LastTimeStamp, LastKey, Sent, Batches, Distance, SentAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [.text(session), .text(destination), .integer(last.time), .integer(last.key), .integer(Int64(p.sent)),
+                          .integer(Int64(p.batches)), .real(p.distance), .integer(p.sentAt?.milliseconds ?? 0)])
+            }
         }
-    }
-
-    // MARK: - Received sessions (gpslog serve)
-
-    /// The session that belongs to `receiver` (a device, or a device's trip), created when missing.
-    public func receiverSession(_ receiver: String, name: String, start: Timestamp, mode: TripMode?) throws -> Session {
-        let s = try database.cachedStatement("SELECT \(Store.sessionColumns) FROM Sessions WHERE Receiver = ?")
-        defer { s.reset() }
-        try s.bind(receiver, at: 1)
-        if try s.step() { return Store.readSession(s) }
-        s.reset()
-        let session = try createSession(name: name, start: start, mode: mode)
-        try database.run("UPDATE Sessions SET Receiver = ? WHERE ID = ?", [.text(receiver), .text(session.id)])
-        return session
-    }
-
-    /// Whether the receiver's session already holds a location at `time` (a payload sent twice).
-    public func hasEntry(session: String, at time: Timestamp) throws -> Bool {
-        try database.scalar("SELECT EXISTS (SELECT 1 FROM Entries WHERE Session = ? AND TimeStamp = ?)",
-                            [.text(session), .integer(time.milliseconds)])?.int64 == 1
-    }
-
-    /// Widens a received session's span to cover its entries: it starts at its first and ends at its last.
-    public func fitSessionToEntries(_ sessionID: String) throws {
-        try database.run("""
-            UPDATE Sessions SET
-                StartTime = MIN(StartTime, (SELECT MIN(TimeStamp) FROM Entries WHERE Session = ?1)),
-                EndTime = (SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?1)
-            WHERE ID = ?1
-            """, [.text(sessionID)])
     }
 }
 
 extension Store {
     /// The entry with this row key.
     public func trackPoint(key: Int64) throws -> Entry? {
-        let s = try database.cachedStatement("SELECT \(Store.entryColumns) FROM Entries WHERE Key = ?")
-        defer { s.reset() }
-        try s.bind(key, at: 1)
-        return try s.step() ? Store.readEntry(s) : nil
+        return try sqlite {
+            let s = try database.cachedStatement("SELECT \(Store.entryColumns) FROM Entries WHERE Key = ?")
+            defer { s.reset() }
+            try s.bind(key, at: 1)
+            return try s.step() ? Store.readEntry(s) : nil
+        }
     }
 }

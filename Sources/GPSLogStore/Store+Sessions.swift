@@ -19,70 +19,97 @@ extension Store {
     /// - Throws: `StoreError.invalidSession` for an empty name or a malformed id.
     @discardableResult
     public func createSession(name: String, start: Timestamp, mode: TripMode? = nil, id: String? = nil) throws -> Session {
-        let id = (id ?? Identifier.uuidV4()).lowercased()
-        guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
-        let name = name.trimmedWhitespace
-        guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
-        do {
-            try database.run(
-                "INSERT INTO Sessions (ID, Name, StartTime, Mode) VALUES (?, ?, ?, ?)",
-                [.text(id), .text(name), .integer(start.milliseconds), SQLiteValue(mode?.rawValue)])
-        } catch let error as SQLiteError where error.isConstraintViolation {
-            throw StoreError.invalidSession(reason: error.message)
+        return try sqlite {
+            let id = (id ?? Identifier.uuidV4()).lowercased()
+            guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
+            let name = name.trimmedWhitespace
+            guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
+            do {
+                try database.run(
+                    "INSERT INTO Sessions (ID, Name, StartTime, Mode) VALUES (?, ?, ?, ?)",
+                    [.text(id), .text(name), .integer(start.milliseconds), SQLiteValue(mode?.rawValue)])
+            } catch let error as SQLiteError where error.isConstraintViolation {
+                throw StoreError.invalidSession(reason: error.message)
+            }
+            return Session(key: database.lastInsertRowID, id: id, name: name, start: start, end: nil, mode: mode)
         }
-        return Session(key: database.lastInsertRowID, id: id, name: name, start: start, end: nil, mode: mode)
     }
 
     /// Ends a session at `end`.
     public func finishSession(id: String, end: Timestamp) throws {
-        if checksInSwift, let s = try session(id: id), end < s.start {
-            throw StoreError.invalidSession(reason: "CHECK constraint failed: session_ends_after_start")
+        try sqlite {
+            if checksInSwift, let s = try session(id: id), end < s.start {
+                throw StoreError.invalidSession(reason: "CHECK constraint failed: session_ends_after_start")
+            }
+            do {
+                try database.run("UPDATE Sessions SET EndTime = ? WHERE ID = ?", [.integer(end.milliseconds), .text(id)])
+            } catch let error as SQLiteError where error.isConstraintViolation {
+                throw StoreError.invalidSession(reason: error.message)
+            }
         }
-        do {
-            try database.run("UPDATE Sessions SET EndTime = ? WHERE ID = ?", [.integer(end.milliseconds), .text(id)])
-        } catch let error as SQLiteError where error.isConstraintViolation {
-            throw StoreError.invalidSession(reason: error.message)
+    }
+
+    /// Ends a session at its newest entry (its start when it has none): how a session left open by a recorder
+    /// that died is closed.
+    /// - Returns: the end time written.
+    @discardableResult
+    public func finishSessionAtLastEntry(_ session: Session) throws -> Timestamp {
+        try sqlite {
+            let newest = try database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
+            let end = max(session.start, newest.map { Timestamp(milliseconds: $0) } ?? session.start)
+            try finishSession(id: session.id, end: end)
+            return end
         }
     }
 
     /// Renames a session.
     public func renameSession(id: String, to name: String) throws {
-        let name = name.trimmedWhitespace
-        guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the new name is empty") }
-        try database.run("UPDATE Sessions SET Name = ? WHERE ID = ?", [.text(name), .text(id)])
+        try sqlite {
+            let name = name.trimmedWhitespace
+            guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the new name is empty") }
+            try database.run("UPDATE Sessions SET Name = ? WHERE ID = ?", [.text(name), .text(id)])
+        }
     }
 
     /// Deletes a session and (by the foreign key's ON DELETE CASCADE) all its entries, in one transaction.
     /// - Returns: how many entries were deleted with it.
     @discardableResult
     public func deleteSession(id: String) throws -> Int {
-        try database.transaction {
-            let count = try database.scalar("SELECT COUNT(*) FROM Entries WHERE Session = ?", [.text(id)])?.int64 ?? 0
-            try database.run("DELETE FROM Sessions WHERE ID = ?", [.text(id)])
-            return Int(count)
+        return try sqlite {
+            try database.transaction {
+                let count = try database.scalar("SELECT COUNT(*) FROM Entries WHERE Session = ?", [.text(id)])?.int64 ?? 0
+                try database.run("DELETE FROM Sessions WHERE ID = ?", [.text(id)])
+                return Int(count)
+            }
         }
     }
 
     /// The session with exactly this id.
     public func session(id: String) throws -> Session? {
-        let s = try database.cachedStatement("SELECT \(Store.sessionColumns) FROM Sessions WHERE ID = ?")
-        defer { s.reset() }
-        try s.bind(id, at: 1)
-        return try s.step() ? Store.readSession(s) : nil
+        return try sqlite {
+            let s = try database.cachedStatement("SELECT \(Store.sessionColumns) FROM Sessions WHERE ID = ?")
+            defer { s.reset() }
+            try s.bind(id, at: 1)
+            return try s.step() ? Store.readSession(s) : nil
+        }
     }
 
     /// All sessions, oldest first.
     public func sessions() throws -> [Session] {
-        let s = try database.cachedStatement("SELECT \(Store.sessionColumns) FROM Sessions ORDER BY StartTime, Key")
-        defer { s.reset() }
-        var result: [Session] = []
-        while try s.step() { result.append(Store.readSession(s)) }
-        return result
+        return try sqlite {
+            let s = try database.cachedStatement("SELECT \(Store.sessionColumns) FROM Sessions ORDER BY StartTime, Key")
+            defer { s.reset() }
+            var result: [Session] = []
+            while try s.step() { result.append(Store.readSession(s)) }
+            return result
+        }
     }
 
     /// Sessions still recording (no end time).
     public func openSessions() throws -> [Session] {
-        try sessions().filter { $0.end == nil }
+        return try sqlite {
+            try sessions().filter { $0.end == nil }
+        }
     }
 
     /// Finds a session by its name, its id, or a unique prefix of its id (case-insensitive for ids).
@@ -90,19 +117,21 @@ extension Store {
     /// An exact id wins, then a unique exact name, then a unique id prefix.
     /// - Throws: `StoreError.sessionNotFound` or `StoreError.ambiguousSession`, both listing candidates.
     public func resolveSession(_ query: String) throws -> Session {
-        let all = try sessions()
-        let lower = query.lowercased()
-        if let exact = all.first(where: { $0.id == lower }) { return exact }
-        let byName = all.filter { $0.name == query }
-        if byName.count == 1 { return byName[0] }
-        if byName.count > 1 { throw StoreError.ambiguousSession(query: query, candidates: byName.map(Store.describe)) }
-        let byPrefix = lower.isEmpty ? [] : all.filter { $0.id.hasPrefix(lower) }
-        if byPrefix.count == 1 { return byPrefix[0] }
-        if byPrefix.count > 1 { throw StoreError.ambiguousSession(query: query, candidates: byPrefix.map(Store.describe)) }
-        // Nothing matched: suggest names containing the query, else the latest sessions.
-        let similar = all.filter { $0.name.lowercased().contains(lower) }
-        let candidates = similar.isEmpty ? Array(all.suffix(10)) : similar
-        throw StoreError.sessionNotFound(query: query, candidates: candidates.map(Store.describe))
+        return try sqlite {
+            let all = try sessions()
+            let lower = query.lowercased()
+            if let exact = all.first(where: { $0.id == lower }) { return exact }
+            let byName = all.filter { $0.name == query }
+            if byName.count == 1 { return byName[0] }
+            if byName.count > 1 { throw StoreError.ambiguousSession(query: query, candidates: byName.map(Store.describe)) }
+            let byPrefix = lower.isEmpty ? [] : all.filter { $0.id.hasPrefix(lower) }
+            if byPrefix.count == 1 { return byPrefix[0] }
+            if byPrefix.count > 1 { throw StoreError.ambiguousSession(query: query, candidates: byPrefix.map(Store.describe)) }
+            // Nothing matched: suggest names containing the query, else the latest sessions.
+            let similar = all.filter { $0.name.lowercased().contains(lower) }
+            let candidates = similar.isEmpty ? Array(all.suffix(10)) : similar
+            throw StoreError.sessionNotFound(query: query, candidates: candidates.map(Store.describe))
+        }
     }
 
     /// One line naming a session: short id, name and start.

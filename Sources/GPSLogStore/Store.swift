@@ -12,8 +12,8 @@ import GPSLogSQLite
 /// a `bulkWrite` (an import) while no other connection is open: it takes a rollback journal, and readers that
 /// arrive meanwhile wait for its commit.
 public final class Store {
-    /// The underlying connection, for the modules that extend the store (exporters, geocoder, uploader).
-    public let database: Database
+    /// The connection. Only the Store speaks SQL: no module above it sees this (tests reach it with @testable).
+    let database: Database
     /// The database file.
     public var path: String { database.path }
 
@@ -73,6 +73,20 @@ public final class Store {
 
     /// Closes the connection. The store must not be used afterwards.
     public func close() { database.close() }
+
+    /// Runs SQLite work for a public method: a SQLite failure leaves the Store as a `StoreError` that keeps
+    /// SQLite's message (`busy` for a lock held past the timeout, `failed` for the rest), so no caller needs the
+    /// SQLite module to understand it. Errors that are already the Store's, or the caller's, pass unchanged.
+    @inline(__always) func sqlite<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw storeError(error)
+        }
+    }
+
+    /// A SQLite failure on this database as the Store's error.
+    func storeError(_ error: SQLiteError) -> StoreError { StoreError(error, path: path, busyTimeout: busyTimeout) }
 
     /// Creates the file with owner-only permissions before SQLite opens it: SQLite gives the -wal and -shm files
     /// the same mode as the database, so all three stay private.

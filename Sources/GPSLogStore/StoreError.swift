@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
+import GPSLogSQLite
 
 /// What can go wrong with the session store, said so the user knows where and what to do.
 public enum StoreError: LocalizedError, Equatable {
@@ -20,6 +21,13 @@ public enum StoreError: LocalizedError, Equatable {
     case invalidEntry(index: Int, time: String, reason: String)
     /// A session's fields broke a constraint.
     case invalidSession(reason: String)
+    /// SQLite could not read or write the database (disk full, a read-only file, I/O error); `reason` is SQLite's.
+    case failed(path: String, reason: String)
+
+    /// A SQLite failure on the database at `path`: `busy` for a lock held past the timeout, `failed` for the rest.
+    init(_ error: SQLiteError, path: String, busyTimeout: Int32) {
+        self = error.isBusy ? .busy(path: path, milliseconds: Int(busyTimeout)) : .failed(path: path, reason: error.message)
+    }
 
     public var errorDescription: String? {
         switch self {
@@ -47,6 +55,8 @@ public enum StoreError: LocalizedError, Equatable {
             return "entry \(index + 1) of the batch (time \(time)) was refused: \(reason); no entry of the batch was stored."
         case let .invalidSession(reason):
             return "the session was refused: \(reason)"
+        case let .failed(path, reason):
+            return "the database \(path) could not be read or written: \(reason). Check free space and permissions, or run `sqlite3 \(path) 'PRAGMA integrity_check'`."
         }
     }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import GPSLogStore
+@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
 

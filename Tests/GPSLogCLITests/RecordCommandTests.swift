@@ -2,7 +2,7 @@
 import Foundation
 import GPSLogModel
 import GPSLogRecording
-import GPSLogStore
+@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
 

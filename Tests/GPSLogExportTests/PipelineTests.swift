@@ -2,7 +2,7 @@
 import Foundation
 @testable import GPSLogExport
 import GPSLogModel
-import GPSLogStore
+@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
 

@@ -5,7 +5,7 @@ import GPSLogModel
 import GPSLogRecording
 import GPSLogSQLite
 import GPSLogSample
-import GPSLogStore
+@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
 

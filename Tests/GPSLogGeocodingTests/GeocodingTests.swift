@@ -6,7 +6,7 @@ import GPSLogGeocoding
 import GPSLogModel
 import GPSLogSQLite
 import GPSLogSample
-import GPSLogStore
+@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
 

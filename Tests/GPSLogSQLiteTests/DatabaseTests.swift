@@ -66,13 +66,6 @@ struct DatabaseTests {
         }
     }
 
-    @Test func swiftFunctionsAreCallableFromSQL() throws {
-        try withDatabase { db in
-            try db.createFunction("twice", argumentCount: 1) { args in .real((args[0].double ?? 0) * 2) }
-            #expect(try db.scalar("SELECT twice(21)")?.double == 42)
-        }
-    }
-
     @Test func openingADirectoryOrGarbageFailsWithTheLibrarysMessage() throws {
         let folder = NSTemporaryDirectory() + "/gpslog-sqlite-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -2,7 +2,7 @@
 import Foundation
 import GPSLogModel
 import GPSLogSQLite
-import GPSLogStore
+@testable import GPSLogStore
 import GPSLogTestSupport
 import Synchronization
 import Testing

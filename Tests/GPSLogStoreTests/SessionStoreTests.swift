@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 import GPSLogSQLite
-import GPSLogStore
+@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
-import GPSLogStore
+@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
 

@@ -3,7 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import GPSLogModel
 import GPSLogRecording
-import GPSLogStore
+@testable import GPSLogStore
 import GPSLogTestSupport
 import NIOCore
 import Testing

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+
+/// One device's locations from one payload, bound for the session of `receiver`.
+public struct ReceivedBatch: Sendable {
+    /// Who the session belongs to: `overland:DEVICE` (with ` trip START` per Overland trip), `owntracks:USER/DEVICE`.
+    public var receiver: String
+    /// The session's name when it has to be created.
+    public var name: String
+    /// The session's start when it has to be created (the trip's start, or the first location).
+    public var start: Timestamp
+    public var mode: TripMode?
+    /// The locations, in any order, with or without ids (missing ids are made from the location's time).
+    public var entries: [Entry]
+
+    public init(receiver: String, name: String, start: Timestamp, mode: TripMode?, entries: [Entry]) {
+        self.receiver = receiver
+        self.name = name
+        self.start = start
+        self.mode = mode
+        self.entries = entries
+    }
+}
+
+/// What storing received batches did.
+public struct ReceivedOutcome: Sendable, Equatable {
+    /// The name of the (last) session written to.
+    public var session: String
+    public var stored: Int
+    /// Locations skipped because their session already held one at the same time (a resent payload).
+    public var duplicates: Int
+
+    public init(session: String = "", stored: Int = 0, duplicates: Int = 0) {
+        self.session = session
+        self.stored = stored
+        self.duplicates = duplicates
+    }
+}
+
+/// The part of a store that `gpslog serve` writes through: what a second backend (PostgreSQL) implements to take
+/// locations from phones. All batches of one call are one transaction: a payload is stored whole or not at all.
+public protocol ReceivedLocationStore: AnyObject {
+    /// Stores each batch in its receiver's session (created when missing), skipping a location whose session already
+    /// holds one at the same time, and widens each session to cover its entries.
+    func storeReceived(_ batches: [ReceivedBatch]) throws -> ReceivedOutcome
+}
+
+extension Store: ReceivedLocationStore {
+    public func storeReceived(_ batches: [ReceivedBatch]) throws -> ReceivedOutcome {
+        try write {
+            var outcome = ReceivedOutcome()
+            for batch in batches {
+                let one = try storeReceived(batch)
+                outcome = ReceivedOutcome(
+                    session: one.session, stored: outcome.stored + one.stored, duplicates: outcome.duplicates + one.duplicates)
+            }
+            return outcome
+        }
+    }
+
+    /// Inside the transaction.
+    private func storeReceived(_ batch: ReceivedBatch) throws -> ReceivedOutcome {
+        let session = try receiverSession(batch.receiver, name: batch.name, start: batch.start, mode: batch.mode)
+        var fresh: [Entry] = []
+        var seen = Set<Int64>()
+        var rng = SystemRandomNumberGenerator()
+        for var e in batch.entries.sorted(by: { $0.time < $1.time }) {
+            guard seen.insert(e.time.milliseconds).inserted, try !hasEntry(session: session.id, at: e.time) else { continue }
+            if e.id.isEmpty { e.id = Identifier.uuidV7(time: e.time, using: &rng) }
+            fresh.append(e)
+        }
+        _ = try appendInTransaction(fresh, to: session.id)
+        try fitSessionToEntries(session.id)
+        return ReceivedOutcome(session: session.name, stored: fresh.count, duplicates: batch.entries.count - fresh.count)
+    }
+
+    /// The session that belongs to `receiver` (a device, or a device's trip), created when missing.
+    func receiverSession(_ receiver: String, name: String, start: Timestamp, mode: TripMode?) throws -> Session {
+        try sqlite {
+            let s = try database.cachedStatement("SELECT \(Store.sessionColumns) FROM Sessions WHERE Receiver = ?")
+            defer { s.reset() }
+            try s.bind(receiver, at: 1)
+            if try s.step() { return Store.readSession(s) }
+            s.reset()
+            let session = try createSession(name: name, start: start, mode: mode)
+            try database.run("UPDATE Sessions SET Receiver = ? WHERE ID = ?", [.text(receiver), .text(session.id)])
+            return session
+        }
+    }
+
+    /// Whether the session already holds a location at `time` (a payload sent twice).
+    func hasEntry(session: String, at time: Timestamp) throws -> Bool {
+        try sqlite {
+            try database.scalar("SELECT EXISTS (SELECT 1 FROM Entries WHERE Session = ? AND TimeStamp = ?)",
+                                [.text(session), .integer(time.milliseconds)])?.int64 == 1
+        }
+    }
+
+    /// Widens a received session's span to cover its entries: it starts at its first and ends at its last.
+    func fitSessionToEntries(_ sessionID: String) throws {
+        try sqlite {
+            try database.run("""
+                UPDATE Sessions SET
+                    StartTime = MIN(StartTime, (SELECT MIN(TimeStamp) FROM Entries WHERE Session = ?1)),
+                    EndTime = (SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?1)
+                WHERE ID = ?1
+                """, [.text(sessionID)])
+        }
+    }
+}
