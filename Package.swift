@@ -44,7 +44,10 @@ let package = Package(
         .target(name: "GPSLogSampling", dependencies: ["GPSLogModel"]),
         .target(
             name: "GPSLogStore",
-            dependencies: ["GPSLogModel", "GPSLogSampling", "GPSLogSQLite"],
+            dependencies: [
+                "GPSLogModel", "GPSLogSampling", "GPSLogSQLite",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             exclude: ["embed.list"],
             plugins: ["EmbedResourcesPlugin"]
         ),
@@ -83,7 +86,7 @@ let package = Package(
         .target(
             name: "GPSLogRecording",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogGeocoding", "GPSLogUpload",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -132,6 +135,7 @@ let package = Package(
             name: "GPSLogGeocodingTests",
             dependencies: [
                 "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogExport", "GPSLogSample", "GPSLogSQLite", "GPSLogStore", "GPSLogModel",
+                "GPSLogRecording",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
@@ -142,6 +146,13 @@ let package = Package(
                 "GPSLogUpload", "GPSLogTestSupport", "GPSLogStore", "GPSLogModel", "GPSLogRecording",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(
+            name: "GPSLogRecordingTests",
+            dependencies: [
+                "GPSLogRecording", "GPSLogSources", "GPSLogSampling", "GPSLogSample", "GPSLogStore", "GPSLogModel", "GPSLogTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "GPSLogCLITests", dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel"]),

@@ -77,8 +77,13 @@ public final class GeocodeWorker {
     }
 
     /// Geocodes the entries without an address of `sessions` (all sessions when nil).
-    /// - Parameter progress: called with (items done, items in all).
-    public func run(sessions: [String]? = nil, progress: ((Int, Int) -> Void)? = nil) async throws -> GeocodeReport {
+    /// - Parameters:
+    ///   - progress: called with (items done, items in all).
+    ///   - isolation: the actor the run's store work stays on between lookups (the recorder's geocoding loop pins
+    ///     it to a thread of its own); the caller's by default.
+    public func run(
+        sessions: [String]? = nil, progress: ((Int, Int) -> Void)? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> GeocodeReport {
         var report = GeocodeReport(provider: geocoder.cacheKey)
         let state = try providerState()
         if let blocked = state.blocked {
@@ -126,7 +131,7 @@ public final class GeocodeWorker {
                     try block(message)
                     report.blocked = message
                     return report
-                case .transient, .rejected:
+                case .transient, .rejected, .setup:
                     report.failures += 1
                     consecutiveFailures += 1
                     if consecutiveFailures >= options.maxConsecutiveFailures { return report }
@@ -178,7 +183,7 @@ public final class GeocodeWorker {
     func providerState() throws -> GeocodeProviderState { try store.geocodeProviderState(geocoder.cacheKey) }
 
     /// Waits until the provider may be asked again, then claims the slot (see `Store.claimGeocodeSlot`).
-    private func waitForSlot() async throws {
+    private func waitForSlot(isolation: isolated (any Actor)? = #isolation) async throws {
         while true {
             let wait = try store.claimGeocodeSlot(provider: geocoder.cacheKey, spacing: options.rate.spacingMilliseconds, now: now)
             if wait == 0 { return }

@@ -24,7 +24,7 @@ public struct GeocoderSpec: Sendable {
         public func rate(requested: GeocodeRate?) throws -> GeocodeRate {
             guard let requested else { return defaultRate }
             if let maximumRate, requested.spacingMilliseconds < maximumRate.spacingMilliseconds {
-                throw GeocodeFailure.rejected(status: 0, message: "--rate \(requested) is faster than this server's usage policy allows (at most \(maximumRate)); use --rate 4/min or slower for anything that runs for days")
+                throw GeocodeFailure.setup("--rate \(requested) is faster than this server's usage policy allows (at most \(maximumRate)); use --rate 4/min or slower for anything that runs for days")
             }
             return requested
         }
@@ -35,7 +35,7 @@ public struct GeocoderSpec: Sendable {
 
     /// Builds the geocoder. Network providers need `client`; the public Nominatim needs `contact` (its policy
     /// requires an identifying User-Agent with a contact).
-    public func make(contact: String?, precision: Int = 7, client: @autoclosure () -> HTTPClient) throws -> Made {
+    public func make(contact: String?, precision: Int = 7, client: @autoclosure () -> HTTPClient = .shared) throws -> Made {
         let userAgent = "gpslog/\(GeocoderSpec.version) (reverse geocoding of personal GPS tracks\(contact.map { "; \($0)" } ?? ""))"
         if text == GeocoderSpec.defaultProvider || text == "regions" {
             return Made(geocoder: try RegionsGeocoder(geoJSON: DemoRegions.geoJSON, name: DemoRegions.name), defaultRate: GeocodeRate(count: 1000, seconds: 1))
@@ -49,13 +49,13 @@ public struct GeocoderSpec: Sendable {
         for prefix in ["nominatim:", "photon:"] where text.hasPrefix(prefix) {
             let url = String(text.dropFirst(prefix.count))
             guard let host = URL(string: url)?.host, url.hasPrefix("http://") || url.hasPrefix("https://") else {
-                throw GeocodeFailure.rejected(status: 0, message: "'\(url)' is not an http(s) URL; use \(prefix)https://your.server")
+                throw GeocodeFailure.setup("'\(url)' is not an http(s) URL; use \(prefix)https://your.server")
             }
             if prefix == "nominatim:" {
                 let geocoder = NominatimGeocoder(baseURL: url, userAgent: userAgent, client: client(), zoom: NominatimGeocoder.zoom(forPrecision: precision))
                 if host == "nominatim.openstreetmap.org" {
                     guard let contact, !contact.isEmpty else {
-                        throw GeocodeFailure.rejected(status: 0, message: "the public Nominatim requires an identifying User-Agent with a contact: add --contact you@example.org")
+                        throw GeocodeFailure.setup("the public Nominatim requires an identifying User-Agent with a contact: add --contact you@example.org")
                     }
                     return Made(geocoder: geocoder, defaultRate: GeocodeRate(count: 4, seconds: 60), notice: """
                         Using the public Nominatim server. Its usage policy (May 2026) allows at most 1 request/s per \
@@ -73,6 +73,6 @@ public struct GeocoderSpec: Sendable {
                 : nil
             return Made(geocoder: geocoder, defaultRate: GeocodeRate(count: 1, seconds: 1), notice: notice)
         }
-        throw GeocodeFailure.rejected(status: 0, message: "unknown provider '\(text)': use regions:PATH, geonames:PATH, nominatim:URL or photon:URL")
+        throw GeocodeFailure.setup("unknown provider '\(text)': use regions:PATH, geonames:PATH, nominatim:URL or photon:URL")
     }
 }

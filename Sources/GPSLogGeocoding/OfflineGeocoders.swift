@@ -19,7 +19,7 @@ public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
 
     public init(path: String, maxDistance: Double = 50_000) throws {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw GeocodeFailure.rejected(status: 0, message: "cannot read the GeoNames file \(path)")
+            throw GeocodeFailure.setup("cannot read the GeoNames file \(path)")
         }
         var grid: [Int: [Place]] = [:]
         var lineNumber = 0
@@ -27,7 +27,7 @@ public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
             lineNumber += 1
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard f.count >= 9, let lat = Double(f[4]), let lon = Double(f[5]), Geo.isValidPosition(latitude: lat, longitude: lon) else {
-                throw GeocodeFailure.rejected(status: 0, message: "\(path):\(lineNumber): not the GeoNames cities layout (id, name, ascii name, alternate names, latitude, longitude, ...)")
+                throw GeocodeFailure.setup("\(path):\(lineNumber): not the GeoNames cities layout (id, name, ascii name, alternate names, latitude, longitude, ...)")
             }
             let place = Place(name: String(f[1]), country: String(f[8]), latitude: lat, longitude: lon)
             grid[GeoNamesGeocoder.cell(lat, lon), default: []].append(place)
@@ -71,13 +71,13 @@ public final class RegionsGeocoder: ReverseGeocoder, @unchecked Sendable {
     public init(geoJSON: String, name: String) throws {
         guard let root = try? JSONSerialization.jsonObject(with: Data(geoJSON.utf8)) as? [String: Any],
             let features = root["features"] as? [[String: Any]]
-        else { throw GeocodeFailure.rejected(status: 0, message: "\(name): not a GeoJSON FeatureCollection") }
+        else { throw GeocodeFailure.setup("\(name): not a GeoJSON FeatureCollection") }
         context = try GEOSContext()
         var entries: [(geometry: Geometry, item: String)] = []
         for (i, feature) in features.enumerated() {
             guard let geometry = feature["geometry"], let props = feature["properties"] as? [String: Any],
                 let regionName = props["name"] as? String
-            else { throw GeocodeFailure.rejected(status: 0, message: "\(name): feature \(i) has no geometry or no properties.name") }
+            else { throw GeocodeFailure.setup("\(name): feature \(i) has no geometry or no properties.name") }
             let json = String(decoding: try JSONSerialization.data(withJSONObject: geometry), as: UTF8.self)
             entries.append((try Geometry.fromGeoJSON(json, context: context), regionName))
         }
@@ -87,7 +87,7 @@ public final class RegionsGeocoder: ReverseGeocoder, @unchecked Sendable {
 
     public convenience init(path: String) throws {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw GeocodeFailure.rejected(status: 0, message: "cannot read the regions file \(path)")
+            throw GeocodeFailure.setup("cannot read the regions file \(path)")
         }
         try self.init(geoJSON: text, name: (path as NSString).lastPathComponent)
     }

@@ -19,6 +19,8 @@ public enum GeocodeFailure: Error, Equatable, LocalizedError {
     case transient(String)
     /// A 4xx that retrying will not fix.
     case rejected(status: Int, message: String)
+    /// The provider cannot be set up (a file it cannot read, a bad URL or option): nothing was asked of anyone.
+    case setup(String)
 
     public var errorDescription: String? {
         switch self {
@@ -26,6 +28,7 @@ public enum GeocodeFailure: Error, Equatable, LocalizedError {
         case let .forbidden(message): "HTTP 403: \(message)"
         case let .transient(message): message
         case let .rejected(status, message): "HTTP \(status): \(message)"
+        case let .setup(message): message
         }
     }
 }

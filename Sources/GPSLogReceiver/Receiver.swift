@@ -42,7 +42,13 @@ public struct Receiver: Sendable {
         let app = Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "gpslog"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) }, logger: logger)
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch {
+            await sink.close()
+            throw error
+        }
+        await sink.close()
     }
 
     static func handle(_ request: Request, context: ReceiverContext, sink: ReceiverStore, token: AccessToken?, logger: Logger) async -> Response {

@@ -4,13 +4,21 @@ import GPSLogExport
 import GPSLogModel
 import GPSLogStore
 
-/// The receiver's one connection to the database. An actor: requests arrive on many threads, a SQLite connection
-/// serves one at a time, and each payload is one transaction.
+/// The receiver's one connection to the database. An actor on a thread of its own: requests arrive on many threads,
+/// a SQLite connection serves one at a time, and each payload is one transaction.
 actor ReceiverStore {
     /// SQLite today; any `ReceivedLocationStore` (a PostgreSQL backend) can stand here.
     private let store: any ReceivedLocationStore
+    /// Each payload's transaction blocks (its commit, another process's lock): it runs here, not on the pool that
+    /// serves HTTP.
+    private let thread = StoreThread()
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
 
     init(path: String) throws { store = try Store(path: path) }
+
+    /// Ends the store's thread (when the server stops).
+    func close() async { await thread.shutdown() }
 
     /// Stores an Overland batch: one session per device (`overland:DEVICE`), or per trip when the batch carries
     /// one. Locations of several devices in one batch go to their own sessions, all in one transaction.

@@ -73,7 +73,9 @@ public final class ControlServer: Sendable {
                     if let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView)) {
                         response = await handler(request)
                     } else {
-                        response = ControlResponse(ok: false, error: "bad request: expected one JSON object per line")
+                        response = ControlResponse(
+                            ok: false,
+                            error: "bad request: expected one JSON object per line with a command (\(ControlRequest.commands.joined(separator: ", ")))")
                     }
                     var out = try JSONEncoder().encode(response)
                     out.append(UInt8(ascii: "\n"))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogGeocoding
 import GPSLogModel
 
 /// Where a recorder listens for `mark`, `status` and `stop`: `$XDG_RUNTIME_DIR/gpslog/<hash>.sock` (per user,
@@ -32,13 +33,46 @@ public enum ControlSocket {
     }
 }
 
-/// A request on the control socket: one JSON object per line.
-public struct ControlRequest: Codable, Sendable {
-    public var command: String
-    public var label: String?
-    public init(command: String, label: String? = nil) {
-        self.command = command
-        self.label = label
+/// A request on the control socket: one JSON object per line, `{"command":"mark","label":"Trailhead"}`.
+public enum ControlRequest: Sendable, Equatable, Codable {
+    /// Mark the freshest fix, with an optional label.
+    case mark(label: String?)
+    /// What the tracker screen shows.
+    case status
+    /// Finish the session and exit.
+    case stop
+    /// Send what waits now (with `record --send`).
+    case sendNow
+
+    /// The command words on the wire.
+    public static let commands = ["mark", "status", "stop", "send-now"]
+
+    private enum Keys: String, CodingKey { case command, label }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        let command = try c.decode(String.self, forKey: .command)
+        switch command {
+        case "mark": self = .mark(label: try c.decodeIfPresent(String.self, forKey: .label))
+        case "status": self = .status
+        case "stop": self = .stop
+        case "send-now": self = .sendNow
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .command, in: c, debugDescription: "unknown command: use \(Self.commands.joined(separator: ", "))")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        switch self {
+        case .mark(let label):
+            try c.encode("mark", forKey: .command)
+            try c.encodeIfPresent(label, forKey: .label)
+        case .status: try c.encode("status", forKey: .command)
+        case .stop: try c.encode("stop", forKey: .command)
+        case .sendNow: try c.encode("send-now", forKey: .command)
+        }
     }
 }
 
@@ -107,26 +141,3 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     /// Live sending (`record --send`), when on.
     public var sending: SendingStatus?
 }
-
-/// Live sending as Overland's tracker screen shows it: what waits, and when the last batch went.
-public struct SendingStatus: Codable, Sendable, Equatable {
-    /// The destination, without credentials.
-    public var destination: String
-    /// Track points not yet confirmed by the server (the queue is the database).
-    public var queued: Int
-    /// Track points the server confirmed for this session.
-    public var sent: Int
-    /// When the server confirmed the last batch (ISO 8601).
-    public var lastSentAt: String?
-    /// Why the last attempt failed, if it did (never holds the token).
-    public var lastError: String?
-
-    public init(destination: String, queued: Int = 0, sent: Int = 0, lastSentAt: String? = nil, lastError: String? = nil) {
-        self.destination = destination
-        self.queued = queued
-        self.sent = sent
-        self.lastSentAt = lastSentAt
-        self.lastError = lastError
-    }
-}
-

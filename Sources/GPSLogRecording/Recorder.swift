@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogGeocoding
 import GPSLogModel
 import GPSLogSampling
 import GPSLogSources
@@ -9,12 +10,13 @@ import Logging
 /// The recording in progress: samples a source's events into a session and commits at least once a second.
 ///
 /// An actor, so the source loop, the once-a-second flush and the control socket (`mark`, `status`, `stop`) take
-/// turns on the one database connection it owns.
+/// turns on the one database connection it owns; it runs on a `StoreThread` of its own, so its commits never block
+/// Swift's cooperative pool.
 public actor Recorder {
     private var writer: SessionWriter
     private let source: any FixSource
     private let logger: Logger
-    private let startedAt = ContinuousClock.now
+    private let thread: StoreThread
     private var lastFixArrival: ContinuousClock.Instant?
     private var lastFix: Fix?
     private var fixesReceived = 0
@@ -27,12 +29,22 @@ public actor Recorder {
     private let maxPending = 4096
 
     /// Opens the store and prepares a session named `name`; the session row is written at the first fix.
-    public init(databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: any FixSource, logger: Logger) throws {
+    /// - Parameter thread: where the recorder's work runs (the caller shuts it down after `finish`).
+    public init(
+        databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: any FixSource, thread: StoreThread,
+        logger: Logger
+    ) throws {
         let store = try Store(path: databasePath)
         writer = SessionWriter(store: store, name: name, mode: mode, policy: policy)
         self.source = source
+        self.thread = thread
         self.logger = logger
     }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
+
+    /// True when called on the recorder's own thread (what tests check).
+    public func runsOnItsOwnThread() -> Bool { thread.isCurrent }
 
     /// The session, once the first fix created it.
     public var session: Session? { writer.session }

@@ -8,26 +8,17 @@ import Logging
 
 /// Runs a recording to its end: consumes the source, commits every second, serves the control socket, shows a
 /// one-line status on a terminal, and stops cleanly on SIGINT, SIGTERM or `gpslog stop`.
-public struct RecordingRun {
+struct RecordingRun {
     let recorder: Recorder
     let source: any FixSource
     let socketPath: String
+    /// Live sending, which `send-now` drives; nil when off.
+    let sender: LiveSender?
     let logger: Logger
-    /// Control commands beyond mark, status and stop (`send-now` when sending live).
-    let extraCommands: [String: @Sendable (ControlRequest) async -> ControlResponse]
-
-    public init(recorder: Recorder, source: any FixSource, socketPath: String, logger: Logger,
-                extraCommands: [String: @Sendable (ControlRequest) async -> ControlResponse] = [:]) {
-        self.recorder = recorder
-        self.source = source
-        self.socketPath = socketPath
-        self.logger = logger
-        self.extraCommands = extraCommands
-    }
 
     /// Records until the source ends or a stop is asked for. Returns the finished session (nil if no fix came).
-    public func run() async throws -> GPSLogModel.Session? {
-        let recorder = recorder, source = source, logger = logger, extraCommands = extraCommands
+    func run() async throws -> GPSLogModel.Session? {
+        let recorder = recorder, source = source, logger = logger, sender = sender
         let consumer = Task {
             for try await batch in source.events() {
                 try await recorder.handle(batch)
@@ -35,23 +26,7 @@ public struct RecordingRun {
         }
         let stopper = Stopper(consumer: consumer)
         let server = try await ControlServer.start(path: socketPath, logger: logger) { request in
-            switch request.command {
-            case "mark":
-                do {
-                    return ControlResponse(ok: true, mark: try await recorder.mark(label: request.label))
-                } catch {
-                    return ControlResponse(ok: false, error: (error as? LocalizedError)?.errorDescription ?? "\(error)")
-                }
-            case "status":
-                return ControlResponse(ok: true, status: await recorder.status())
-            case "stop":
-                logger.info("stop requested through the control socket")
-                stopper.stop()
-                return ControlResponse(ok: true, status: await recorder.status())
-            default:
-                if let handler = extraCommands[request.command] { return await handler(request) }
-                return ControlResponse(ok: false, error: "unknown command '\(request.command)': use mark, status or stop")
-            }
+            await Self.answer(request, recorder: recorder, sender: sender, stopper: stopper, logger: logger)
         }
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -101,6 +76,31 @@ public struct RecordingRun {
             }
             _ = try? await recorder.finish()
             throw RecordingError.cannotWrite(database: await recorder.databasePath, reason: reason, committed: await recorder.committedEntries)
+        }
+    }
+}
+
+extension RecordingRun {
+    /// The answer to one control request.
+    static func answer(_ request: ControlRequest, recorder: Recorder, sender: LiveSender?, stopper: Stopper, logger: Logger) async -> ControlResponse {
+        switch request {
+        case .mark(let label):
+            do {
+                return ControlResponse(ok: true, mark: try await recorder.mark(label: label))
+            } catch {
+                return ControlResponse(ok: false, error: (error as? LocalizedError)?.errorDescription ?? "\(error)")
+            }
+        case .status:
+            return ControlResponse(ok: true, status: await recorder.status())
+        case .stop:
+            logger.info("stop requested through the control socket")
+            stopper.stop()
+            return ControlResponse(ok: true, status: await recorder.status())
+        case .sendNow:
+            guard let sender else { return ControlResponse(ok: false, error: "the recorder is not sending: start it with --send URL") }
+            var status = await recorder.status()
+            status.sending = await sender.send()
+            return ControlResponse(ok: true, status: status)
         }
     }
 }

@@ -66,7 +66,9 @@ public final class Uploader {
 
     /// Sends what the destination has not confirmed of `session`.
     /// - Parameter progress: called with (points confirmed in this run, points to send in this run).
-    public func upload(session: Session, progress: ((Int, Int) -> Void)? = nil) async throws -> UploadReport {
+    public func upload(
+        session: Session, progress: ((Int, Int) -> Void)? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> UploadReport {
         let key = destination.progressKey
         var state = try store.uploadProgress(session: session.id, destination: key)
         var report = UploadReport(destination: destination.displayURL)
@@ -130,7 +132,9 @@ public final class Uploader {
 
     /// POSTs one body until the server confirms it. Returns the number of retries.
     /// - Throws: `UploadError.rejected` on a 4xx other than 429; `UploadError.gaveUp` after `maxAttempts`.
-    private func post(_ body: [UInt8], to url: String, headers extra: HTTPHeaders) async throws -> Int {
+    private func post(
+        _ body: [UInt8], to url: String, headers extra: HTTPHeaders, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Int {
         var delay = options.firstRetryDelay
         var reason = ""
         for attempt in 1...max(1, options.maxAttempts) {

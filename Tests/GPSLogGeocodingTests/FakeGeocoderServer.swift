@@ -19,31 +19,46 @@ final class FakeGeocoderServer: @unchecked Sendable {
     private let lock = NSLock()
     private var requests: [Request] = []
     private var lastAccepted: Date?
-    /// Answer 429 to this many requests first (a storm), whatever their spacing.
-    var stormRemaining = 0
-    /// Answer 403 to everything.
-    var blockEverything = false
-    /// Points south of this latitude are "sea": no address.
-    var seaBelowLatitude = -90.0
+    private var storm = 0
+    private var blocking = false
+    private var seaLatitude = -90.0
+    private var stormAnswered = 0
     private var channel: Channel?
+
+    // The settings are read by the server's event loop while a test changes them: each goes through the lock.
+    /// Answer 429 to this many requests first (a storm), whatever their spacing.
+    var stormRemaining: Int {
+        get { lock.withLock { storm } }
+        set { lock.withLock { storm = newValue } }
+    }
+    /// Answer 403 to everything.
+    var blockEverything: Bool {
+        get { lock.withLock { blocking } }
+        set { lock.withLock { blocking = newValue } }
+    }
+    /// Points south of this latitude are "sea": no address.
+    var seaBelowLatitude: Double {
+        get { lock.withLock { seaLatitude } }
+        set { lock.withLock { seaLatitude = newValue } }
+    }
 
     init(flavor: Flavor, minimumSpacing: Double = 1.0) {
         self.flavor = flavor
         self.minimumSpacing = minimumSpacing
     }
 
-    var port: Int { channel?.localAddress?.port ?? 0 }
+    var port: Int { lock.withLock { channel?.localAddress?.port ?? 0 } }
     var url: String { "http://127.0.0.1:\(port)" }
     var log: [Request] { lock.withLock { requests } }
     /// Requests answered 429 because they came too soon.
-    var tooSoon: Int { lock.withLock { requests.filter { $0.status == 429 }.count } - stormAnswered }
-    private var stormAnswered = 0
+    var tooSoon: Int { lock.withLock { requests.filter { $0.status == 429 }.count - stormAnswered } }
 
     func start() async throws {
-        channel = try await startLoopbackHTTPServer { Handler(server: self) }
+        let started = try await startLoopbackHTTPServer { Handler(server: self) }
+        lock.withLock { channel = started }
     }
 
-    func stop() async { try? await channel?.close() }
+    func stop() async { try? await lock.withLock { channel }?.close() }
 
     /// Decides the answer for one request: (status, headers, body).
     func answer(uri: String, userAgent: String?) -> (Int, [(String, String)], String) {
@@ -52,13 +67,13 @@ final class FakeGeocoderServer: @unchecked Sendable {
         let lon = query.first { $0.name == "lon" }?.value.flatMap(Double.init) ?? .nan
         return lock.withLock {
             func record(_ status: Int) { requests.append(Request(latitude: lat, longitude: lon, userAgent: userAgent, status: status)) }
-            if blockEverything || userAgent == nil || userAgent!.isEmpty {
+            if blocking || userAgent == nil || userAgent!.isEmpty {
                 record(403)
                 return (403, [("Content-Type", "text/html")], "<html><body><h1>Access blocked</h1></body></html>")
             }
             let now = Date()
-            if stormRemaining > 0 {
-                stormRemaining -= 1
+            if storm > 0 {
+                storm -= 1
                 stormAnswered += 1
                 record(429)
                 return (429, [("Retry-After", "0")], "Error 429 Too many requests")
@@ -70,7 +85,7 @@ final class FakeGeocoderServer: @unchecked Sendable {
             lastAccepted = now
             record(200)
             guard lat.isFinite, lon.isFinite else { return (400, [], #"{"error":{"code":400,"message":"Parameter 'lat' must be a number."}}"#) }
-            let sea = lat < seaBelowLatitude
+            let sea = lat < seaLatitude
             let label = String(format: "Testweg %d, %.3f %.3f", Int(abs(lat * 1000)) % 97, lat, lon)
             switch flavor {
             case .nominatim:

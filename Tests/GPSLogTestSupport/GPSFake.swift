@@ -12,21 +12,45 @@ public final class GPSFake {
             && (FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd") || FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsd"))
     }
 
-    /// Starts replaying `log` once, `cycle` seconds between sentences.
+    /// Starts replaying `log` once, `cycle` seconds between sentences, and returns when its gpsd accepts
+    /// connections. gpsd cannot take a socket bound beforehand, so a free port is only free until gpsd binds it:
+    /// when another process took it meanwhile, gpsfake exits, and a new port is tried (not when `port` is given).
     public init(log: String, cycle: Double = 0.002, port: Int? = nil) throws {
-        self.port = try port ?? freeLoopbackPort()
-        process = Process()
+        var attempt = 0
+        while true {
+            attempt += 1
+            let candidate = try port ?? freeLoopbackPort()
+            let started = try GPSFake.start(log: log, cycle: cycle, port: candidate)
+            if GPSFake.waitUntilListening(port: candidate, while: started) {
+                self.port = candidate
+                process = started
+                return
+            }
+            if started.isRunning { kill(-started.processIdentifier, SIGKILL) }
+            started.waitUntilExit()
+            if port != nil || attempt >= 5 { throw POSIXError(.EADDRINUSE) }
+        }
+    }
+
+    private static func start(log: String, cycle: Double, port: Int) throws -> Process {
+        let process = Process()
         // gpsfake is Python and needs the system interpreter's `gps` module, whatever python3 is first on PATH.
         // Foundation starts the child as a process-group leader, so gpsfake and the gpsd it starts are killed
         // together in stop() (gpsfake ignores SIGTERM while it lingers).
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["/usr/bin/gpsfake", "-1", "-q", "-P", String(self.port), "-c", String(cycle), log]
+        process.arguments = ["/usr/bin/gpsfake", "-1", "-q", "-P", String(port), "-c", String(cycle), log]
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin:" + (env["PATH"] ?? "")
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
+        return process
+    }
+
+    /// True once something accepts TCP connections on the port, false if `process` ends first or 20 s pass.
+    private static func waitUntilListening(port: Int, while process: Process) -> Bool {
+        waitUntil(timeout: 20) { !process.isRunning || loopbackAccepts(port: port) } && process.isRunning
     }
 
     public func stop() {
@@ -39,21 +63,36 @@ public final class GPSFake {
     deinit { stop() }
 }
 
-/// A TCP port on 127.0.0.1 that nothing listens on right now (bind to port 0, read it back, close).
+/// A TCP port on 127.0.0.1 that nothing listens on right now. It is drawn below the kernel's ephemeral range
+/// (32768 and up on Linux), where outgoing connections and other tests' port-0 binds take theirs, so it stays free
+/// until the caller's server binds it far more often than a port-0 draw would; callers that cannot bind it
+/// themselves still check (see `GPSFake`).
 public func freeLoopbackPort() throws -> Int {
+    for _ in 0..<200 {
+        let port = Int.random(in: 20_000..<32_768)
+        if canBindLoopback(port: port) { return port }
+    }
+    throw POSIXError(.EADDRINUSE)
+}
+
+private func canBindLoopback(port: Int) -> Bool { onLoopbackSocket(port: port) { bind($0, $1, $2) } }
+
+/// True when a TCP connection to 127.0.0.1:port is accepted.
+public func loopbackAccepts(port: Int) -> Bool { onLoopbackSocket(port: port) { connect($0, $1, $2) } }
+
+/// Runs `call` (bind or connect) on a new TCP socket with 127.0.0.1:port, closes the socket, and says whether it
+/// returned 0.
+private func onLoopbackSocket(port: Int, _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw POSIXError(.EIO) }
+    guard fd >= 0 else { return false }
     defer { close(fd) }
     var addr = sockaddr_in()
     addr.sin_family = sa_family_t(AF_INET)
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = 0
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+    addr.sin_port = in_port_t(UInt16(port).bigEndian)
+    return withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
     }
-    guard bound else { throw POSIXError(.EADDRINUSE) }
-    return Int(UInt16(bigEndian: addr.sin_port))
 }
 
 /// A `gpslog` process running in the background (a recorder), with its output collected in files.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogModel
 import GPSLogTestSupport
 import NIOCore
 import NIOHTTP1
@@ -15,7 +16,8 @@ final class FlakyOverlandServer: @unchecked Sendable {
     struct Batch { var uri: String; var timestamps: [String]; var hasCurrent: Bool; var authorization: String?; var answer: Answer }
 
     private let lock = NSLock()
-    private var rng: SystemRandomNumberGenerator
+    /// Seeded: a failing run misbehaves the same way when run again.
+    private var rng: SplitMix64
     private var batches: [Batch] = []
     /// The chance that a request is answered with something other than ok.
     let failureRate: Double
@@ -25,11 +27,11 @@ final class FlakyOverlandServer: @unchecked Sendable {
     let delay: TimeAmount
     private var channel: Channel?
 
-    init(failureRate: Double, slowDelay: TimeAmount = .milliseconds(1500), delay: TimeAmount = .zero) {
+    init(failureRate: Double, slowDelay: TimeAmount = .milliseconds(1500), delay: TimeAmount = .zero, seed: UInt64 = 0x5EED_F1A4) {
         self.failureRate = failureRate
         self.slowDelay = slowDelay
         self.delay = delay
-        rng = SystemRandomNumberGenerator()
+        rng = SplitMix64(seed: seed)
     }
 
     var url: String { "http://127.0.0.1:\(channel?.localAddress?.port ?? 0)/api/overland" }

@@ -37,7 +37,7 @@ extension GPSLog {
             } else {
                 let db = global.databasePath
                 let response = try await ControlClient.send(
-                    ControlRequest(command: "mark", label: label), socketPath: ControlSocket.path(forDatabase: db), database: db)
+                    .mark(label: label), socketPath: ControlSocket.path(forDatabase: db), database: db)
                 guard response.ok, let mark = response.mark else { throw RecordingError.recorder(response.error ?? "the recorder refused the mark") }
                 info = mark
             }

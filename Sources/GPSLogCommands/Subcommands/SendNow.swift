@@ -14,10 +14,9 @@ extension GPSLog {
 
         func run() async throws {
             let db = global.databasePath
-            let response = try await ControlClient.send(ControlRequest(command: "send-now"), socketPath: ControlSocket.path(forDatabase: db), database: db)
+            let response = try await ControlClient.send(.sendNow, socketPath: ControlSocket.path(forDatabase: db), database: db)
             guard response.ok, let sending = response.status?.sending else {
-                throw RecordingError.recorder(response.error?.replacingOccurrences(of: "use mark, status or stop", with: "start the recording with --send URL")
-                    ?? "the recorder is not sending: start it with --send URL")
+                throw RecordingError.recorder(response.error ?? "the recorder is not sending: start it with --send URL")
             }
             if json {
                 print(try JSONOutput.render(sending))

@@ -14,7 +14,7 @@ extension GPSLog {
 
         func run() async throws {
             let db = global.databasePath
-            let response = try await ControlClient.send(ControlRequest(command: "status"), socketPath: ControlSocket.path(forDatabase: db), database: db)
+            let response = try await ControlClient.send(.status, socketPath: ControlSocket.path(forDatabase: db), database: db)
             guard response.ok, let s = response.status else { throw RecordingError.recorder(response.error ?? "no status") }
             if json {
                 print(try JSONOutput.render(s))

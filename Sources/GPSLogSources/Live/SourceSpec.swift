@@ -10,6 +10,15 @@ public enum SourceSpec: Equatable, Sendable {
     /// The default source: a gpsd on this machine.
     public static let defaultSource = SourceSpec.gpsd(host: "127.0.0.1", port: 2947)
 
+    /// The spec as `--source` takes it (`parse(spec.text) == spec`).
+    public var text: String {
+        switch self {
+        case let .gpsd(host, port): "gpsd://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        case let .nmea(path, baud): "nmea:\(path)" + (baud.map { "?baud=\($0)" } ?? "")
+        case let .replay(path, speed): "replay:\(path)?speed=\(speed)"
+        }
+    }
+
     /// Parses a `--source` value; the error says what forms are accepted.
     public static func parse(_ text: String) throws -> SourceSpec {
         func split(_ rest: Substring) -> (String, [String: String]) {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
-import GPSLogRecording
 import GPSLogStore
 import GPSLogUpload
 import Logging
@@ -9,8 +8,10 @@ import Logging
 /// Live sending inside `record --send`: every send interval (and on `gpslog send-now`) it uploads what the server
 /// has not confirmed of the session being recorded. The database is the queue: offline, points wait; when the
 /// server answers again, they go in batches, oldest first; `gpslog upload` resumes the same queue after the
-/// recording. One send at a time: a send-now during a send waits for it and reports it.
+/// recording. One send at a time: a send-now during a send waits for it and reports it. It runs on a `StoreThread`
+/// of its own: its store's reads and commits block, its HTTP waits do not.
 actor LiveSender {
+    private let thread: StoreThread
     private let databasePath: String
     private let destination: Destination
     private let options: Uploader.Options
@@ -19,7 +20,10 @@ actor LiveSender {
     private var inFlight: Task<SendingStatus, Never>?
     private var status: SendingStatus
 
-    init(databasePath: String, destination: Destination, options: Uploader.Options, recorder: Recorder, logger: Logger) {
+    init(
+        databasePath: String, destination: Destination, options: Uploader.Options, recorder: Recorder, thread: StoreThread, logger: Logger
+    ) {
+        self.thread = thread
         self.databasePath = databasePath
         self.destination = destination
         self.options = options
@@ -27,6 +31,8 @@ actor LiveSender {
         self.logger = logger
         status = SendingStatus(destination: destination.displayURL)
     }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
 
     /// Sends what waits now; returns where sending stands afterwards.
     func send() async -> SendingStatus {
@@ -49,7 +55,7 @@ actor LiveSender {
         defer { store.close() }
         let uploader = Uploader(store: store, destination: destination, options: options)
         do {
-            let report = try await uploader.upload(session: session)
+            let report = try await uploader.upload(session: session, isolation: self)
             status.sent = report.alreadySent + report.sent
             status.queued = report.queued
             status.lastSentAt = report.lastSentAt
@@ -93,3 +99,26 @@ actor LiveSender {
         return status
     }
 }
+
+/// Live sending as Overland's tracker screen shows it: what waits, and when the last batch went.
+public struct SendingStatus: Codable, Sendable, Equatable {
+    /// The destination, without credentials.
+    public var destination: String
+    /// Track points not yet confirmed by the server (the queue is the database).
+    public var queued: Int
+    /// Track points the server confirmed for this session.
+    public var sent: Int
+    /// When the server confirmed the last batch (ISO 8601).
+    public var lastSentAt: String?
+    /// Why the last attempt failed, if it did (never holds the token).
+    public var lastError: String?
+
+    public init(destination: String, queued: Int = 0, sent: Int = 0, lastSentAt: String? = nil, lastError: String? = nil) {
+        self.destination = destination
+        self.queued = queued
+        self.sent = sent
+        self.lastSentAt = lastSentAt
+        self.lastError = lastError
+    }
+}
+

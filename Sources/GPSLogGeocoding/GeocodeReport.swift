@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 
 /// What a geocoding run did (or, summed, what the geocoder inside a recording has done): the closing summary of
-/// `gpslog geocode` and the Addresses line of `gpslog status`. Here, below both, so the recorder need not know the
-/// geocoder.
+/// `gpslog geocode` and the Addresses line of `gpslog status`.
 public struct GeocodeReport: Sendable, Codable, Equatable {
     /// The provider's cache key (`nominatim:URL`, `regions:NAME`).
     public var provider: String

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogGeocoding
+import GPSLogModel
+import GPSLogStore
+import Logging
+
+/// The geocoder beside a recording: every few seconds it fills in the addresses of the session being recorded, on
+/// its own connection and its own thread, so it never delays recording. What it misses (a pause, no network) the
+/// next round or `gpslog geocode` picks up: the pending work is the entries without an address.
+actor AddressLoop {
+    private let thread: StoreThread
+    private let databasePath: String
+    private let geocoder: any ReverseGeocoder
+    private let options: GeocodeWorker.Options
+    private let recorder: Recorder
+    private let logger: Logger
+    private var worker: GeocodeWorker?
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
+
+    init(
+        databasePath: String, geocoder: any ReverseGeocoder, options: GeocodeWorker.Options, recorder: Recorder, thread: StoreThread,
+        logger: Logger
+    ) {
+        self.thread = thread
+        self.databasePath = databasePath
+        self.geocoder = geocoder
+        self.options = options
+        self.recorder = recorder
+        self.logger = logger
+    }
+
+    /// Runs until cancelled, or until the provider blocks us (HTTP 403: asking again would not help).
+    func run(every interval: Duration = .seconds(2)) async {
+        var total = GeocodeReport(provider: geocoder.cacheKey)
+        defer { worker?.store.close() }
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            guard let session = await recorder.session else { continue }
+            do {
+                if worker == nil { worker = GeocodeWorker(store: try Store(path: databasePath), geocoder: geocoder, options: options) }
+                let report = try await worker!.run(sessions: [session.id])
+                total.add(report)
+                total.cells = worker!.seenCells.count
+                await recorder.setAddresses(total)
+                if let blocked = report.blocked {
+                    logger.error("geocoder \(geocoder.cacheKey) is blocked (\(blocked)); recording goes on without addresses")
+                    return
+                }
+                if let until = report.pausedUntil.flatMap({ Timestamp(iso8601: $0) }) {
+                    logger.warning("geocoder asked us to slow down; paused until \(until.iso8601())")
+                    let wait = max(0, until.milliseconds - Int64(Date().timeIntervalSince1970 * 1000))
+                    try? await Task.sleep(for: .milliseconds(wait))
+                }
+            } catch {
+                logger.warning("geocoding failed: \(error.localizedDescription); will retry")
+            }
+        }
+    }
+}

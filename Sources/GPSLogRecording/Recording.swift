@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogGeocoding
+import GPSLogModel
+import GPSLogSample
+import GPSLogSampling
+import GPSLogSources
+import GPSLogStore
+import GPSLogUpload
+import Logging
+
+/// Everything `gpslog record` asks for: what to record, from where, and what runs beside it.
+public struct RecordingPlan: Sendable {
+    public var databasePath: String
+    public var name: String
+    public var mode: TripMode?
+    public var policy: SamplingPolicy
+    public var source: SourceSpec
+    /// Reverse geocoding while recording; nil: off.
+    public var geocoding: Geocoding?
+    /// Live sending; nil: off.
+    public var sending: Sending?
+
+    public init(
+        databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: SourceSpec, geocoding: Geocoding? = nil,
+        sending: Sending? = nil
+    ) {
+        self.databasePath = databasePath
+        self.name = name
+        self.mode = mode
+        self.policy = policy
+        self.source = source
+        self.geocoding = geocoding
+        self.sending = sending
+    }
+
+    /// The geocoder beside the recording (see `gpslog geocode`).
+    public struct Geocoding: Sendable {
+        public var provider: GeocoderSpec
+        /// Contact for the User-Agent (the public Nominatim requires one).
+        public var contact: String?
+        /// The requested rate; the provider's default when nil.
+        public var rate: GeocodeRate?
+        public init(provider: GeocoderSpec, contact: String?, rate: GeocodeRate?) {
+            self.provider = provider
+            self.contact = contact
+            self.rate = rate
+        }
+    }
+
+    /// Live sending to an Overland or OwnTracks server (the database is the queue; see `gpslog upload`).
+    public struct Sending: Sendable {
+        public var destination: Destination
+        public var options: Uploader.Options
+        /// How often to send; nil: only on `gpslog send-now` and at the end.
+        public var interval: Duration?
+        public init(destination: Destination, options: Uploader.Options, interval: Duration?) {
+            self.destination = destination
+            self.options = options
+            self.interval = interval
+        }
+    }
+}
+
+/// How a recording ended.
+public enum RecordingOutcome: Sendable, Equatable {
+    /// The session, with the totals kept while writing it.
+    case recorded(Session, entries: Int, marks: Int, distance: Double)
+    /// No fix ever arrived: no session was written.
+    case noFix
+}
+
+/// The recording runtime: owns the lock, recovery, the source, the sampler (through the `Recorder`), the geocoder
+/// beside it, live sending and the control socket, from the first fix to the closed session.
+public enum Recording {
+    /// Records until the source ends, SIGINT/SIGTERM, or `gpslog stop`.
+    /// - Throws: `RecordingError` (already recording, a socket or a write that failed), `SourceError`, `StoreError`.
+    public static func run(_ plan: RecordingPlan, logger: Logger) async throws -> RecordingOutcome {
+        // A file-size limit (ulimit -f) must fail the write with EFBIG, which SQLite reports, not kill us.
+        signal(SIGXFSZ, SIG_IGN)
+        let path = plan.databasePath
+        try Store.prepareFile(at: path)
+        guard let lock = try RecordingLock(database: path) else {
+            throw RecordingError.alreadyRecording(database: path, pid: RecordingLock.holderPID(database: path))
+        }
+        defer { withExtendedLifetime(lock) {} }
+        try recover(path, holding: lock, logger: logger)
+
+        let source = try makeSource(plan.source, logger: logger)
+        let threads = (recorder: StoreThread(), addresses: StoreThread(), sender: StoreThread())
+        let recorder = try Recorder(
+            databasePath: path, name: plan.name, mode: plan.mode, policy: plan.policy, source: source, thread: threads.recorder, logger: logger)
+        let addresses = try plan.geocoding.map { g -> Task<Void, Never> in
+            let made = try g.provider.make(contact: g.contact)
+            if let notice = made.notice { logger.notice("\(notice)") }
+            var options = GeocodeWorker.Options()
+            options.rate = try made.rate(requested: g.rate)
+            let loop = AddressLoop(
+                databasePath: path, geocoder: made.geocoder, options: options, recorder: recorder, thread: threads.addresses, logger: logger)
+            return Task { await loop.run() }
+        }
+        let sender = plan.sending.map {
+            LiveSender(databasePath: path, destination: $0.destination, options: $0.options, recorder: recorder, thread: threads.sender, logger: logger)
+        }
+        let sendLoop = sender?.start(every: plan.sending?.interval)
+
+        let session = try await RecordingRun(
+            recorder: recorder, source: source, socketPath: ControlSocket.path(forDatabase: path), sender: sender, logger: logger
+        ).run()
+        addresses?.cancel()
+        sendLoop?.cancel()
+        _ = await addresses?.value
+        if let sender, session != nil {
+            let sent = await sender.finish()
+            logger.info("sent \(sent.sent) points to \(sent.destination); \(sent.queued) waiting")
+        }
+        let totals = await recorder.totals
+        for thread in [threads.recorder, threads.addresses, threads.sender] { await thread.shutdown() }
+        guard let session else { return .noFix }
+        return .recorded(session, entries: totals.entries, marks: totals.marks, distance: totals.distance)
+    }
+
+    /// Closes the sessions a recorder that died (kill -9, power cut) left open, and says so.
+    static func recover(_ path: String, holding lock: RecordingLock, logger: Logger) throws {
+        let store = try Store(path: path)
+        defer { store.close() }
+        for session in try Recovery.closeAbandonedSessions(in: store, holding: lock) {
+            logger.warning(
+                "closed session '\(session.name)' (\(session.shortID)) left open by a recorder that stopped abruptly; it ends at its last entry, \(session.end?.iso8601() ?? "?")"
+            )
+        }
+    }
+
+    /// The source a spec names; `replay:sample` is the recording bundled with gpslog (unless a file is named so).
+    static func makeSource(_ spec: SourceSpec, logger: Logger) throws -> any FixSource {
+        switch spec {
+        case let .gpsd(host, port):
+            return GPSDSource(host: host, port: port, logger: logger)
+        case let .nmea(path, baud):
+            return NMEASource(path: path, baud: baud)
+        case let .replay(path, speed):
+            if path == "sample" && !FileManager.default.fileExists(atPath: "sample") {
+                return ReplaySource(input: .nmeaText(Sample.nmea, name: "sample"), speed: speed)
+            }
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw SourceError.cannotOpen(path: path, reason: "no such readable file")
+            }
+            return ReplaySource(input: .file(path), speed: speed)
+        }
+    }
+}
