@@ -96,13 +96,6 @@ public final class Geometry {
         return Geometry(g, context: context)
     }
 
-    /// True when this geometry is valid; see `GEOSisValid_r`.
-    public func isValid() throws -> Bool {
-        let rc = GEOSisValid_r(context.handle, pointer)
-        if rc == 2 { throw context.failure("checking validity") }
-        return rc == 1
-    }
-
     /// A prepared form for fast repeated predicates (point-in-polygon). See `GEOSPrepare_r`.
     public func prepared() throws -> PreparedGeometry {
         guard let p = GEOSPrepare_r(context.handle, pointer) else { throw context.failure("preparing a geometry") }
@@ -135,3 +128,13 @@ public final class PreparedGeometry {
 extension Geometry: Sendable {}
 @available(*, unavailable)
 extension PreparedGeometry: Sendable {}
+
+extension Geometry {
+    /// Parses a GeoJSON geometry object (`{"type":"Polygon",...}`). See `GEOSGeoJSONReader_readGeometry_r`.
+    public static func fromGeoJSON(_ text: String, context: GEOSContext) throws -> Geometry {
+        guard let reader = GEOSGeoJSONReader_create_r(context.handle) else { throw context.failure("GEOSGeoJSONReader_create_r") }
+        defer { GEOSGeoJSONReader_destroy_r(context.handle, reader) }
+        guard let g = GEOSGeoJSONReader_readGeometry_r(context.handle, reader, text) else { throw context.failure("reading GeoJSON") }
+        return Geometry(g, context: context)
+    }
+}

@@ -1,16 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CGEOS
 
-extension Geometry {
-    /// Parses a GeoJSON geometry object (`{"type":"Polygon",...}`). See `GEOSGeoJSONReader_readGeometry_r`.
-    public static func fromGeoJSON(_ text: String, context: GEOSContext) throws -> Geometry {
-        guard let reader = GEOSGeoJSONReader_create_r(context.handle) else { throw context.failure("GEOSGeoJSONReader_create_r") }
-        defer { GEOSGeoJSONReader_destroy_r(context.handle, reader) }
-        guard let g = GEOSGeoJSONReader_readGeometry_r(context.handle, reader, text) else { throw context.failure("reading GeoJSON") }
-        return Geometry(g, context: context)
-    }
-}
-
 /// GEOS's sort-tile-recursive tree over prepared geometries: finds the candidates whose envelope holds a point,
 /// then tests them exactly. Items are indices into `items`. See `GEOSSTRtree_create_r`.
 public final class PreparedIndex<Item> {
