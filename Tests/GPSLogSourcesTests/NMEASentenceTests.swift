@@ -2,15 +2,11 @@
 
 import GPSLogModel
 import GPSLogSources
+import GPSLogTestSupport
 import Testing
 
-/// Wraps a sentence body in `$` and its checksum, for the few synthetic cases real logs do not cover.
-func nmea(_ body: String) -> String {
-    var sum: UInt8 = 0
-    for b in body.utf8 { sum ^= b }
-    let hex = Array("0123456789ABCDEF")
-    return "$" + body + "*" + String(hex[Int(sum >> 4)]) + String(hex[Int(sum & 15)])
-}
+/// Wraps a sentence body in `$` and its checksum.
+func nmea(_ body: String) -> String { nmeaSentence(body) }
 
 /// Feeds lines and finishes, returning everything emitted plus the decoder (for its statistics).
 func decodeLines(
@@ -71,12 +67,18 @@ struct NMEASentenceTests {
         #expect(ok.fixes.first?.time == iso("2005-06-14T21:43:50Z"))
     }
 
-    @Test("two-digit RMC years: 80-99 are 19xx, others 20xx, with no 1024-week shift")
+    @Test("two-digit RMC years: 80-99 are 19xx, others 20xx, with no 1024-week shift; past tomorrow is refused")
     func twoDigitYears() {
-        let cases = [("220899", "1999-08-22"), ("010180", "1980-01-01"), ("311279", "2079-12-31"), ("070419", "2019-04-07")]
+        let cases = [("220899", "1999-08-22"), ("010180", "1980-01-01"), ("070419", "2019-04-07")]
         for (date, expected) in cases {
             let r = decodeLines([nmea("GPRMC,000425.00,A,4808.9993,N,01135.0798,E,0.1,0.0,\(date),,,A")])
             #expect(r.fixes.first?.time == iso(expected + "T00:04:25Z"), "\(date)")
+        }
+        // Year 79 and 70 are 2079 and 2070: after tomorrow, so the date is refused and, with no other date, the fix
+        // is undated.
+        for date in ["311279", "010170"] {
+            let r = decodeLines([nmea("GPRMC,000425.00,A,4808.9993,N,01135.0798,E,0.1,0.0,\(date),,,A")])
+            #expect(r.fixes.isEmpty && r.decoder.statistics.implausibleDates == 1 && r.decoder.statistics.undated == 1, "\(date)")
         }
     }
 

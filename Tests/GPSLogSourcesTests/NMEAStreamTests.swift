@@ -80,20 +80,31 @@ struct NMEAStreamTests {
         #expect(a.first?.altitude == 59.9 && a.first?.speed != nil && a.first?.fixMode == .threeD)
     }
 
-    @Test("a fix is emitted when the next epoch starts, the last one by finish()")
+    @Test("a fix is emitted when the next epoch starts once three agree on the time, the last one by finish()")
     func emissionTiming() {
         var decoder = NMEADecoder()
-        #expect(decoder.feed("$GPRMC,030719.000,A,3747.0873,S,17518.8938,E,0.69,181.39,311214,,,A*7D").isEmpty)
-        let second = decoder.feed("$GPRMC,030720.000,A,3747.0875,S,17518.8938,E,1.15,181.39,311214,,,A*7B")
-        #expect(second.count == 1)
-        guard case .fix(let first)? = second.first else {
+        func rmc(_ second: Int) -> String {
+            nmea("GPRMC,0307\(second).000,A,3747.0873,S,17518.8938,E,0.69,181.39,311214,,,A")
+        }
+        #expect(decoder.feed(rmc(19)).isEmpty)
+        // The first epochs of a stream wait until three agree on the time (a forward-dated first sentence must not
+        // set the session's start), then arrive together.
+        #expect(decoder.feed(rmc(20)).isEmpty)
+        #expect(decoder.feed(rmc(21)).isEmpty)
+        let confirmed = decoder.feed(rmc(22))
+        #expect(confirmed.count == 3)
+        guard case .fix(let first)? = confirmed.first else {
             Issue.record("expected a fix")
             return
         }
         #expect(first.time == iso("2014-12-31T03:07:19Z"))
+        // From then on, each epoch's fix comes out when the next epoch starts.
+        let next = decoder.feed(rmc(23))
+        #expect(next.count == 1)
+        if case .fix(let fix)? = next.first { #expect(fix.time == iso("2014-12-31T03:07:22Z")) } else { Issue.record("expected a fix") }
         let last = decoder.finish()
         #expect(last.count == 1)
-        #expect(decoder.statistics.fixes == 2)
+        #expect(decoder.statistics.fixes == 5 && decoder.statistics.implausibleTimes == 0)
     }
 
     @Test("the closure and array forms of feed deliver the same events",
@@ -156,7 +167,9 @@ struct NMEAStreamTests {
                 nmea("GPRMC,120001,A,5251.0084,N,00518.8149,E,5.8,235.1,200818,1.4,E,A"),
                 nmea("GPGGA,120002,5251.0085,N,00518.8151,E,1,12,0.60,-4,M,46.8,M,,"),
             ], assumedDate: (2000, 1, 1))
-        #expect(r.fixes.map(\.time) == [iso("2000-01-01T12:00:00Z"), iso("2018-08-20T12:00:01Z"), iso("2018-08-20T12:00:02Z")])
+        // The fix dated by the assumption is 18 years from the real dates after it: held back, then dropped.
+        #expect(r.fixes.map(\.time) == [iso("2018-08-20T12:00:01Z"), iso("2018-08-20T12:00:02Z")])
+        #expect(r.decoder.statistics.implausibleTimes == 1)
     }
 }
 

@@ -100,9 +100,12 @@ struct LineSplitter {
 
 /// Turns gpsd JSON reports into events: TPV (mode >= 2, with time and position) into fixes, ATT into headings.
 /// SKY supplies satellites used and dilutions to the next fix. gpsd may report one epoch in several TPVs; the
-/// first complete one is used, so a mark never waits for the epoch to close.
+/// first complete one is used, so a mark never waits for the epoch to close. Times pass a `TimeConsensus`: gpsd
+/// forwards what the receiver says, and one forward-dated report must not make every later one look old.
 public struct GPSDDecoder: Sendable {
+    /// The time of the last fix delivered.
     private var lastFixTime: Timestamp?
+    private var times = TimeConsensus<SourceEvent>()
     private var satellites: Int?
     private var hdop: Double?
     private var vdop: Double?
@@ -124,19 +127,18 @@ public struct GPSDDecoder: Sendable {
                 let lat = Self.double(object["lat"]), let lon = Self.double(object["lon"])
             else { return [] }
             if let last = lastFixTime, time <= last { return [] }
-            lastFixTime = time
             let fix = Fix(
                 time: time, latitude: lat, longitude: lon,
                 altitude: Self.double(object["altMSL"]) ?? Self.double(object["alt"]),
                 horizontalAccuracy: Self.double(object["eph"]), verticalAccuracy: Self.double(object["epv"]),
                 speed: Self.double(object["speed"]), course: Self.double(object["track"]), satellites: satellites,
                 hdop: hdop, vdop: vdop, pdop: pdop, fixMode: FixMode(rawValue: mode))
-            return [.fix(fix)]
+            return admit(.fix(fix), at: time)
         case "ATT":
             guard let heading = Self.double(object["heading"]) else { return [] }
             let time = (object["time"] as? String).flatMap { Timestamp(iso8601: $0) } ?? lastFixTime
             guard let time else { return [] }
-            return [.heading(HeadingReading(time: time, degrees: heading))]
+            return admit(.heading(HeadingReading(time: time, degrees: heading)), at: time)
         case "SKY":
             if let used = object["uSat"] as? Int {
                 satellites = used
@@ -151,6 +153,25 @@ public struct GPSDDecoder: Sendable {
             return []
         }
     }
+
+    /// Fixes and headings from `TimeConsensus`, without a second fix for an epoch already delivered (held reports
+    /// of one epoch are released together).
+    private mutating func admit(_ event: SourceEvent, at time: Timestamp) -> [SourceEvent] {
+        var released: [SourceEvent] = []
+        times.admit(event, at: time) { released.append($0) }
+        var out: [SourceEvent] = []
+        for e in released {
+            if case .fix(let f) = e {
+                if let last = lastFixTime, f.time <= last { continue }
+                lastFixTime = f.time
+            }
+            out.append(e)
+        }
+        return out
+    }
+
+    /// Reports dropped for an implausible time (see `TimeConsensus`).
+    public var implausibleTimes: Int { times.dropped }
 
     static func double(_ value: Any?) -> Double? {
         if let d = value as? Double { return d.isFinite ? d : nil }

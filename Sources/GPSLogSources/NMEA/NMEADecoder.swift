@@ -37,6 +37,11 @@ public struct NMEADecoder: Sendable {
     let waitsForDate: Bool
     /// The latest magnetic variation from RMC (E positive), for HDG sentences that carry none.
     var lastVariation: Double?
+    /// Holds back fixes and headings far from the recent times until later ones agree (see `TimeConsensus`).
+    var times: TimeConsensus<SourceEvent>
+    /// The days a date sentence may name (see `TimeWindow`).
+    let earliestDay: Int64
+    let latestDay: Int64
 
     static let maxPending = 64
     static let halfDay = 43_200_000
@@ -44,7 +49,11 @@ public struct NMEADecoder: Sendable {
 
     /// - Parameter assumedDate: the UTC date to use while the stream has not given one (GGA-only logs). Its
     ///   midnight rollovers are followed like a real date's. A real RMC/ZDA date always takes precedence.
-    public init(assumedDate: (year: Int, month: Int, day: Int)? = nil) {
+    ///   `window`: the times a fix may have (up to a day past the system clock, when that is set).
+    public init(assumedDate: (year: Int, month: Int, day: Int)? = nil, window: TimeWindow = .current) {
+        times = TimeConsensus(window: window)
+        earliestDay = window.earliest.milliseconds / NMEADecoder.msPerDay
+        latestDay = window.latest.milliseconds / NMEADecoder.msPerDay
         if let d = assumedDate {
             knownDay = Timestamp.days(year: d.year, month: d.month, day: d.day)
         }
@@ -99,6 +108,12 @@ public struct NMEADecoder: Sendable {
         epoch = NMEAEpoch()
         statistics.undated += pending.count
         pending.removeAll(keepingCapacity: true)
+        var delivered = (fixes: 0, headings: 0)
+        try times.finish { event in
+            if case .fix = event { delivered.fixes += 1 } else { delivered.headings += 1 }
+            try emit(event)
+        }
+        count(delivered)
     }
 
     /// Ends the stream and returns the last epoch's events.
@@ -252,6 +267,11 @@ public struct NMEADecoder: Sendable {
     /// epoch can be stamped), and fixes waiting for a date are dated from it and delivered, in order.
     mutating func learnDate(_ day: Int64, _ emit: (SourceEvent) throws -> Void) rethrows {
         guard let timeOfDay = epoch.timeOfDay else { return }
+        guard day >= earliestDay && day <= latestDay else {
+            // ZDA 2100, RMC year 70 read as 2070: refused, and the date carried from earlier sentences stays.
+            statistics.implausibleDates += 1
+            return
+        }
         epoch.day = day
         knownDay = day
         knownDayTime = timeOfDay
@@ -272,8 +292,7 @@ public struct NMEADecoder: Sendable {
         }
         if let d = resolved {
             fix.time.milliseconds += d * NMEADecoder.msPerDay
-            statistics.fixes += 1
-            try emit(.fix(fix))
+            try deliver(.fix(fix), at: fix.time, emit)
         } else if waitsForDate {
             if pending.count == NMEADecoder.maxPending {
                 pending.removeFirst()
@@ -295,10 +314,7 @@ public struct NMEADecoder: Sendable {
             pending[k].time.milliseconds = Int64(t) + d * NMEADecoder.msPerDay
             following = t
         }
-        for fix in pending {
-            statistics.fixes += 1
-            try emit(.fix(fix))
-        }
+        for fix in pending { try deliver(.fix(fix), at: fix.time, emit) }
         pending.removeAll(keepingCapacity: true)
     }
 
@@ -308,8 +324,23 @@ public struct NMEADecoder: Sendable {
             statistics.headingsWithoutTime += 1
             return
         }
-        statistics.headings += 1
         let time = Timestamp(milliseconds: d * NMEADecoder.msPerDay + Int64(timeOfDay))
-        try emit(.heading(HeadingReading(time: time, degrees: Geo.normalizedDegrees(degrees))))
+        try deliver(.heading(HeadingReading(time: time, degrees: Geo.normalizedDegrees(degrees))), at: time, emit)
+    }
+
+    /// Passes an event through the time consensus; counts what it delivers (now, or held ones it releases).
+    @inline(__always) mutating func deliver(_ event: SourceEvent, at time: Timestamp, _ emit: (SourceEvent) throws -> Void) rethrows {
+        var delivered = (fixes: 0, headings: 0)
+        try times.admit(event, at: time) { e in
+            if case .fix = e { delivered.fixes += 1 } else { delivered.headings += 1 }
+            try emit(e)
+        }
+        count(delivered)
+    }
+
+    @inline(__always) mutating func count(_ delivered: (fixes: Int, headings: Int)) {
+        statistics.fixes += delivered.fixes
+        statistics.headings += delivered.headings
+        statistics.implausibleTimes = times.dropped
     }
 }

@@ -38,6 +38,12 @@ public struct NMEAStatistics: Sendable, Equatable {
     public var headings = 0
     /// Headings dropped because no epoch time (or no date) was known yet when they arrived.
     public var headingsWithoutTime = 0
+    /// RMC or ZDA dates outside the plausible window (`TimeWindow`: before 1980, or past a day after now) that were
+    /// refused; the date known from earlier sentences stays.
+    public var implausibleDates = 0
+    /// Fixes and headings dropped for their time: outside the window, or far from the times around them and not
+    /// confirmed by the ones after (`TimeConsensus`).
+    public var implausibleTimes = 0
 
     public init() {}
 }
