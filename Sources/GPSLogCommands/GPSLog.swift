@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import Foundation
+import GPSLogModel
 
 /// The `gpslog` command: a session-based GPS track recorder with export tooling.
 public struct GPSLog: AsyncParsableCommand {
@@ -22,4 +24,28 @@ public struct GPSLog: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// Runs the command line. A domain error's words are escaped on the way out (see `visibleKeepingLines`): they
+    /// name sessions, files and answers that came from outside.
+    public static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as LocalizedError {
+            exit(withError: EscapedError(message: (error.errorDescription ?? "\(error)").visibleKeepingLines))
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// An error whose words were made safe to print.
+struct EscapedError: LocalizedError, CustomStringConvertible {
+    var message: String
+    var errorDescription: String? { message }
+    var description: String { message }
 }

@@ -9,3 +9,22 @@ extension StringProtocol {
         return String(s)
     }
 }
+
+/// The longest texts gpslog stores, in characters: far beyond real names, labels and addresses, small enough that
+/// a hostile file or payload cannot turn one field into megabytes in every listing.
+public enum TextLimit {
+    public static let sessionName = 200
+    public static let label = 500
+    public static let address = 1000
+    public static let deviceID = 200
+    public static let wifi = 200
+}
+
+extension String {
+    /// The text cut to `limit` characters, the last one an ellipsis when it was cut. Checked on the UTF-8 length
+    /// first, which costs nothing for the usual short text.
+    public func truncated(to limit: Int) -> String {
+        guard utf8.count > limit, count > limit else { return self }
+        return String(prefix(limit - 1)) + "…"
+    }
+}

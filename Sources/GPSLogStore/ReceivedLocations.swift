@@ -61,7 +61,9 @@ extension Store: ReceivedLocationStore {
 
     /// Inside the transaction.
     private func storeReceived(_ batch: ReceivedBatch) throws -> ReceivedOutcome {
-        let session = try receiverSession(batch.receiver, name: batch.name, start: batch.start, mode: batch.mode)
+        // The key holds a device id from outside: cut like one (plus room for its prefix and trip).
+        let key = batch.receiver.truncated(to: TextLimit.deviceID + 64)
+        let session = try receiverSession(key, name: batch.name, start: batch.start, mode: batch.mode)
         var fresh: [Entry] = []
         var seen = Set<Int64>()
         var rng = SystemRandomNumberGenerator()

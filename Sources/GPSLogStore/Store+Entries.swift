@@ -49,6 +49,7 @@ extension Store {
     /// Appends entries inside a transaction the caller already opened (imports that span several calls).
     @discardableResult
     public func appendInTransaction(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
+        let entries = Store.withinTextLimits(entries)
         return try sqlite {
             if checksInSwift, let refused = try firstRefusedInSwift(entries, session: sessionID) {
                 try refuse(entries, at: refused.index, rule: refused.rule, to: sessionID)
@@ -121,6 +122,25 @@ extension Store {
 
     /// The cached one-row INSERT.
     func oneRowInsert() throws -> Statement { try database.cachedStatement(Store.insertOneSQL) }
+
+    /// The entries with every text cut to its `TextLimit` (the same array, uncopied, when none is too long).
+    static func withinTextLimits(_ entries: [Entry]) -> [Entry] {
+        @inline(__always) func tooLong(_ text: String?, _ limit: Int) -> Bool { (text?.utf8.count ?? 0) > limit }
+        func needsCut(_ e: Entry) -> Bool {
+            tooLong(e.label, TextLimit.label) || tooLong(e.address, TextLimit.address) || tooLong(e.deviceID, TextLimit.deviceID)
+                || tooLong(e.wifi, TextLimit.wifi)
+        }
+        guard entries.contains(where: needsCut) else { return entries }
+        return entries.map { e in
+            guard needsCut(e) else { return e }
+            var cut = e
+            cut.label = e.label?.truncated(to: TextLimit.label)
+            cut.address = e.address?.truncated(to: TextLimit.address)
+            cut.deviceID = e.deviceID?.truncated(to: TextLimit.deviceID)
+            cut.wifi = e.wifi?.truncated(to: TextLimit.wifi)
+            return cut
+        }
+    }
 
     /// A failed insert of `entries[index]` as the error the user sees.
     static func invalidEntry(_ entries: [Entry], at index: Int, _ error: SQLiteError) -> StoreError {
@@ -277,7 +297,8 @@ extension Store {
     @discardableResult
     public func updateAddress(entryKey: Int64, address: String?) throws -> Bool {
         return try sqlite {
-            try database.run("UPDATE Entries SET Address = ? WHERE Key = ?", [SQLiteValue(address), .integer(entryKey)])
+            try database.run(
+                "UPDATE Entries SET Address = ? WHERE Key = ?", [SQLiteValue(address?.truncated(to: TextLimit.address)), .integer(entryKey)])
             return database.changes == 1
         }
     }

@@ -22,7 +22,7 @@ extension Store {
         return try sqlite {
             let id = (id ?? Identifier.uuidV4()).lowercased()
             guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
-            let name = name.trimmedWhitespace
+            let name = name.trimmedWhitespace.truncated(to: TextLimit.sessionName)
             guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
             do {
                 try database.run(
@@ -65,7 +65,7 @@ extension Store {
     /// Renames a session.
     public func renameSession(id: String, to name: String) throws {
         try sqlite {
-            let name = name.trimmedWhitespace
+            let name = name.trimmedWhitespace.truncated(to: TextLimit.sessionName)
             guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the new name is empty") }
             try database.run("UPDATE Sessions SET Name = ? WHERE ID = ?", [.text(name), .text(id)])
         }
@@ -136,6 +136,6 @@ extension Store {
 
     /// One line naming a session: short id, name and start.
     public static func describe(_ s: Session) -> String {
-        "\(s.shortID)  \(s.name)  (started \(s.start.iso8601()), id \(s.id))"
+        "\(s.shortID)  \(s.name.visible)  (started \(s.start.iso8601()), id \(s.id))"
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import GPSLogModel
 import Foundation
 import GPSLogStore
 
@@ -21,9 +22,9 @@ extension GPSLog {
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else {
                     throw CommandError.confirmationNeeded(
-                        "refusing to delete '\(found.name)' (\(found.shortID)) without confirmation: stdin is not a terminal; pass --yes")
+                        "refusing to delete '\(found.name.visible)' (\(found.shortID)) without confirmation: stdin is not a terminal; pass --yes")
                 }
-                print("Delete '\(found.name)' (\(found.shortID)) with its \(summary.entryCount) entries? [y/N] ", terminator: "")
+                print("Delete '\(found.name.visible)' (\(found.shortID)) with its \(summary.entryCount) entries? [y/N] ", terminator: "")
                 let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
                 guard answer == "y" || answer == "yes" else {
                     print("Nothing deleted.")
@@ -31,7 +32,7 @@ extension GPSLog {
                 }
             }
             let count = try store.deleteSession(id: found.id)
-            print("Deleted '\(found.name)' (\(found.shortID)) and its \(count) entries.")
+            print("Deleted '\(found.name.visible)' (\(found.shortID)) and its \(count) entries.")
         }
     }
 }

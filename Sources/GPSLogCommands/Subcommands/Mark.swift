@@ -45,7 +45,7 @@ extension GPSLog {
                 print(try JSONOutput.render(info))
             } else {
                 let position = Format.position(latitude: info.latitude, longitude: info.longitude)
-                print("Marked \(position) at \(info.time)\(info.label.map { " '\($0)'" } ?? "") (entry \(info.entryID)).")
+                print("Marked \(position) at \(info.time)\(info.label.map { " '\($0.visible)'" } ?? "") (entry \(info.entryID)).")
             }
         }
 

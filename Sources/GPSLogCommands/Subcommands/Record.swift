@@ -39,7 +39,7 @@ extension GPSLog {
                 geocoding: geocoding.plan, sending: try sending.plan)
             switch try await Recording.run(plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose)) {
             case let .recorded(session, entries, marks, distance):
-                print("Recorded '\(session.name)' (\(session.shortID)): \(entries) entries, \(marks) marks, \(Format.distance(distance)).")
+                print("Recorded '\(session.name.visible)' (\(session.shortID)): \(entries) entries, \(marks) marks, \(Format.distance(distance)).")
             case .noFix:
                 print("No fix arrived: no session was recorded.")
             }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import GPSLogModel
 import GPSLogStore
 
 extension GPSLog {
@@ -20,7 +21,7 @@ extension GPSLog {
             defer { store.close() }
             let found = try store.resolveSession(session)
             try store.renameSession(id: found.id, to: name)
-            print("Renamed \(found.shortID) from '\(found.name)' to '\(name)'.")
+            print("Renamed \(found.shortID) from '\(found.name.visible)' to '\(name.visible)'.")
         }
     }
 }

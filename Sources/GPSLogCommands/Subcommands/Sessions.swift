@@ -19,7 +19,7 @@ extension GPSLog {
             defer { store.close() }
             for session in try Recovery.closeAbandonedSessions(in: store) {
                 FileHandle.standardError.write(Data(
-                    "note: closed session '\(session.name)' (\(session.shortID)), left open by a recorder that stopped abruptly, at its last entry (\(session.end.map(Format.time) ?? "?")).\n".utf8))
+                    "note: closed session '\(session.name.visible)' (\(session.shortID)), left open by a recorder that stopped abruptly, at its last entry (\(session.end.map(Format.time) ?? "?")).\n".utf8))
             }
             let summaries = try store.summaries()
             if json {

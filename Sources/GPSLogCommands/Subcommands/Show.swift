@@ -24,7 +24,7 @@ extension GPSLog {
                 return
             }
             var lines: [(String, String)] = [
-                ("Session", found.name),
+                ("Session", found.name.visible),
                 ("ID", found.id),
                 ("Started", Format.time(found.start)),
                 ("Ended", found.end.map(Format.time) ?? "still recording"),
@@ -46,8 +46,8 @@ extension GPSLog {
                 print("\nMarks:")
                 for mark in marks {
                     var line = "  \(Format.time(mark.time))  \(Format.position(latitude: mark.latitude, longitude: mark.longitude))"
-                    line += "  \(mark.label ?? "(no label)")"
-                    if let address = mark.address { line += "  - \(address)" }
+                    line += "  \(mark.label?.visible ?? "(no label)")"
+                    if let address = mark.address { line += "  - \(address.visible)" }
                     print(line)
                 }
             }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import GPSLogModel
 import Foundation
 import GPSLogRecording
 
@@ -18,7 +19,7 @@ extension GPSLog {
             for _ in 0..<100 where RecordingLock.isHeld(database: db) {
                 try await Task.sleep(for: .milliseconds(100))
             }
-            print("Stopped recording '\(response.status?.sessionName ?? "?")'.")
+            print("Stopped recording '\(response.status?.sessionName.visible ?? "?")'.")
         }
     }
 }

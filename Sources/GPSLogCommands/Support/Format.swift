@@ -33,8 +33,18 @@ enum Format {
         String(format: "%.6f° %@, %.6f° %@", abs(latitude), latitude < 0 ? "S" : "N", abs(longitude), longitude < 0 ? "W" : "E")
     }
 
-    /// Left-aligned text columns, numbers right-aligned when `rightAligned` says so.
+    /// The widest a table cell gets: a longer one is cut with "…", so one long name cannot pad every row.
+    static let maxCellWidth = 40
+
+    /// One table cell: escaped (see `visible`) and at most `maxCellWidth` characters.
+    static func cell(_ text: String) -> String {
+        let safe = text.visible
+        return safe.count <= maxCellWidth ? safe : String(safe.prefix(maxCellWidth - 1)) + "…"
+    }
+
+    /// Left-aligned text columns, numbers right-aligned when `rightAligned` says so. Cells are made safe with `cell`.
     static func table(header: [String], rows: [[String]], rightAligned: Set<Int> = []) -> String {
+        let rows = rows.map { $0.map(cell) }
         var widths = header.map(\.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
         func line(_ cells: [String]) -> String {
