@@ -21,6 +21,8 @@ public struct Receiver: Sendable {
     /// Required as `Authorization: Bearer TOKEN`, `?access_token=TOKEN`, or as the Basic password (OwnTracks).
     public var token: AccessToken?
     public var logger: Logger
+    /// Deadlines and connection caps (see `ConnectionLimits`).
+    public var limits = ConnectionLimits()
 
     public init(databasePath: String, token: AccessToken?, logger: Logger) {
         self.databasePath = databasePath
@@ -39,8 +41,10 @@ public struct Receiver: Sendable {
                 await Receiver.handle(request, context: context, sink: sink, token: token, logger: logger)
             }
         }
+        let registry = ConnectionRegistry(limits: limits)
         let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "gpslog"),
+            router: router, server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(registry: registry)])),
+            configuration: .init(address: .hostname(host, port: port), serverName: "gpslog"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) }, logger: logger)
         do {
             try await app.runService()
