@@ -117,8 +117,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         var second = 0
         var millis = 0
         if p.expect(UInt8(ascii: ":")) {
+            // A leap second (23:59:60) is the next second, as POSIX time counts it (and as the NMEA decoder does):
+            // after :59, never folded onto it.
             guard let s = p.digits(2), s <= 60 else { return nil }
-            second = min(s, 59)
+            second = s
             if p.expect(UInt8(ascii: ".")) || p.expect(UInt8(ascii: ",")) {
                 var scale = 100
                 var any = false

@@ -49,7 +49,7 @@ public struct Sampler: Sendable {
 
     /// Decides what to do with a fix.
     public mutating func add(_ fix: Fix) -> SampleDecision {
-        guard fix.hasValidPosition else { return .dropped(.invalidPosition) }
+        guard fix.hasPlausiblePosition else { return .dropped(.invalidPosition) }
         if let last = lastAcceptedTime, fix.time < last { return .dropped(.outOfOrder) }
         freshestFix = fix
         if let max = policy.maxAccuracy, let acc = fix.horizontalAccuracy, acc > max { return .dropped(.tooInaccurate) }

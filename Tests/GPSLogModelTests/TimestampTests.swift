@@ -68,4 +68,14 @@ struct IdentifierTests {
         #expect(Identifier.uuidV4() != Identifier.uuidV4())
         #expect(!Identifier.isUUID("not-a-uuid"))
     }
+
+    /// Hardening finding 9: a leap second was folded onto :59. It is the next second, after :59, as POSIX time and
+    /// the NMEA decoder count it.
+    @Test func aLeapSecondIsTheSecondAfterFiftyNine() throws {
+        let leap = try #require(Timestamp(iso8601: "2016-12-31T23:59:60Z"))
+        let before = try #require(Timestamp(iso8601: "2016-12-31T23:59:59Z"))
+        #expect(leap > before && leap == Timestamp(iso8601: "2017-01-01T00:00:00Z"))
+        #expect(Timestamp(iso8601: "2016-12-31T23:59:60.500Z") == Timestamp(iso8601: "2017-01-01T00:00:00.500Z"))
+        #expect(Timestamp(iso8601: "2016-12-31T23:59:61Z") == nil)
+    }
 }

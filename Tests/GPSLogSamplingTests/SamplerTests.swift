@@ -45,6 +45,20 @@ struct SamplerTests {
         #expect(sampler.add(bad) == .dropped(.invalidPosition))
     }
 
+    /// Hardening finding 9: fixes at exactly 0°, 0° ("no position" from a receiver) made an 11,602 km session.
+    @Test func fixesAtExactlyZeroZeroAreDropped() {
+        var sampler = Sampler(policy: SamplingPolicy(intervalMilliseconds: 0), seed: 1)
+        #expect(sampler.add(fix(0)).entry != nil)
+        var nowhere = fix(1)
+        nowhere.latitude = 0
+        nowhere.longitude = 0
+        #expect(sampler.add(nowhere) == .dropped(.invalidPosition))
+        var nearly = fix(2)
+        nearly.latitude = 0.000001
+        nearly.longitude = 0
+        #expect(sampler.add(nearly).entry != nil, "a real position near 0, 0 is kept")
+    }
+
     @Test func headingChangesBeyondTheFilterWriteHeadingRows() {
         var sampler = Sampler(policy: SamplingPolicy(headingFilter: 5), seed: 1)
         let t = fix(0).time
