@@ -86,11 +86,11 @@ import Testing
 
             // Trickling one byte a second keeps no connection past the header deadline (10 s).
             var open = held
-            while !open.isEmpty && ContinuousClock.now - connected < .seconds(16) {
+            repeat {  // at least once: on a loaded machine the post above may outlast the deadline
                 for c in open { c.send("a") }
                 let closed = RawConnection.closedByServer(open, within: 1)
                 open = open.indices.filter { !closed[$0] }.map { open[$0] }
-            }
+            } while !open.isEmpty && ContinuousClock.now - connected < .seconds(16)
             #expect(open.isEmpty, "\(open.count) slow connections still open after 16 s")
             #expect(ContinuousClock.now - connected >= .seconds(8), "closed before the header deadline")
 
