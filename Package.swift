@@ -32,11 +32,13 @@ let package = Package(
         .target(name: "GPSLogGEOS", dependencies: ["CGEOS"]),
 
         // MARK: - Domain
+        // Threads and HTTP plumbing every layer shares (a blocking queue, one reading of HTTP status codes).
+        .target(name: "GPSLogSystem"),
         .target(name: "GPSLogModel"),
         .target(
             name: "GPSLogSources",
             dependencies: [
-                "GPSLogModel", "GPSLogXML",
+                "GPSLogModel", "GPSLogSystem", "GPSLogXML",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -52,12 +54,12 @@ let package = Package(
                 plugins: ["EmbedResourcesPlugin"]),
         .target(
             name: "GPSLogExport",
-            dependencies: ["GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogXML", "GPSLogGEOS"]
+            dependencies: ["GPSLogModel", "GPSLogSystem", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogXML", "GPSLogGEOS"]
         ),
         .target(
             name: "GPSLogGeocoding",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogSQLite", "GPSLogGEOS",
+                "GPSLogModel", "GPSLogStore", "GPSLogSQLite", "GPSLogGEOS", "GPSLogSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -67,7 +69,7 @@ let package = Package(
         .target(
             name: "GPSLogUpload",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogExport",
+                "GPSLogModel", "GPSLogStore", "GPSLogExport", "GPSLogSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
@@ -120,6 +122,7 @@ let package = Package(
             ],
             path: "Tests/GPSLogTestSupport"
         ),
+        .testTarget(name: "GPSLogSystemTests", dependencies: ["GPSLogSystem"]),
         .testTarget(name: "GPSLogSQLiteTests", dependencies: ["GPSLogSQLite"]),
         .testTarget(name: "GPSLogXMLTests", dependencies: ["GPSLogXML", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogGEOSTests", dependencies: ["GPSLogGEOS"]),

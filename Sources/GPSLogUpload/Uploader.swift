@@ -4,6 +4,7 @@ import Foundation
 import GPSLogExport
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 import NIOCore
 import NIOHTTP1
 
@@ -156,15 +157,15 @@ public final class Uploader {
                 continue
             }
             let text = String(buffer: answer)
-            switch status {
-            case 200..<300:
+            switch HTTPAnswer(status: status) {
+            case .success:
                 if confirms(text) { return attempt - 1 }
                 reason = "HTTP \(status) without {\"result\":\"ok\"}: " + snippet(text)
-            case 429, 500...:
+            case .rateLimited, .serverError:
                 reason = "HTTP \(status)" + (text.isEmpty ? "" : ": " + snippet(text))
-            case 400..<500:
+            case .forbidden, .refused:
                 throw UploadError.rejected(url: destination.displayURL, status: status, message: snippet(text))
-            default:
+            case .unexpected:
                 reason = "HTTP \(status)"
             }
         }

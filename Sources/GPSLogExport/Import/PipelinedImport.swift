@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 
 /// Overlaps parsing with storing: the importer parses on the calling thread while a second thread inserts the
 /// batches it has finished into the store, so a large import uses both cores (profiled: a GPX import spent about
@@ -12,56 +13,35 @@ import GPSLogStore
 /// `depth` batches wait, so memory stays flat. The first failure of the writer stops the import: it is thrown by
 /// the next call (or at the end of `importTransaction`), and the transaction rolls back whole as before.
 public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
-    // @unchecked: `base` is used by one thread at a time (the queue is drained before the caller touches it), and
-    // the queue's fields are guarded by `condition`.
+    // @unchecked: `base` is used by one thread at a time (the queue is drained before the caller touches it);
+    // `queue` and `exited` are set and read on the caller's thread only.
+    private typealias Batch = (entries: [Entry], session: String)
     private let base: any ImportTarget
     private let depth: Int
-    private let condition = NSCondition()
-    private var queue: [(entries: [Entry], session: String)] = []
-    private var busy = false
-    private var failure: Error?
-    private var closed = false
+    /// The batches on their way to the writer thread; one queue per transaction. The writer cancels it with its
+    /// first failure, which the caller's next `put` or `waitUntilDone` throws.
+    private var queue: BlockingQueue<Batch>
     /// Signalled when the writer thread has returned.
     private var exited: DispatchSemaphore?
 
     public init(_ base: any ImportTarget, depth: Int = 4) {
         self.base = base
         self.depth = depth
+        queue = BlockingQueue(capacity: depth)
     }
 
     private func startWriter() {
-        condition.withLock {
-            queue.removeAll()
-            busy = false
-            failure = nil
-            closed = false
-        }
+        let queue = BlockingQueue<Batch>(capacity: depth)
+        self.queue = queue
         let exited = DispatchSemaphore(value: 0)
         self.exited = exited
         // unowned: the thread has returned before `importTransaction` does (`stopWriter` waits for it), and a
         // strong capture would keep this target, and the store or file it wraps, alive after the import.
         let thread = Thread { [unowned self] in
             defer { exited.signal() }
-            while true {
-                condition.lock()
-                while queue.isEmpty && !closed { condition.wait() }
-                if queue.isEmpty {
-                    condition.unlock()
-                    return
-                }
-                let job = queue.removeFirst()
-                busy = true
-                condition.unlock()
-                var error: Error?
-                do { try base.appendEntries(job.entries, to: job.session) } catch let e { error = e }
-                condition.lock()
-                busy = false
-                if let error, failure == nil {
-                    failure = error
-                    queue.removeAll()
-                }
-                condition.broadcast()
-                condition.unlock()
+            while let batch = try? queue.take() {
+                do { try base.appendEntries(batch.entries, to: batch.session) } catch { queue.cancel(error) }
+                queue.done()
             }
         }
         thread.name = "gpslog import writer"
@@ -69,32 +49,18 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
     }
 
     /// Waits until every queued batch is stored; throws the writer's failure, if any.
-    private func drain() throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while (!queue.isEmpty || busy) && failure == nil { condition.wait() }
-        if let failure { throw failure }
-    }
+    private func drain() throws { try queue.waitUntilDone() }
 
     /// Ends the writer thread. After a success the queue is empty; after a failure what waits is dropped (the
     /// transaction rolls back anyway).
     private func stopWriter() {
-        condition.lock()
-        closed = true
-        queue.removeAll()
-        condition.broadcast()
-        condition.unlock()
+        queue.cancel()
         exited?.wait()
         exited = nil
     }
 
     public func appendEntries(_ entries: [Entry], to sessionID: String) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.count >= depth && failure == nil { condition.wait() }
-        if let failure { throw failure }
-        queue.append((entries, sessionID))
-        condition.broadcast()
+        try queue.put((entries, sessionID))
     }
 
     public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
