@@ -35,6 +35,7 @@ let package = Package(
         // Threads and HTTP plumbing every layer shares (a blocking queue, one reading of HTTP status codes).
         .target(name: "GPSLogSystem"),
         .target(name: "GPSLogModel"),
+        .target(name: "GPSLogFormats", dependencies: ["GPSLogModel", "GPSLogXML"]),
         .target(
             name: "GPSLogSources",
             dependencies: [
@@ -46,15 +47,18 @@ let package = Package(
         .target(name: "GPSLogSampling", dependencies: ["GPSLogModel"]),
         .target(
             name: "GPSLogStore",
-            dependencies: ["GPSLogModel", "GPSLogSampling", "GPSLogSQLite"],
+            dependencies: ["GPSLogModel", "GPSLogSQLite"],
             exclude: ["embed.list"],
             plugins: ["EmbedResourcesPlugin"]
         ),
         .target(name: "GPSLogSample", dependencies: ["GPSLogModel"], exclude: ["embed.list", "SOURCE.md", "gpsd-COPYING.txt", "bundg_zeus_9.log"],
                 plugins: ["EmbedResourcesPlugin"]),
         .target(
-            name: "GPSLogExport",
-            dependencies: ["GPSLogModel", "GPSLogSystem", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogXML", "GPSLogGEOS"]
+            name: "GPSLogInterchange",
+            dependencies: [
+                "GPSLogModel", "GPSLogSystem", "GPSLogFormats", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSQLite", "GPSLogXML",
+                "GPSLogGEOS",
+            ]
         ),
         .target(
             name: "GPSLogGeocoding",
@@ -69,7 +73,7 @@ let package = Package(
         .target(
             name: "GPSLogUpload",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogExport", "GPSLogSystem",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
@@ -77,7 +81,7 @@ let package = Package(
         .target(
             name: "GPSLogReceiver",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogExport",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -85,7 +89,7 @@ let package = Package(
         .target(
             name: "GPSLogRecording",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSQLite",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSQLite", "GPSLogInterchange",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -93,8 +97,8 @@ let package = Package(
         .target(
             name: "GPSLogCommands",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogExport", "GPSLogRecording", "GPSLogGeocoding",
-                "GPSLogUpload", "GPSLogReceiver",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogFormats", "GPSLogInterchange",
+                "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -130,11 +134,15 @@ let package = Package(
         .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling"]),
         .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogSQLite", "GPSLogTestSupport"]),
-        .testTarget(name: "GPSLogExportTests", dependencies: ["GPSLogExport", "GPSLogSample", "GPSLogTestSupport"]),
+        .testTarget(name: "GPSLogFormatsTests", dependencies: ["GPSLogFormats", "GPSLogModel", "GPSLogTestSupport"]),
+        .testTarget(
+            name: "GPSLogInterchangeTests",
+            dependencies: ["GPSLogInterchange", "GPSLogFormats", "GPSLogModel", "GPSLogStore", "GPSLogSample", "GPSLogXML", "GPSLogTestSupport"]
+        ),
         .testTarget(
             name: "GPSLogGeocodingTests",
             dependencies: [
-                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogExport", "GPSLogSample", "GPSLogSQLite", "GPSLogStore", "GPSLogModel",
+                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogInterchange", "GPSLogSample", "GPSLogSQLite", "GPSLogStore", "GPSLogModel",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogInterchange
 import GPSLogModel
 import GPSLogSampling
 import GPSLogSources

@@ -276,16 +276,6 @@ extension Store {
     }
 }
 
-/// Which of an entry's columns a cursor reads.
-public enum EntryFields: Sendable {
-    /// Every column.
-    case all
-    /// What a drawn track needs (GPX, GeoJSON and KML track points): key, position, altitude, time, speed, course,
-    /// the flags, the instance count, satellites, dilutions and fix mode. The id is empty and every other field
-    /// nil: half the columns, and no id string made per row (a 1M-entry GPX export reads its rows 30 % faster).
-    case track
-}
-
 /// Streams entries out of a query one row at a time. It owns its statement, which is finalized with it.
 public final class EntryCursor {
     private let statement: Statement

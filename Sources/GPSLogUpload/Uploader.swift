@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import AsyncHTTPClient
 import Foundation
-import GPSLogExport
+import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
 import GPSLogSystem

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
-import GPSLogExport
+import GPSLogFormats
+import GPSLogInterchange
 import GPSLogModel
 import GPSLogStore
 
