@@ -39,7 +39,7 @@ let package = Package(
         .target(
             name: "GPSLogSources",
             dependencies: [
-                "GPSLogModel", "GPSLogSystem", "GPSLogXML",
+                "GPSLogModel", "GPSLogSystem", "GPSLogFormats",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-@testable import GPSLogInterchange
+@testable import GPSLogFormats
 import Testing
 
 /// The importers' number parser takes a fast path for plain decimals; it must give exactly strtod's double.
