@@ -4,7 +4,11 @@
 
 import PackageDescription
 
-/// Module layout follows the data flow: source -> sampler -> store -> (geocoder, exporters, uploader) -> CLI.
+/// Module layout follows the data flow: source -> sampler -> store -> (geocoder, formats, uploader, receiver, view) -> CLI.
+/// GPSLogFormats (every file format: the writers, the one GPX reader, the Overland and OwnTracks payloads) sits below
+/// everything that writes or reads files, with only the model and the XML wrapper under it; GPSLogInterchange (the
+/// importers, convert, the export plumbing) sits above the store. GPSLogSystem (a blocking queue, one reading of HTTP
+/// answers) sits at the bottom beside the model: it depends on nothing.
 /// Each C library is wrapped once: a `C*` system-library target (module map + shim.h) and one Swift module over it.
 let package = Package(
     name: "gpslog",
@@ -131,9 +135,9 @@ let package = Package(
         .testTarget(name: "GPSLogXMLTests", dependencies: ["GPSLogXML", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogGEOSTests", dependencies: ["GPSLogGEOS"]),
         .testTarget(name: "GPSLogModelTests", dependencies: ["GPSLogModel"]),
-        .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling"]),
-        .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogTestSupport"]),
-        .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogSQLite", "GPSLogTestSupport"]),
+        .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling", "GPSLogModel"]),
+        .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogModel", "GPSLogTestSupport"]),
+        .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogModel", "GPSLogSQLite", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogFormatsTests", dependencies: ["GPSLogFormats", "GPSLogModel", "GPSLogTestSupport"]),
         .testTarget(
             name: "GPSLogInterchangeTests",
@@ -142,7 +146,8 @@ let package = Package(
         .testTarget(
             name: "GPSLogGeocodingTests",
             dependencies: [
-                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogInterchange", "GPSLogSample", "GPSLogSQLite", "GPSLogStore", "GPSLogModel",
+                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogInterchange", "GPSLogRecording", "GPSLogSample", "GPSLogSQLite", "GPSLogStore",
+                "GPSLogModel",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

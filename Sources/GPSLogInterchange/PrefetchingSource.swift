@@ -2,7 +2,6 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
-import GPSLogStore
 import GPSLogSystem
 
 /// Reads a session's rows on a second thread while the caller formats them, so an export uses both cores

@@ -19,7 +19,9 @@ public enum Simplifier {
     }
 
     /// The keys of a session's track points (within the time range) to keep at `tolerance` metres.
-    public static func keptKeys(of sessionID: String, in source: any SessionSource, from: Timestamp?, to: Timestamp?, tolerance: Double) throws -> Set<Int64> {
+    public static func keptKeys(
+        of sessionID: String, in source: any SessionSource, from: Timestamp?, to: Timestamp?, tolerance: Double
+    ) throws -> Set<Int64> {
         var points: [Point] = []
         try source.forEachEntry(of: sessionID, from: from, to: to, fields: .track) { e in
             if !e.marked && !e.isHeadingChanged { points.append(.init(key: e.key ?? 0, latitude: e.latitude, longitude: e.longitude)) }

@@ -29,7 +29,8 @@ struct GPXReaderTests {
     static let gpx10 = """
         <?xml version="1.0"?>
         <gpx version="1.0" creator="t" xmlns="http://www.topografix.com/GPX/1/0">
-          <trk><trkseg><trkpt lat="-33.5" lon="151.25"><time>2024-05-01T08:00:00.250Z</time><course>90.5</course><speed>4</speed></trkpt></trkseg></trk>
+          <trk><trkseg><trkpt lat="-33.5" lon="151.25"><time>2024-05-01T08:00:00.250Z</time>
+            <course>90.5</course><speed>4</speed></trkpt></trkseg></trk>
         </gpx>
         """
 

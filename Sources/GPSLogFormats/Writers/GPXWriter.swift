@@ -12,61 +12,56 @@ public struct GPXWriter: TrackWriter {
     public init() {}
 
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
-        let out = try outputs.open(0)
-        let w = try XMLStreamWriter(fileDescriptor: out.descriptor, destination: out.path)
-        try w.startDocument()
-        try w.startElement("gpx")
-        try w.attribute("version", "1.1")
-        try w.attribute("creator", "gpslog")
-        try w.attribute("xmlns", Self.gpxNamespace)
-        try w.attribute("xmlns:gpxtpx", Self.tpxNamespace)
-        try w.attribute("xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance")
-        try w.attribute("xsi:schemaLocation", "\(Self.gpxNamespace) http://www.topografix.com/GPX/1/1/gpx.xsd \(Self.tpxNamespace) https://www8.garmin.com/xmlschemas/TrackPointExtensionv2.xsd")
-        try w.startElement("metadata")
-        try w.element("name", sessions.count == 1 ? sessions[0].session.name : "gpslog export")
-        if let first = sessions.map(\.session.start).min() { try w.element("time", first.iso8601()) }
-        try w.endElement()
-        for s in sessions {
-            for mark in s.marks {
-                try point("wpt", mark, writer: w, name: mark.label, description: mark.address, type: "mark")
+        let attributes: KeyValuePairs = [
+            "version": "1.1", "creator": "gpslog", "xmlns": Self.gpxNamespace, "xmlns:gpxtpx": Self.tpxNamespace,
+            "xmlns:xsi": "http://www.w3.org/2001/XMLSchema-instance",
+            "xsi:schemaLocation": "\(Self.gpxNamespace) http://www.topografix.com/GPX/1/1/gpx.xsd "
+                + "\(Self.tpxNamespace) https://www8.garmin.com/xmlschemas/TrackPointExtensionv2.xsd",
+        ]
+        try outputs.writeXML(root: "gpx", attributes: attributes) { w in
+            try w.startElement("metadata")
+            try w.element("name", sessions.count == 1 ? sessions[0].session.name : "gpslog export")
+            if let first = sessions.map(\.session.start).min() { try w.element("time", first.iso8601()) }
+            try w.endElement()
+            for s in sessions {
+                for mark in s.marks {
+                    try point("wpt", mark, writer: w, name: mark.label, description: mark.address, type: "mark")
+                }
             }
-        }
-        for s in sessions {
-            try w.startElement("trk")
-            try w.element("name", s.session.name)
-            try w.element("src", "gpslog session \(s.session.id)")
-            if let mode = s.session.mode { try w.element("type", mode.rawValue) }
-            var segmenter = TrackSegmenter()
-            var open = false
-            var markup: [UInt8] = []
-            markup.reserveCapacity(1 << 16)
-            try s.forEachTrackPoint(fields: .track) { e in
-                if !open || segmenter.startsSegment(e.time) {
-                    if open {
-                        markup.append(contentsOf: "\n    ".utf8)
+            for s in sessions {
+                try w.startElement("trk")
+                try w.element("name", s.session.name)
+                try w.element("src", "gpslog session \(s.session.id)")
+                if let mode = s.session.mode { try w.element("type", mode.rawValue) }
+                var segmenter = TrackSegmenter()
+                var open = false
+                var markup: [UInt8] = []
+                markup.reserveCapacity(1 << 16)
+                try s.forEachTrackPoint(fields: .track) { e in
+                    if !open || segmenter.startsSegment(e.time) {
+                        if open {
+                            markup.append(contentsOf: "\n    ".utf8)
+                            try w.raw(markup)
+                            markup.removeAll(keepingCapacity: true)
+                            try w.endElement()
+                        }
+                        try w.startElement("trkseg")
+                        open = true
+                    }
+                    Self.appendTrackPoint(e, to: &markup)
+                    if markup.count >= 1 << 15 {
                         try w.raw(markup)
                         markup.removeAll(keepingCapacity: true)
-                        try w.endElement()
                     }
-                    try w.startElement("trkseg")
-                    open = true
                 }
-                Self.appendTrackPoint(e, to: &markup)
-                if markup.count >= 1 << 15 {
+                if open {
+                    markup.append(contentsOf: "\n    ".utf8)
                     try w.raw(markup)
-                    markup.removeAll(keepingCapacity: true)
+                    try w.endElement()
                 }
-            }
-            if open {
-                markup.append(contentsOf: "\n    ".utf8)
-                try w.raw(markup)
                 try w.endElement()
             }
-            try w.endElement()
         }
-        try w.endElement()
-        try w.finish()
-        try out.commit()
     }
 
     /// A trkpt as markup, indented as the writer indents (`<trkseg>` is at depth 2), children in the schema's order.

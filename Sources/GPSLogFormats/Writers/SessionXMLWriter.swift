@@ -11,25 +11,18 @@ public struct SessionXMLWriter: TrackWriter {
     public init() {}
 
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
-        let out = try outputs.open(0)
-        let w = try XMLStreamWriter(fileDescriptor: out.descriptor, destination: out.path)
-        try w.startDocument()
-        try w.startElement("Sessions")
-        try w.attribute("xmlns", Self.namespace)
-        try w.attribute("version", "1")
-        for s in sessions {
-            try w.startElement("Session")
-            try w.attribute("ID", s.session.id)
-            try w.attribute("Name", s.session.name)
-            try w.attribute("StartTime", s.session.start.iso8601(fraction: true))
-            if let end = s.session.end { try w.attribute("EndTime", end.iso8601(fraction: true)) }
-            if let mode = s.session.mode { try w.attribute("Mode", mode.rawValue) }
-            try s.forEachEntry { e in try entry(e, writer: w) }
-            try w.endElement()
+        try outputs.writeXML(root: "Sessions", attributes: ["xmlns": Self.namespace, "version": "1"]) { w in
+            for s in sessions {
+                try w.startElement("Session")
+                try w.attribute("ID", s.session.id)
+                try w.attribute("Name", s.session.name)
+                try w.attribute("StartTime", s.session.start.iso8601(fraction: true))
+                if let end = s.session.end { try w.attribute("EndTime", end.iso8601(fraction: true)) }
+                if let mode = s.session.mode { try w.attribute("Mode", mode.rawValue) }
+                try s.forEachEntry { e in try entry(e, writer: w) }
+                try w.endElement()
+            }
         }
-        try w.endElement()
-        try w.finish()
-        try out.commit()
     }
 
     private func entry(_ e: Entry, writer w: XMLStreamWriter) throws {

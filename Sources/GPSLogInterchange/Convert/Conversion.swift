@@ -10,9 +10,11 @@ import GPSLogStore
 /// every other input format, through a temporary store, which sorts. All scratch files live in a private folder
 /// that is removed afterwards.
 public struct Conversion {
+    /// The file to read.
     public let input: String
     /// The destination, or "-" for standard output.
     public let output: String
+    /// The format to write.
     public let outputFormat: ExportFormat
     /// The input's format; nil: told by its content.
     public var inputFormat: ImportFormat?

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
-import GPSLogStore
 import GPSLogSystem
 
 /// Overlaps parsing with storing: the importer parses on the calling thread while a second thread inserts the
