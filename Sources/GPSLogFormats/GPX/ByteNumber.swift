@@ -29,7 +29,11 @@ enum ByteNumber {
         }
     }
 
-    private static let exactPowers: [Double] = (0...22).map { pow(10, Double($0)) }
+    // Written out, not computed: an array of literals is laid out at compile time, where a computed one is
+    // initialized lazily and checked for that (`swift_once`) on every number read.
+    private static let exactPowers: [Double] = [
+        1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     /// `[-]digits[.digits]` with at most 15 significant digits, exactly: the digits form an integer below 2^53 and
     /// the power of ten is exact, so one division rounds correctly (Clinger's fast path) and the result is the one

@@ -4,11 +4,12 @@ import GPSLogXML
 
 /// What `GPXSAXHandler` does with each event: GPX elements to points and fields, reported to the visitor. Depths
 /// count from the root element (0).
+///
+/// The visitor comes with each event rather than being stored here: read out of this struct (behind a pointer that
+/// the call into the visitor could write through) it would be retained and released around every call; passed
+/// down from the handler's `let`, it is borrowed.
 struct GPXFieldReader {
     let path: String
-    // unowned(unsafe), as `parser`: `GPXReader.read` holds the visitor for the whole parse, and a strong reference
-    // read out of this struct would be retained and released around every call into it.
-    unowned(unsafe) let visitor: any GPXVisitor
     unowned(unsafe) var parser: XMLSAXParser?
 
     private var depth = -1
@@ -37,9 +38,8 @@ struct GPXFieldReader {
     private var captureDepth = 0
     private var text: [UInt8] = []
 
-    init(path: String, visitor: any GPXVisitor) {
+    init(path: String) {
         self.path = path
-        self.visitor = visitor
         text.reserveCapacity(256)
     }
 
@@ -55,7 +55,7 @@ struct GPXFieldReader {
         namespace.equals("http://www.topografix.com/GPX/1/1") || namespace.equals("http://www.topografix.com/GPX/1/0")
     }
 
-    mutating func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes) throws {
+    mutating func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes, visitor: any GPXVisitor) throws {
         depth += 1
         if capturing != nil { return }  // nested in an element whose text is read whole
         if !sawRoot {
@@ -109,17 +109,17 @@ struct GPXFieldReader {
         if capturing != nil { text.append(contentsOf: chunk) }
     }
 
-    mutating func endElement(_ element: XMLName, namespace: XMLName) throws {
+    mutating func endElement(_ element: XMLName, namespace: XMLName, visitor: any GPXVisitor) throws {
         defer { depth -= 1 }
         if let field = capturing {
             if depth == captureDepth {
                 capturing = nil
-                try finishField(field)
+                try finishField(field, visitor: visitor)
             }
             return
         }
         if inPoint && depth == pointDepth {
-            try finishPoint()
+            try finishPoint(visitor: visitor)
         } else if inTrack && depth == trackDepth {
             inTrack = false
             try visitor.endTrack()
@@ -154,7 +154,7 @@ struct GPXFieldReader {
         return v
     }
 
-    private mutating func finishField(_ field: Field) throws {
+    private mutating func finishField(_ field: Field, visitor: any GPXVisitor) throws {
         switch field {
         case .metaName(let always):
             if always || metadataName == nil {
@@ -204,7 +204,7 @@ struct GPXFieldReader {
         }
     }
 
-    private mutating func finishPoint() throws {
+    private mutating func finishPoint(visitor: any GPXVisitor) throws {
         guard inPoint else { return }
         inPoint = false
         if pointIsMark {

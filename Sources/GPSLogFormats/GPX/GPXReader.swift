@@ -25,10 +25,12 @@ final class GPXSAXHandler: XMLSAXHandler {
     // reader lives behind a `let` pointer this class owns, and its methods are `mutating`, so the compiler checks
     // its accesses statically instead. Sound because libxml2 calls one callback at a time, on the parsing thread.
     private let reader: UnsafeMutablePointer<GPXFieldReader>
+    private let visitor: any GPXVisitor
 
     init(path: String, visitor: any GPXVisitor) {
+        self.visitor = visitor
         reader = .allocate(capacity: 1)
-        reader.initialize(to: GPXFieldReader(path: path, visitor: visitor))
+        reader.initialize(to: GPXFieldReader(path: path))
     }
 
     deinit {
@@ -43,10 +45,12 @@ final class GPXSAXHandler: XMLSAXHandler {
     }
 
     func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes) throws {
-        try reader.pointee.startElement(element, namespace: namespace, attributes: attributes)
+        try reader.pointee.startElement(element, namespace: namespace, attributes: attributes, visitor: visitor)
     }
 
     func characters(_ chunk: UnsafeBufferPointer<UInt8>) { reader.pointee.characters(chunk) }
 
-    func endElement(_ element: XMLName, namespace: XMLName) throws { try reader.pointee.endElement(element, namespace: namespace) }
+    func endElement(_ element: XMLName, namespace: XMLName) throws {
+        try reader.pointee.endElement(element, namespace: namespace, visitor: visitor)
+    }
 }
