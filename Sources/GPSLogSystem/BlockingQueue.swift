@@ -18,7 +18,7 @@ import Foundation
 /// between async tasks one element per suspension, while the users here are plain threads running blocking code
 /// (read(2), SQLite, write(2)) or hand over whole batches to a task.
 ///
-/// The members are `@inlinable` so that each user's element type is specialized in its own module: unspecialized,
+/// The hot members are `@inlinable` so that each user's element type is specialized in its own module: unspecialized,
 /// every `put` would go through generic value witnesses (a replay at speed=0 puts hundreds of thousands a second).
 public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     // @unchecked: every mutable field is read and written only with `condition` locked.
