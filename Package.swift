@@ -4,7 +4,11 @@
 
 import PackageDescription
 
-/// Module layout follows the data flow: source -> sampler -> store -> (geocoder, exporters, uploader) -> CLI.
+/// Module layout follows the data flow: source -> sampler -> store -> (geocoder, formats, uploader, receiver, view) -> CLI.
+/// GPSLogFormats (every file format: the writers, the one GPX reader, the Overland and OwnTracks payloads) sits below
+/// everything that writes or reads files, with only the model and the XML wrapper under it; GPSLogInterchange (the
+/// importers, convert, the export plumbing) sits above the store. GPSLogSystem (a blocking queue, one reading of HTTP
+/// answers) sits at the bottom beside the model: it depends on nothing.
 /// Each C library is wrapped once: a `C*` system-library target (module map + shim.h) and one Swift module over it.
 let package = Package(
     name: "gpslog",
@@ -33,11 +37,14 @@ let package = Package(
         .target(name: "GPSLogGEOS", dependencies: ["CGEOS"]),
 
         // MARK: - Domain
+        // Threads and HTTP plumbing every layer shares (a blocking queue, one reading of HTTP status codes).
+        .target(name: "GPSLogSystem"),
         .target(name: "GPSLogModel"),
+        .target(name: "GPSLogFormats", dependencies: ["GPSLogModel", "GPSLogXML"]),
         .target(
             name: "GPSLogSources",
             dependencies: [
-                "GPSLogModel", "GPSLogXML",
+                "GPSLogModel", "GPSLogSystem", "GPSLogFormats",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -46,7 +53,7 @@ let package = Package(
         .target(
             name: "GPSLogStore",
             dependencies: [
-                "GPSLogModel", "GPSLogSampling", "GPSLogSQLite",
+                "GPSLogModel", "GPSLogSQLite",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["embed.list"],
@@ -55,13 +62,16 @@ let package = Package(
         .target(name: "GPSLogSample", dependencies: ["GPSLogModel"], exclude: ["embed.list", "SOURCE.md", "gpsd-COPYING.txt", "bundg_zeus_9.log"],
                 plugins: ["EmbedResourcesPlugin"]),
         .target(
-            name: "GPSLogExport",
-            dependencies: ["GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogXML", "GPSLogGEOS"]
+            name: "GPSLogInterchange",
+            dependencies: [
+                "GPSLogModel", "GPSLogSystem", "GPSLogFormats", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSQLite", "GPSLogXML",
+                "GPSLogGEOS",
+            ]
         ),
         .target(
             name: "GPSLogGeocoding",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogGEOS",
+                "GPSLogModel", "GPSLogStore", "GPSLogGEOS", "GPSLogSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -71,7 +81,7 @@ let package = Package(
         .target(
             name: "GPSLogUpload",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogExport",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
@@ -79,7 +89,7 @@ let package = Package(
         .target(
             name: "GPSLogReceiver",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogExport",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -89,6 +99,7 @@ let package = Package(
             name: "GPSLogRecording",
             dependencies: [
                 "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogGeocoding", "GPSLogUpload",
+                "GPSLogInterchange",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -96,8 +107,8 @@ let package = Package(
         .target(
             name: "GPSLogCommands",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogExport", "GPSLogRecording", "GPSLogGeocoding",
-                "GPSLogUpload", "GPSLogReceiver",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogFormats", "GPSLogInterchange",
+                "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,19 +136,24 @@ let package = Package(
             ],
             path: "Tests/GPSLogTestSupport"
         ),
+        .testTarget(name: "GPSLogSystemTests", dependencies: ["GPSLogSystem"]),
         .testTarget(name: "GPSLogSQLiteTests", dependencies: ["GPSLogSQLite"]),
         .testTarget(name: "GPSLogXMLTests", dependencies: ["GPSLogXML", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogGEOSTests", dependencies: ["GPSLogGEOS"]),
         .testTarget(name: "GPSLogModelTests", dependencies: ["GPSLogModel"]),
-        .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling"]),
-        .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogTestSupport"]),
-        .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogSQLite", "GPSLogTestSupport"]),
-        .testTarget(name: "GPSLogExportTests", dependencies: ["GPSLogExport", "GPSLogSample", "GPSLogTestSupport"]),
+        .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling", "GPSLogModel"]),
+        .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogModel", "GPSLogTestSupport"]),
+        .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogModel", "GPSLogSQLite", "GPSLogTestSupport"]),
+        .testTarget(name: "GPSLogFormatsTests", dependencies: ["GPSLogFormats", "GPSLogModel", "GPSLogTestSupport"]),
+        .testTarget(
+            name: "GPSLogInterchangeTests",
+            dependencies: ["GPSLogInterchange", "GPSLogFormats", "GPSLogModel", "GPSLogStore", "GPSLogSample", "GPSLogXML", "GPSLogTestSupport"]
+        ),
         .testTarget(
             name: "GPSLogGeocodingTests",
             dependencies: [
-                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogExport", "GPSLogSample", "GPSLogSQLite", "GPSLogStore", "GPSLogModel",
-                "GPSLogRecording",
+                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogInterchange", "GPSLogRecording", "GPSLogSample", "GPSLogSQLite", "GPSLogStore",
+                "GPSLogModel",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import AsyncHTTPClient
 import Foundation
+import GPSLogSystem
 import NIOCore
 import NIOHTTP1
 
@@ -102,20 +103,19 @@ struct GeocoderHTTP: Sendable {
         }
         let status = Int(response.status.code)
         let text = String(buffer: body)
-        switch status {
-        case 200..<300:
+        switch HTTPAnswer(status: status, retryAfter: response.headers.first(name: "Retry-After")) {
+        case .success:
             guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
                 throw GeocodeFailure.transient("HTTP \(status) with a body that is not JSON")
             }
             return object
-        case 429, 503:
-            let retry = response.headers.first(name: "Retry-After").flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
+        case .rateLimited(let retry):
             throw GeocodeFailure.rateLimited(status: status, retryAfter: retry)
-        case 403:
+        case .forbidden:
             throw GeocodeFailure.forbidden(message: "the provider refused us (blocked, or the User-Agent was not accepted)")
-        case 400..<500:
+        case .refused:
             throw GeocodeFailure.rejected(status: status, message: String(text.prefix(200)))
-        default:
+        case .serverError, .unexpected:
             throw GeocodeFailure.transient("HTTP \(status)")
         }
     }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import GPSLogExport
+import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
 

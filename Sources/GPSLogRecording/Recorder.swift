@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogGeocoding
+import GPSLogInterchange
 import GPSLogModel
 import GPSLogSampling
 import GPSLogSources

@@ -148,6 +148,12 @@ extension Store {
         return .invalidEntry(index: index, time: entries[index].time.iso8601(), reason: reason)
     }
 
+    /// Runs `body` inside the transaction already open on this connection (an import's), or else in one write
+    /// transaction of its own.
+    public func writeJoiningTransaction<T>(_ body: () throws -> T) throws -> T {
+        try sqlite { database.isInTransaction ? try body() : try write(body) }
+    }
+
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE), rolled back whole if it throws.
     public func write<T>(_ body: () throws -> T) throws -> T {
         return try sqlite {
@@ -309,16 +315,6 @@ extension Store {
             try database.run("UPDATE Entries SET InstanceCount = ? WHERE Key = ?", [.integer(Int64(count)), .integer(entryKey)])
         }
     }
-}
-
-/// Which of an entry's columns a cursor reads.
-public enum EntryFields: Sendable {
-    /// Every column.
-    case all
-    /// What a drawn track needs (GPX, GeoJSON and KML track points): key, position, altitude, time, speed, course,
-    /// the flags, the instance count, satellites, dilutions and fix mode. The id is empty and every other field
-    /// nil: half the columns, and no id string made per row (a 1M-entry GPX export reads its rows 30 % faster).
-    case track
 }
 
 /// Streams entries out of a query one row at a time. It owns its statement, which is finalized with it.

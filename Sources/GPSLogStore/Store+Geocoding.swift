@@ -71,7 +71,7 @@ extension Store {
             }
             return written
         }
-        return try sqlite { database.isInTransaction ? try update() : try write(update) }
+        return try writeJoiningTransaction(update)
     }
 
     // MARK: - Cache

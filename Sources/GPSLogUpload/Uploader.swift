@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 import AsyncHTTPClient
 import Foundation
-import GPSLogExport
+import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 import NIOCore
 import NIOHTTP1
 
@@ -160,15 +161,15 @@ public final class Uploader {
                 continue
             }
             let text = String(buffer: answer)
-            switch status {
-            case 200..<300:
+            switch HTTPAnswer(status: status) {
+            case .success:
                 if confirms(text) { return attempt - 1 }
                 reason = "HTTP \(status) without {\"result\":\"ok\"}: " + snippet(text)
-            case 429, 500...:
+            case .rateLimited, .serverError:
                 reason = "HTTP \(status)" + (text.isEmpty ? "" : ": " + snippet(text))
-            case 400..<500:
+            case .forbidden, .refused:
                 throw UploadError.rejected(url: destination.displayURL, status: status, message: snippet(text))
-            default:
+            case .unexpected:
                 reason = "HTTP \(status)"
             }
         }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 import AsyncHTTPClient
 import Foundation
-import GPSLogExport
 import GPSLogGeocoding
+import GPSLogInterchange
 import GPSLogModel
 import GPSLogSQLite
 import GPSLogSample

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
-import GPSLogExport
+import GPSLogFormats
+import GPSLogInterchange
 import GPSLogModel
 import GPSLogStore
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
-import GPSLogExport
+import GPSLogInterchange
 import GPSLogModel
 import GPSLogSample
 import GPSLogStore

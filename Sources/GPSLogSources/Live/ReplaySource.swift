@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogFormats
 import GPSLogModel
 
 /// Replays a recorded NMEA log or GPX file with its own timing scaled by `speed` (2 = twice as fast, 0 = as fast
@@ -58,7 +59,7 @@ public struct ReplaySource: FixSource {
                 stats.update { $0.badSentences = decoder.statistics.badChecksum + decoder.statistics.unparsable }
             case .file(let path):
                 if try ReplaySource.isGPX(path) {
-                    try GPXPointReader(path: path).read { try emit(.fix($0)) }
+                    try GPXFixReader(path: path).read { try emit(.fix($0)) }
                 } else {
                     try NMEAFileReader(path: path).read(emit, progress: { s in
                         stats.update { $0.badSentences = s.badChecksum + s.unparsable }

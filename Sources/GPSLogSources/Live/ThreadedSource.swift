@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 
 /// Runs blocking reads (read(2) on a file, a serial line or stdin) on a thread of their own and hands the events
 /// to the consumer in batches: whatever has queued since the consumer last looked, taken in one go.
@@ -11,94 +12,25 @@ import Foundation
 ///
 /// The queue is bounded: the reading thread waits once `window` events are queued (a file replayed with speed=0 is
 /// read far faster than fixes are stored; unbounded, the queue held the whole log in memory). At most one window
-/// is queued and one batch (at most a window) is in the consumer's hands.
-///
-/// Written by hand rather than with swift-async-algorithms' `AsyncChannel`: that channel hands over one element
-/// per suspension, which is the cost this type exists to avoid.
-final class ThreadedProducer: @unchecked Sendable {
-    // @unchecked: every mutable field is accessed under `condition`'s lock.
+/// is queued and one batch (at most a window) is in the consumer's hands. The hand-over is a `BlockingQueue`: the
+/// consumer task takes everything queued at once (one suspension per batch, not per event).
+final class ThreadedProducer: Sendable {
     static let window = 4096
-    private let condition = NSCondition()
-    private var queue: [SourceEvent] = []
-    private var isStopped = false
-    private var isFinished = false
-    private var failure: Error?
-    private var waiter: CheckedContinuation<[SourceEvent]?, Error>?
+    private let queue = BlockingQueue<SourceEvent>(capacity: ThreadedProducer.window)
 
-    var stopped: Bool { condition.withLock { isStopped } }
+    var stopped: Bool { queue.isCancelled }
 
     /// Stops the reading loop (the consumer is gone or cancelled); wakes a waiting consumer with the end.
-    func stop() {
-        let w: CheckedContinuation<[SourceEvent]?, Error>? = condition.withLock {
-            isStopped = true
-            condition.broadcast()
-            defer { waiter = nil }
-            return waiter
-        }
-        w?.resume(returning: nil)
-    }
+    func stop() { queue.cancel() }
 
     /// Queues one event, waiting while the queue is full. Throws `CancellationError` once stopped.
-    func send(_ event: SourceEvent) throws {
-        condition.lock()
-        while queue.count >= ThreadedProducer.window && !isStopped { condition.wait() }
-        if isStopped {
-            condition.unlock()
-            throw CancellationError()
-        }
-        queue.append(event)
-        guard let w = waiter else {
-            condition.unlock()
-            return
-        }
-        waiter = nil
-        let batch = queue
-        queue = []
-        condition.broadcast()
-        condition.unlock()
-        w.resume(returning: batch)
-    }
+    func send(_ event: SourceEvent) throws { try queue.put(event) }
 
     /// The reading loop ended (with an error, or nil at the end of the input).
-    private func finish(_ error: Error?) {
-        let w: CheckedContinuation<[SourceEvent]?, Error>? = condition.withLock {
-            isFinished = true
-            failure = error
-            defer { waiter = nil }
-            return queue.isEmpty ? waiter : nil
-        }
-        if let error { w?.resume(throwing: error) } else { w?.resume(returning: nil) }
-    }
+    private func finish(_ error: Error?) { queue.finish(throwing: error) }
 
     /// Everything queued, waiting for at least one event; nil at the end, or once the consumer is cancelled.
-    func nextBatch() async throws -> [SourceEvent]? {
-        if Task.isCancelled {
-            stop()
-            return nil
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<[SourceEvent]?, Error>) in
-                condition.lock()
-                if !queue.isEmpty {
-                    let batch = queue
-                    queue = []
-                    condition.broadcast()
-                    condition.unlock()
-                    c.resume(returning: batch)
-                } else if isFinished || isStopped {
-                    let error = failure
-                    failure = nil
-                    condition.unlock()
-                    if let error { c.resume(throwing: error) } else { c.resume(returning: nil) }
-                } else {
-                    waiter = c
-                    condition.unlock()
-                }
-            }
-        } onCancel: {
-            stop()
-        }
-    }
+    func nextBatch() async throws -> [SourceEvent]? { try await queue.takeAll() }
 
     /// Starts `body` on a new thread; it queues events with `send` and returns when the input ends.
     static func stream(name: String, _ body: @escaping @Sendable (ThreadedProducer) throws -> Void) -> AsyncThrowingStream<[SourceEvent], Error> {

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogXML
+
+/// What `GPXSAXHandler` does with each event: GPX elements to points and fields, reported to the visitor. Depths
+/// count from the root element (0).
+///
+/// The visitor comes with each event rather than being stored here: read out of this struct (behind a pointer that
+/// the call into the visitor could write through) it would be retained and released around every call; passed
+/// down from the handler's `let`, it is borrowed.
+struct GPXFieldReader {
+    let path: String
+    unowned(unsafe) var parser: XMLSAXParser?
+
+    private var depth = -1
+    private var sawRoot = false
+    private var metadataName: String?
+    private var metadataTime: Timestamp?
+
+    /// The trk or rte being read.
+    private var inTrack = false
+    private var trackDepth = 0
+    private var isRoute = false
+    private var header = GPXTrackHeader()
+
+    /// The wpt, trkpt or rtept being read.
+    // Not an optional `Entry`: taking the entry out of an optional copies it once more per point.
+    private var inPoint = false
+    private var current = Entry(id: "", latitude: 0, longitude: 0, time: Timestamp(milliseconds: 0))
+    private var currentHasTime = false
+    private var pointDepth = 0
+    private var pointIsMark = false
+
+    /// The element whose text is being collected.
+    private enum Field { case metaName(always: Bool), metaTime(always: Bool), trackName, trackType, trackSource
+        case ele, time, name, desc, sat, hdop, vdop, pdop, fix, speed, course }
+    private var capturing: Field?
+    private var captureDepth = 0
+    private var text: [UInt8] = []
+
+    init(path: String) {
+        self.path = path
+        text.reserveCapacity(256)
+    }
+
+    private var line: Int { parser?.line ?? 0 }
+
+    private mutating func capture(_ field: Field) {
+        capturing = field
+        captureDepth = depth
+        text.removeAll(keepingCapacity: true)
+    }
+
+    private static func isGPX(_ namespace: XMLName) -> Bool {
+        namespace.equals("http://www.topografix.com/GPX/1/1") || namespace.equals("http://www.topografix.com/GPX/1/0")
+    }
+
+    mutating func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes, visitor: any GPXVisitor) throws {
+        depth += 1
+        if capturing != nil { return }  // nested in an element whose text is read whole
+        if !sawRoot {
+            guard element.equals("gpx"), Self.isGPX(namespace) else {
+                let ns = namespace.isEmpty ? "none" : namespace.string
+                throw ImportError.unsupportedFormat(
+                    file: path, detail: "not GPX 1.0 or 1.1: the root element is <\(element.string)> in namespace '\(ns)'")
+            }
+            sawRoot = true
+            return
+        }
+        if inPoint {
+            if element.equals("ele") { capture(.ele) }
+            else if element.equals("time") { capture(.time) }
+            else if element.equals("name") && depth == pointDepth + 1 { capture(.name) }
+            else if element.equals("desc") && depth == pointDepth + 1 { capture(.desc) }
+            else if element.equals("sat") { capture(.sat) }
+            else if element.equals("hdop") { capture(.hdop) }
+            else if element.equals("vdop") { capture(.vdop) }
+            else if element.equals("pdop") { capture(.pdop) }
+            else if element.equals("fix") { capture(.fix) }
+            else if element.equals("speed") { capture(.speed) }
+            else if element.equals("course") { capture(.course) }
+            return
+        }
+        if inTrack {
+            let child = depth == trackDepth + 1
+            if child && element.equals("name") { capture(.trackName) }
+            else if child && element.equals("type") { capture(.trackType) }
+            else if child && element.equals("src") { capture(.trackSource) }
+            else if element.equals(isRoute ? "rtept" : "trkpt") { try startPoint(attributes, mark: false) }
+            return
+        }
+        guard Self.isGPX(namespace) else { return }
+        if element.equals("name") && depth <= 2 {
+            if depth == 1 || metadataName == nil { capture(.metaName(always: depth == 1)) }
+        } else if element.equals("time") && depth <= 2 {
+            if depth == 1 || metadataTime == nil { capture(.metaTime(always: depth == 1)) }
+        } else if element.equals("wpt") && depth == 1 {
+            try startPoint(attributes, mark: true)
+        } else if (element.equals("trk") || element.equals("rte")) && depth == 1 {
+            inTrack = true
+            trackDepth = depth
+            isRoute = element.equals("rte")
+            header = GPXTrackHeader()
+            try visitor.beginTrack(isRoute: isRoute)
+        }
+    }
+
+    mutating func characters(_ chunk: UnsafeBufferPointer<UInt8>) {
+        if capturing != nil { text.append(contentsOf: chunk) }
+    }
+
+    mutating func endElement(_ element: XMLName, namespace: XMLName, visitor: any GPXVisitor) throws {
+        defer { depth -= 1 }
+        if let field = capturing {
+            if depth == captureDepth {
+                capturing = nil
+                try finishField(field, visitor: visitor)
+            }
+            return
+        }
+        if inPoint && depth == pointDepth {
+            try finishPoint(visitor: visitor)
+        } else if inTrack && depth == trackDepth {
+            inTrack = false
+            try visitor.endTrack()
+        }
+    }
+
+    // MARK: - Points
+
+    private mutating func startPoint(_ attributes: XMLAttributes, mark: Bool) throws {
+        let latBytes = attributes.value("lat")
+        let lonBytes = attributes.value("lon")
+        guard let lat = latBytes.flatMap(ByteNumber.double), abs(lat) <= 90 else {
+            throw ImportError.invalidValue(file: path, line: line, field: "latitude", value: latBytes.map(ByteNumber.text) ?? "")
+        }
+        guard let lon = lonBytes.flatMap(ByteNumber.double), abs(lon) <= 180 else {
+            throw ImportError.invalidValue(file: path, line: line, field: "longitude", value: lonBytes.map(ByteNumber.text) ?? "")
+        }
+        current = Entry(id: "", latitude: lat, longitude: lon, time: Timestamp(milliseconds: 0))
+        currentHasTime = false
+        inPoint = true
+        pointDepth = depth
+        pointIsMark = mark
+    }
+
+    /// A number from the collected text; nil when empty; an error naming the line when not a finite number.
+    private func number(_ field: String) throws -> Double? {
+        let trimmed = ByteNumber.trimmed(text)
+        if trimmed.isEmpty { return nil }
+        guard let v = ByteNumber.double(trimmed) else {
+            throw ImportError.invalidValue(file: path, line: line, field: field, value: String(decoding: trimmed, as: UTF8.self))
+        }
+        return v
+    }
+
+    private mutating func finishField(_ field: Field, visitor: any GPXVisitor) throws {
+        switch field {
+        case .metaName(let always):
+            if always || metadataName == nil {
+                metadataName = String(decoding: text, as: UTF8.self).trimmedWhitespace
+                visitor.metadata(name: metadataName, time: metadataTime)
+            }
+        case .metaTime(let always):
+            if always || metadataTime == nil {
+                metadataTime = Timestamp(iso8601Bytes: Array(ByteNumber.trimmed(text)))
+                visitor.metadata(name: metadataName, time: metadataTime)
+            }
+        case .trackName:
+            header.name = String(decoding: text, as: UTF8.self).trimmedWhitespace
+            visitor.trackHeader(header)
+        case .trackType:
+            header.mode = TripMode(rawValue: String(decoding: text, as: UTF8.self).trimmedWhitespace.lowercased())
+            visitor.trackHeader(header)
+        case .trackSource:
+            // Our own exports name the session they came from: a re-import keeps its id when it is free.
+            let src = String(decoding: text, as: UTF8.self).trimmedWhitespace
+            if src.hasPrefix("gpslog session ") {
+                header.sourceID = String(src.dropFirst("gpslog session ".count))
+                visitor.trackHeader(header)
+            }
+        case .ele: current.altitude = try number("ele")
+        case .time:
+            let t = ByteNumber.trimmed(text)
+            guard let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)) else {
+                throw ImportError.invalidValue(file: path, line: line, field: "time", value: String(decoding: t, as: UTF8.self))
+            }
+            current.time = time
+            currentHasTime = true
+        case .name: current.label = String(decoding: text, as: UTF8.self)
+        case .desc: current.address = String(decoding: text, as: UTF8.self)
+        case .sat: current.satellites = try number("sat").map { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        case .hdop: current.hdop = try number("hdop").flatMap { $0 >= 0 ? $0 : nil }
+        case .vdop: current.vdop = try number("vdop").flatMap { $0 >= 0 ? $0 : nil }
+        case .pdop: current.pdop = try number("pdop").flatMap { $0 >= 0 ? $0 : nil }
+        case .fix:
+            switch String(decoding: ByteNumber.trimmed(text), as: UTF8.self) {
+            case "2d": current.fixMode = .twoD
+            case "3d": current.fixMode = .threeD
+            default: break
+            }
+        case .speed: current.speed = try number("speed").flatMap { $0 >= 0 ? $0 : nil }
+        case .course: current.course = try number("course").map { Geo.normalizedDegrees($0) }
+        }
+    }
+
+    private mutating func finishPoint(visitor: any GPXVisitor) throws {
+        guard inPoint else { return }
+        inPoint = false
+        if pointIsMark {
+            current.label = current.label.flatMap { $0.isEmpty ? nil : $0 }
+            try visitor.waypoint(&current, hasTime: currentHasTime)
+        } else {
+            current.label = nil  // a track point's name is not a mark's label (labels are for marks only)
+            try visitor.trackPoint(&current, hasTime: currentHasTime)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+
+/// Where a session's rows are read from: the user's `Store`, or a convert's `TrackSpool` (both conform in
+/// GPSLogInterchange).
+public protocol SessionSource: AnyObject {
+    /// A session's marks in time order.
+    func marks(of sessionID: String) throws -> [Entry]
+    /// Every row of a session in time order (ties in insertion order), within the range, streamed. A source may
+    /// leave out what `fields` does not ask for (the store does; a spool holds every field anyway).
+    func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws
+}
+
+extension SessionSource {
+    /// Every row, every field.
+    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws {
+        try forEachEntry(of: sessionID, from: from, to: to, fields: .all, body)
+    }
+}
+
+/// One session as the writers see it: its row, its marks, and its entries streamed from the store.
+public struct SessionExport {
+    public let session: Session
+    /// Marks in time order (few: kept in memory so GPX can write them first, as its schema orders wpt before trk).
+    public let marks: [Entry]
+    let store: any SessionSource
+    let from: Timestamp?
+    let to: Timestamp?
+    /// Keys of the track points kept by simplification; nil keeps all.
+    let kept: Set<Int64>?
+    /// Called for every entry read (progress bars of long exports; formats that read twice call it twice).
+    public var onEntry: (() -> Void)?
+
+    /// Loads a session's marks (within the time range). `kept`: the keys of the track points to write, nil for all
+    /// (a simplified track; GPSLogInterchange computes them with GEOS).
+    public init(store: any SessionSource, session: Session, from: Timestamp? = nil, to: Timestamp? = nil, keeping kept: Set<Int64>? = nil) throws {
+        self.store = store
+        self.session = session
+        self.from = from
+        self.to = to
+        self.kept = kept
+        marks = try store.marks(of: session.id).filter { mark in
+            (from.map { mark.time >= $0 } ?? true) && (to.map { mark.time <= $0 } ?? true)
+        }
+    }
+
+    /// Every row in time order: track points, marks and heading changes (within the time range). `.track` fields
+    /// are for writers that draw the track only (see `EntryFields`).
+    public func forEachEntry(fields: EntryFields = .all, _ body: (Entry) throws -> Void) throws {
+        try store.forEachEntry(of: session.id, from: from, to: to, fields: fields) { e in
+            onEntry?()
+            if let kept, !e.marked, !e.isHeadingChanged, !kept.contains(e.key ?? -1) { return }
+            try body(e)
+        }
+    }
+
+    /// The track: location rows (not marks, not heading changes) in time order, after simplification.
+    public func forEachTrackPoint(fields: EntryFields = .all, _ body: (Entry) throws -> Void) throws {
+        try forEachEntry(fields: fields) { e in
+            if !e.marked && !e.isHeadingChanged { try body(e) }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+
+/// The FeatureCollection being written: per session its track, then its marks. `GeoJSONWriter` writes one from a
+/// store; `convert` streams one as it parses (see `GeoJSONStream`).
+public struct GeoJSONDocument {
+    let out: any ByteSink
+    private var firstFeature = true
+
+    /// A document written to `out`.
+    public init(_ out: any ByteSink) { self.out = out }
+
+    /// Opens the FeatureCollection.
+    public func begin() throws { try out.write("{\"type\":\"FeatureCollection\",\"features\":[") }
+
+    /// Closes the FeatureCollection.
+    public func end() throws { try out.write("\n]}\n") }
+
+    private mutating func separator() throws {
+        try out.write(firstFeature ? "\n" : ",\n")
+        firstFeature = false
+    }
+
+    /// A session's features: its track (none without track points), then each mark.
+    public mutating func add(_ session: Session, track: GeoJSONTrack, marks: [Entry]) throws {
+        if track.points > 0 {
+            try separator()
+            try writeTrack(session, track)
+        }
+        for mark in marks {
+            try separator()
+            try out.append { b in
+                JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":"#, to: &b)
+                GeoJSONWriter.appendPosition(mark, to: &b)
+                JSONText.appendRaw(#"},"properties":{"kind":"mark","time":"#, to: &b)
+                JSONText.appendTime(mark.time, to: &b)
+                JSONText.appendOptional("label", mark.label, to: &b)
+                JSONText.appendOptional("address", mark.address, to: &b)
+                JSONText.appendRaw(#","session":"#, to: &b)
+                JSONText.appendString(session.id, to: &b)
+                JSONText.appendRaw(#","id":"#, to: &b)
+                JSONText.appendString(mark.id, to: &b)
+                JSONText.appendRaw("}}", to: &b)
+            }
+        }
+    }
+
+    private func writeTrack(_ session: Session, _ track: GeoJSONTrack) throws {
+        let multi = track.segments > 1
+        try out.append { b in
+            JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"#, to: &b)
+            JSONText.appendRaw(multi ? #""MultiLineString","coordinates":[["# : #""LineString","coordinates":["#, to: &b)
+        }
+        try track.coordinates.copy(to: out)
+        try out.append { b in
+            JSONText.appendRaw(multi ? "]]}" : "]}", to: &b)
+            JSONText.appendRaw(#","properties":{"kind":"track","name":"#, to: &b)
+            JSONText.appendString(session.name, to: &b)
+            JSONText.appendRaw(#","session":"#, to: &b)
+            JSONText.appendString(session.id, to: &b)
+            JSONText.appendRaw(#","start":"#, to: &b)
+            JSONText.appendTime(session.start, to: &b)
+            if let end = session.end {
+                JSONText.appendRaw(#","end":"#, to: &b)
+                JSONText.appendTime(end, to: &b)
+            }
+            JSONText.appendOptional("mode", session.mode?.rawValue, to: &b)
+            JSONText.appendRaw(multi ? #","coordTimes":[["# : #","coordTimes":["#, to: &b)
+        }
+        try track.times.copy(to: out)
+        try out.write(multi ? "]]}}" : "]}}")
+    }
+}
+
+/// A track's coordinates and times, from one read of the track in time order: a segment break (a time gap) writes
+/// "],[", which only a MultiLineString has, and only the count of segments at the end says which geometry it is.
+/// The times are set aside in a scratch file because GeoJSON puts them after all the coordinates.
+public struct GeoJSONTrack {
+    let coordinates = ScratchFile()
+    let times = ScratchFile()
+    private(set) var points = 0
+    private(set) var segments = 0
+    private var segmenter = TrackSegmenter()
+
+    public init() {}
+
+    /// Adds the next point (in time order).
+    public mutating func add(_ e: Entry) throws {
+        let newSegment = segmenter.startsSegment(e.time)
+        if points == 0 || newSegment { segments += 1 }
+        let separator: StaticString = points == 0 ? "" : newSegment ? "],[" : ","
+        try coordinates.append { b in
+            JSONText.appendRaw(separator, to: &b)
+            GeoJSONWriter.appendPosition(e, to: &b)
+        }
+        try times.append { b in
+            JSONText.appendRaw(separator, to: &b)
+            JSONText.appendTime(e.time, to: &b)
+        }
+        points += 1
+    }
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogXML
+
+/// gpslog's XML session export, after GPS Log's: a `Session` element with the Sessions columns as attributes, an
+/// `Entry` per row with every Entries column (absent attributes are NULL). Described by `Schema/gpslog-sessions.xsd`
+/// and validated against it in the tests; `import` reads it back.
+public struct SessionXMLWriter: TrackWriter {
+    public static let namespace = "urn:gpslog:sessions:1"
+
+    public init() {}
+
+    public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
+        try outputs.writeXML(root: "Sessions", attributes: ["xmlns": Self.namespace, "version": "1"]) { w in
+            for s in sessions {
+                try w.startElement("Session")
+                try w.attribute("ID", s.session.id)
+                try w.attribute("Name", s.session.name)
+                try w.attribute("StartTime", s.session.start.iso8601(fraction: true))
+                if let end = s.session.end { try w.attribute("EndTime", end.iso8601(fraction: true)) }
+                if let mode = s.session.mode { try w.attribute("Mode", mode.rawValue) }
+                try s.forEachEntry { e in try entry(e, writer: w) }
+                try w.endElement()
+            }
+        }
+    }
+
+    private func entry(_ e: Entry, writer w: XMLStreamWriter) throws {
+        try w.startElement("Entry")
+        func attr(_ name: String, _ v: Double?, _ places: Int) throws {
+            if let v { try w.attribute(name, DecimalText.string(v, places: places)) }
+        }
+        func attr(_ name: String, _ v: String?) throws {
+            if let v { try w.attribute(name, v) }
+        }
+        try attr("EntryID", e.id)
+        try attr("TimeStamp", e.time.iso8601(fraction: true))
+        try attr("Latitude", e.latitude, Precision.coordinate)
+        try attr("Longitude", e.longitude, Precision.coordinate)
+        try attr("Altitude", e.altitude, Precision.altitude)
+        try attr("HorizontalAccuracy", e.horizontalAccuracy, Precision.accuracy)
+        try attr("VerticalAccuracy", e.verticalAccuracy, Precision.accuracy)
+        try attr("Speed", e.speed, Precision.speed)
+        try attr("Course", e.course, Precision.angle)
+        try attr("Marked", e.marked ? "true" : "false")
+        try attr("Label", e.label)
+        try attr("InstanceCount", String(e.instanceCount))
+        try attr("IsHeadingChanged", e.isHeadingChanged ? "true" : "false")
+        try attr("Heading", e.heading, Precision.angle)
+        try attr("HeadingTimeStamp", e.headingTime?.iso8601(fraction: true))
+        try attr("Satellites", e.satellites.map(String.init))
+        try attr("HDOP", e.hdop, Precision.dop)
+        try attr("VDOP", e.vdop, Precision.dop)
+        try attr("PDOP", e.pdop, Precision.dop)
+        try attr("FixMode", e.fixMode.map { String($0.rawValue) })
+        try attr("SpeedAccuracy", e.speedAccuracy, Precision.accuracy)
+        try attr("CourseAccuracy", e.courseAccuracy, Precision.accuracy)
+        try attr("Motion", e.motion.map { $0.joined(separator: " ") })
+        try attr("BatteryState", e.batteryState?.rawValue)
+        try attr("BatteryLevel", e.batteryLevel, Precision.battery)
+        try attr("DeviceID", e.deviceID)
+        try attr("Wifi", e.wifi)
+        // The address is text content: it can be long and hold line breaks.
+        if let address = e.address { try w.element("Address", address) }
+        try w.endElement()
+    }
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+import GPSLogFormats
+import GPSLogModel
+import GPSLogStore
+
+/// `convert` from GPX to GeoJSON as one stream: the importer's rows are formatted as GeoJSON while the file is
+/// parsed (the track's coordinates and times on the import's second thread, see `PipelinedImportTarget`; each
+/// session's features are put together when its import finishes it), with no spool to write and read back.
+/// GeoJSON reads each track once in time order, so a track that arrives in time order can be written as it comes;
+/// `GeoJSONDocument` and `GeoJSONTrack` write it, the same code `export` uses, so the bytes are the same.
+///
+/// A track out of time order throws `NeedsSorting` before anything reaches the destination: the caller then takes
+/// the path that sorts. A file destination is written to its temporary file and renamed only by `finish()`;
+/// for standard output the document is set aside in a scratch file until then. Each session's features are
+/// written when its import finishes it, so only the track being read is held (and that spills to disk past 1 MB).
+public final class GeoJSONStream: ImportTarget {
+    /// A track is not in time order: convert through a store that sorts instead.
+    public struct NeedsSorting: Error {}
+
+    private struct Pending {
+        var session: Session
+        var track = GeoJSONTrack()
+        var marks: [Entry] = []
+        var lastTrackTime: Timestamp?
+    }
+
+    private let output: OutputFile?
+    private let scratch: ScratchFile?
+    private var document: GeoJSONDocument
+    private var pending: [String: Pending] = [:]
+    private var taken: [String: Int] = [:]
+    private var nextKey: Int64 = 1
+    /// Called with the number of entries of each appended batch (progress bars).
+    public var onAppend: ((Int) -> Void)?
+
+    /// Opens the destination (`-`: standard output) and starts the document.
+    public init(path: String) throws {
+        if path == "-" {
+            output = nil
+            scratch = ScratchFile()
+            document = GeoJSONDocument(scratch!)
+        } else {
+            output = try OutputFile(path: path)
+            scratch = nil
+            document = GeoJSONDocument(output!)
+        }
+        try document.begin()
+    }
+
+    public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
+        let session = try TrackSpool.newSession(name: name, start: start, mode: mode, id: id, key: taken.count + 1, taken: taken)
+        taken[session.id] = taken.count
+        pending[session.id] = Pending(session: session)
+        return session
+    }
+
+    public func hasSession(id: String) throws -> Bool { taken[id] != nil }
+
+    public func appendEntries(_ entries: [Entry], to sessionID: String) throws {
+        guard var p = pending.removeValue(forKey: sessionID) else { throw StoreError.invalidSession(reason: "no session \(sessionID)") }
+        defer { pending[sessionID] = p }
+        for (index, var e) in entries.enumerated() {
+            try TrackSpool.checkPosition(e, index: index)
+            e.key = nextKey
+            nextKey += 1
+            if e.marked {
+                p.marks.append(e)
+                continue
+            }
+            if let last = p.lastTrackTime, e.time < last { throw NeedsSorting() }
+            p.lastTrackTime = e.time
+            if !e.isHeadingChanged { try p.track.add(e) }
+        }
+        onAppend?(entries.count)
+    }
+
+    /// Ends a session and writes its features (the importer finishes sessions in the order it returns them).
+    public func finishSession(id: String, end: Timestamp) throws {
+        guard var p = pending.removeValue(forKey: id) else { return }
+        p.session.end = end
+        let marks = p.marks.sorted { ($0.time, $0.key ?? 0) < ($1.time, $1.key ?? 0) }
+        try document.add(p.session, track: p.track, marks: marks)
+    }
+
+    /// GeoJSON names marks by id, not track points.
+    public var keepsTrackPointIDs: Bool { false }
+
+    /// Nothing to roll back: a failed convert leaves no destination behind.
+    public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T { try body() }
+
+    /// Ends the document and puts it in place.
+    public func finish() throws {
+        try document.end()
+        if let scratch {
+            let stdout = try OutputFile(path: "-")
+            try scratch.copy(to: stdout)
+            try stdout.commit()
+        } else {
+            try output!.commit()
+        }
+    }
+}

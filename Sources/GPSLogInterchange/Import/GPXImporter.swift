@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogModel
+import GPSLogStore
+
+/// Imports GPX 1.0 and 1.1 (read by `GPXReader`): each `trk` or `rte` becomes a session, `wpt`s become marks of the
+/// first one (name as label, desc as address). One transaction per file.
+///
+/// Points without a time (planned routes, some hand-edited tracks) take the time of the timed point before them,
+/// or after them at the start of a track; a file with no time at all takes its metadata time, else the file's
+/// modification time. The import reports how many points it dated this way.
+public struct GPXImporter {
+    /// Session name for every track (default: the track's name, else the file's).
+    public var name: String?
+
+    public init() {}
+
+    /// Imports into the user's store, parsing on this thread while a second one stores (see `PipelinedImportTarget`).
+    public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
+        try importFile(path, into: PipelinedImportTarget(store))
+    }
+
+    /// Imports into any target (a convert's spool).
+    public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
+        try XMLImport.run(path, store: store) {
+            let sessions = GPXSessions(path: path, name: name, store: store)
+            try GPXReader.read(path, into: sessions)
+            return try sessions.finish()
+        }
+    }
+}
+
+/// What the GPX reader reports, made into sessions. The work is done by `GPXSessionBuilder`, a struct it holds.
+final class GPXSessions: GPXVisitor {
+    // Why a pointer: every access to a class's stored `var` is checked for exclusivity at run time, a call into the
+    // runtime per access (here: per track point). The builder lives behind a `let` pointer this class owns, and its
+    // methods are `mutating`, so the compiler checks its accesses statically instead. Sound because the reader
+    // calls one method at a time, on the parsing thread.
+    private let builder: UnsafeMutablePointer<GPXSessionBuilder>
+
+    init(path: String, name: String?, store: any ImportTarget) {
+        builder = .allocate(capacity: 1)
+        builder.initialize(to: GPXSessionBuilder(path: path, name: name, store: store))
+    }
+
+    deinit {
+        builder.deinitialize(count: 1)
+        builder.deallocate()
+    }
+
+    func metadata(name: String?, time: Timestamp?) {
+        builder.pointee.metadataName = name
+        builder.pointee.metadataTime = time
+    }
+
+    func waypoint(_ point: inout Entry, hasTime: Bool) throws { builder.pointee.addMark(point, hasTime: hasTime) }
+
+    func beginTrack(isRoute: Bool) throws { builder.pointee.beginTrack() }
+
+    func trackHeader(_ header: GPXTrackHeader) { builder.pointee.setHeader(header) }
+
+    func trackPoint(_ point: inout Entry, hasTime: Bool) throws { try builder.pointee.addTrackPoint(&point, hasTime: hasTime) }
+
+    func endTrack() throws { try builder.pointee.finishTrack() }
+
+    /// After the document: the sessions imported.
+    func finish() throws -> [ImportResult] { try builder.pointee.finish() }
+}
+
+/// Sessions from GPX: the session of a track opens at its first timed point, untimed points are dated, waypoints
+/// become marks of the first track (or a session of their own).
+struct GPXSessionBuilder {
+    /// A point as read, before it has a time.
+    struct Point {
+        var entry: Entry
+        var hasTime: Bool
+    }
+
+    let path: String
+    let name: String?
+    let store: any ImportTarget
+    var metadataName: String?
+    var metadataTime: Timestamp?
+    private var marks: [Point] = []
+    private var results: [ImportResult] = []
+    private lazy var stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+
+    /// The trk or rte being read.
+    private struct Track {
+        var defaultName: String
+        var marks: [Point]
+        var header = GPXTrackHeader()
+        var sink: EntrySink?
+        var waiting: [Entry] = []  // untimed points at the start of the track
+        var lastTime: Timestamp?
+    }
+    private var track: Track?
+
+    init(path: String, name: String?, store: any ImportTarget) {
+        self.path = path
+        self.name = name
+        self.store = store
+    }
+
+    mutating func addMark(_ entry: Entry, hasTime: Bool) {
+        var p = Point(entry: entry, hasTime: hasTime)
+        p.entry.marked = true
+        marks.append(p)
+    }
+
+    mutating func beginTrack() {
+        track = Track(defaultName: name ?? metadataName ?? stem, marks: results.isEmpty ? marks : [])
+    }
+
+    mutating func setHeader(_ header: GPXTrackHeader) { track?.header = header }
+
+    mutating func addTrackPoint(_ entry: inout Entry, hasTime: Bool) throws {
+        if hasTime, try Self.appendTimed(&entry, to: &track!) { return }
+        var p = Point(entry: entry, hasTime: hasTime)
+        if p.hasTime {
+            try openTrackSession(at: p.entry.time)
+            for var w in track!.waiting {
+                w.time = p.entry.time
+                w.id = track!.sink!.makeTrackPointID(w.time)
+                try track!.sink!.add(w)
+            }
+            track!.waiting.removeAll()
+            track!.lastTime = p.entry.time
+            p.entry.id = track!.sink!.makeTrackPointID(p.entry.time)
+            try track!.sink!.add(p.entry)
+        } else if let lastTime = track!.lastTime {
+            var e = p.entry
+            e.time = lastTime
+            e.id = track!.sink!.makeTrackPointID(e.time)
+            try track!.sink!.add(e)
+        } else {
+            track!.waiting.append(p.entry)
+        }
+    }
+
+    /// The common case in one access to the track state: a timed point of a track whose session is open and has no
+    /// untimed points waiting for a time. False when it is not that case (nothing done).
+    private static func appendTimed(_ entry: inout Entry, to t: inout Track) throws -> Bool {
+        guard t.waiting.isEmpty, t.sink != nil else { return false }
+        t.lastTime = entry.time
+        entry.id = t.sink!.makeTrackPointID(entry.time)
+        try t.sink!.add(entry)
+        return true
+    }
+
+    private func fallbackTime() -> Timestamp {
+        if let metadataTime { return metadataTime }
+        let date = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
+        return Timestamp(seconds: date.timeIntervalSince1970)
+    }
+
+    private mutating func openTrackSession(at time: Timestamp) throws {
+        guard track!.sink == nil else { return }
+        // The first timed point starts the session (a file's metadata time is when the file was written,
+        // sometimes years off); marks earlier than it move the start back.
+        let t = track!
+        let earliestMark = t.marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min()
+        let begin = min(earliestMark ?? time, time)
+        track!.sink = try EntrySink(
+            store: store, name: name ?? t.header.name ?? t.defaultName, start: begin, mode: t.header.mode, preferredID: t.header.sourceID)
+    }
+
+    mutating func finishTrack() throws {
+        if !track!.waiting.isEmpty {
+            let time = fallbackTime()
+            try openTrackSession(at: time)
+            for var w in track!.waiting {
+                w.time = time
+                w.id = track!.sink!.makeTrackPointID(time)
+                try track!.sink!.add(w)
+            }
+        }
+        let t = track!
+        track = nil
+        guard var sink = t.sink else { return }
+        for var m in t.marks {
+            if !m.hasTime { m.entry.time = sink.session!.start }
+            m.entry.id = sink.makeID(m.entry.time)
+            try sink.add(m.entry)
+        }
+        if results.isEmpty { marks = [] }
+        results.append(try sink.finish())
+    }
+
+    /// After the document: waypoints with no track make a session of marks.
+    mutating func finish() throws -> [ImportResult] {
+        if !marks.isEmpty {
+            let first = marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min() ?? fallbackTime()
+            var sink = try EntrySink(store: store, name: name ?? metadataName ?? stem, start: first, mode: nil, preferredID: nil)
+            for var m in marks {
+                if !m.hasTime { m.entry.time = first }
+                m.entry.id = sink.makeID(m.entry.time)
+                try sink.add(m.entry)
+            }
+            results.append(try sink.finish())
+        }
+        guard !results.isEmpty else { throw ImportError.noFixes(file: path, detail: "no track, route or waypoint") }
+        return results
+    }
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogModel
+import GPSLogStore
+
+/// Imports Overland batch bodies (`{"locations":[Feature, ...]}`, as the app POSTs them and `export --format
+/// overland` writes them): one session per file; features without a Point geometry (Overland's app-lifecycle
+/// records) are skipped; CoreLocation's -1 means unknown; `trip` gives the mode and start.
+public struct OverlandImporter {
+    public var name: String?
+    public init() {}
+
+    public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ImportError.unreadable(file: path, reason: "no such readable file") }
+        let payload = try OverlandPayload(data, source: path)
+        let entries = payload.entries, mode = payload.mode
+        guard let first = entries.map(\.time).min() else { throw ImportError.noFixes(file: path, detail: "no location with a Point geometry") }
+        let start = payload.tripStart.map { min($0, first) } ?? first
+        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        return try store.write {
+            var sink = try EntrySink(store: store, name: name ?? stem, start: start, mode: mode, preferredID: nil)
+            for var e in entries.sorted(by: { $0.time < $1.time }) {
+                e.id = sink.makeID(e.time)
+                try sink.add(e)
+            }
+            return [try sink.finish()]
+        }
+    }
+}
+
+/// Imports OwnTracks location messages: JSON lines, or the OwnTracks Recorder's `.rec` files (`time TAB topic TAB
+/// JSON`), streamed line by line. Other `_type`s (transition, waypoint, lwt) are skipped; `t: u` marks a point as
+/// a user mark; `vel` is km/h.
+public struct OwnTracksImporter {
+    public var name: String?
+    public init() {}
+
+    public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw ImportError.unreadable(file: path, reason: "no such readable file") }
+        defer { try? handle.close() }
+        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        return try store.write {
+            var sink: EntrySink?
+            var lineNumber = 0
+            var buffer = Data()
+            func handleLine(_ raw: Data) throws {
+                lineNumber += 1
+                guard let brace = raw.firstIndex(of: UInt8(ascii: "{")) else { return }
+                let json = raw[brace...]
+                guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+                    throw ImportError.malformed(file: path, line: lineNumber, reason: "not a JSON object")
+                }
+                guard let location = try OwnTracksMessage.location(object, source: path, line: lineNumber) else { return }
+                if sink == nil { sink = try EntrySink(store: store, name: name ?? stem, start: location.time, mode: nil, preferredID: nil) }
+                var e = location
+                e.id = sink!.makeID(e.time)
+                try sink!.add(e)
+            }
+            while true {
+                let chunk = handle.readData(ofLength: 1 << 16)
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: 10) {
+                    try handleLine(buffer[buffer.startIndex..<newline])
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                }
+            }
+            if !buffer.isEmpty { try handleLine(buffer) }
+            guard var open = sink else { throw ImportError.noFixes(file: path, detail: "no OwnTracks location message") }
+            return [try open.finish()]
+        }
+    }
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+import GPSLogFormats
+import GPSLogModel
+import GPSLogSampling
+import GPSLogSources
+import GPSLogStore
+
+/// What an import produced.
+public struct ImportResult: Sendable {
+    public var session: Session
+    public var entries: Int
+    public var statistics: NMEAStatistics?
+}
+
+/// Imports an NMEA 0183 log into a new session, through the same sampler as the recorder, in one transaction:
+/// the session and all its entries are stored, or nothing is.
+public struct NMEAImporter {
+    /// The sampler's policy; by default every fix is kept (interval 0) while repeats and heading changes are
+    /// folded as the recorder folds them.
+    public var policy = SamplingPolicy(intervalMilliseconds: 0)
+    /// The date for logs that carry none (GGA-only logs).
+    public var assumedDate: (year: Int, month: Int, day: Int)?
+    /// Entries per insert batch inside the transaction.
+    public var batchSize = 2000
+
+    public init() {}
+
+    /// Imports a file (or `-` for standard input).
+    public func importFile(_ path: String, name: String, mode: TripMode? = nil, into store: Store) throws -> ImportResult {
+        let reader = NMEAFileReader(path: path, assumedDate: assumedDate)
+        var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy)
+        return try store.write {
+            let stats = try reader.read { try accept($0, into: &writer) }
+            return try finish(&writer, file: path, statistics: stats)
+        }
+    }
+
+    /// Imports NMEA text held in memory (the bundled sample). `sessionID` fixes the session id (deterministic
+    /// golden exports); entry ids are then seeded from it too.
+    public func importText(_ text: String, file: String, name: String, mode: TripMode? = nil, sessionID: String? = nil, into store: Store) throws -> ImportResult {
+        var decoder = NMEADecoder(assumedDate: assumedDate)
+        var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy, sessionID: sessionID)
+        return try store.write {
+            try decoder.decode(text: text) { try accept($0, into: &writer) }
+            return try finish(&writer, file: file, statistics: decoder.statistics)
+        }
+    }
+
+    private func accept(_ event: SourceEvent, into writer: inout SessionWriter) throws {
+        switch event {
+        case .fix(let fix): try writer.add(fix)
+        case .heading(let reading): try writer.add(reading)
+        }
+        if writer.pendingCount >= batchSize { try writer.flush() }
+    }
+
+    private func finish(_ writer: inout SessionWriter, file: String, statistics: NMEAStatistics) throws -> ImportResult {
+        try writer.finish()
+        guard let session = writer.session else {
+            throw ImportError.noFixes(file: file, detail: "\(statistics.lines) lines, \(statistics.sentences) good sentences, "
+                + "\(statistics.badChecksum) bad checksums, \(statistics.epochsWithoutFix) epochs without a fix, "
+                + "\(statistics.undated) undated fixes (give --date for logs without RMC or ZDA)")
+        }
+        return ImportResult(session: session, entries: writer.storedEntries, statistics: statistics)
+    }
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogModel
+import GPSLogStore
+import GPSLogXML
+
+/// Imports gpslog's own XML session export, streaming: every column comes back, and session and entry ids are
+/// kept when the database does not have them yet (so export, import, export gives the same bytes).
+public struct SessionXMLImporter {
+    public var name: String?
+
+    public init() {}
+
+    public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
+        try XMLImport.run(path, store: store) { try parse(path, store: store) }
+    }
+
+    private func parse(_ path: String, store: Store) throws -> [ImportResult] {
+        let reader = try XMLStreamReader(path: path)
+        var results: [ImportResult] = []
+        var sink: EntrySink?
+        var current: Entry?
+        var sawRoot = false
+        func attribute(_ name: String) -> String? { reader.attribute(name) }
+        func time(_ field: String, required: Bool) throws -> Timestamp? {
+            guard let text = attribute(field) else {
+                if required { throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: "") }
+                return nil
+            }
+            guard let t = Timestamp(iso8601: text) else { throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: text) }
+            return t
+        }
+        func number(_ field: String) throws -> Double? {
+            guard let text = attribute(field) else { return nil }
+            guard let v = Double(text), v.isFinite else { throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: text) }
+            return v
+        }
+        while try reader.read() {
+            switch reader.nodeType {
+            case .element:
+                let local = reader.localName
+                if !sawRoot {
+                    guard local == "Sessions", reader.namespaceURI == SessionXMLWriter.namespace else {
+                        throw ImportError.unsupportedFormat(file: path, detail: "not a gpslog session export: the root is <\(local)> in namespace '\(reader.namespaceURI ?? "none")'")
+                    }
+                    sawRoot = true
+                    continue
+                }
+                switch local {
+                case "Session":
+                    if var open = sink { results.append(try open.finish()); sink = nil }
+                    let start = try time("StartTime", required: true)!
+                    let modeText = attribute("Mode")
+                    let mode = modeText.flatMap(TripMode.init(rawValue:))
+                    if let modeText, mode == nil { throw ImportError.invalidValue(file: path, line: reader.line, field: "Mode", value: modeText) }
+                    sink = try EntrySink(
+                        store: store, name: name ?? attribute("Name") ?? "Imported session", start: start,
+                        end: try time("EndTime", required: false), mode: mode, preferredID: attribute("ID"))
+                case "Entry":
+                    guard var s = sink else { continue }
+                    let line = reader.line
+                    guard let lat = try number("Latitude"), abs(lat) <= 90 else {
+                        throw ImportError.invalidValue(file: path, line: line, field: "Latitude", value: attribute("Latitude") ?? "")
+                    }
+                    guard let lon = try number("Longitude"), abs(lon) <= 180 else {
+                        throw ImportError.invalidValue(file: path, line: line, field: "Longitude", value: attribute("Longitude") ?? "")
+                    }
+                    let t = try time("TimeStamp", required: true)!
+                    let fileID = attribute("EntryID") ?? ""
+                    let id = try s.canKeep(entryID: fileID) ? fileID.lowercased() : s.makeID(t)
+                    sink = s
+                    var e = Entry(id: id, latitude: lat, longitude: lon, time: t)
+                    e.altitude = try number("Altitude")
+                    e.horizontalAccuracy = try number("HorizontalAccuracy")
+                    e.verticalAccuracy = try number("VerticalAccuracy")
+                    e.speed = try number("Speed")
+                    e.course = try number("Course")
+                    e.marked = attribute("Marked") == "true"
+                    e.label = attribute("Label")
+                    e.instanceCount = Int(attribute("InstanceCount") ?? "1") ?? 1
+                    e.isHeadingChanged = attribute("IsHeadingChanged") == "true"
+                    e.heading = try number("Heading")
+                    e.headingTime = try time("HeadingTimeStamp", required: false)
+                    e.satellites = attribute("Satellites").flatMap { Int($0) }
+                    e.hdop = try number("HDOP")
+                    e.vdop = try number("VDOP")
+                    e.pdop = try number("PDOP")
+                    e.fixMode = attribute("FixMode").flatMap { Int($0) }.flatMap(FixMode.init(rawValue:))
+                    e.speedAccuracy = try number("SpeedAccuracy")
+                    e.courseAccuracy = try number("CourseAccuracy")
+                    e.motion = attribute("Motion").map { $0.split(separator: " ").map(String.init) }
+                    e.batteryState = attribute("BatteryState").flatMap(BatteryState.init(rawValue:))
+                    e.batteryLevel = try number("BatteryLevel")
+                    e.deviceID = attribute("DeviceID")
+                    e.wifi = attribute("Wifi")
+                    if reader.isEmptyElement {
+                        try sink!.add(e)
+                    } else {
+                        current = e
+                    }
+                case "Address":
+                    if current != nil { current!.address = try reader.readElementText() }
+                default:
+                    continue
+                }
+            case .endElement where reader.localName == "Entry":
+                if let e = current {
+                    try sink!.add(e)
+                    current = nil
+                }
+            default:
+                continue
+            }
+        }
+        if var open = sink { results.append(try open.finish()) }
+        guard !results.isEmpty else { throw ImportError.noFixes(file: path, detail: "no Session element") }
+        return results
+    }
+}
+
+/// What every XML importer does around its parser: check the file, run in one transaction, and turn libxml2's
+/// errors into import errors naming the file and line.
+enum XMLImport {
+    static func run(_ path: String, store: any ImportTarget, _ parse: () throws -> [ImportResult]) throws -> [ImportResult] {
+        guard FileManager.default.isReadableFile(atPath: path) else { throw ImportError.unreadable(file: path, reason: "no such readable file") }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+        return try store.importTransaction(expectedBytes: size) {
+            do {
+                return try parse()
+            } catch let error as XMLError {
+                throw ImportError.malformed(file: path, line: error.line, reason: error.message)
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogStore
+
+/// Where an importer puts what it reads: the user's `Store`, or a `TrackSpool` when converting.
+public protocol ImportTarget: AnyObject {
+    /// Creates a session (id: a UUID, random when nil).
+    func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session
+    /// Whether a session with this id exists.
+    func hasSession(id: String) throws -> Bool
+    /// Appends entries to a session (inside the import's transaction).
+    func appendEntries(_ entries: [Entry], to sessionID: String) throws
+    /// Ends a session.
+    func finishSession(id: String, end: Timestamp) throws
+    /// Runs one file's import: all of it is kept, or none. `expectedBytes` is the file's size, when known.
+    func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T
+    /// Whether track points need ids (false: the target writes none, so the importer need not make them).
+    var keepsTrackPointIDs: Bool { get }
+}
+
+extension ImportTarget {
+    public var keepsTrackPointIDs: Bool { true }
+}
+
+extension Store: ImportTarget {
+    public func hasSession(id: String) throws -> Bool { try session(id: id) != nil }
+    public func appendEntries(_ entries: [Entry], to sessionID: String) throws { try appendInTransaction(entries, to: sessionID) }
+    public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {
+        try bulkWrite(expectedBytes: expectedBytes, body)
+    }
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogModel
+import GPSLogSystem
+
+/// Reads a session's rows on a second thread while the caller formats them, so an export uses both cores
+/// (profiled: a 1M-entry export to GPX spent half its time stepping SQLite and reading columns, half formatting
+/// and writing, one after the other).
+///
+/// Rows travel in batches of `batchSize` through a queue of at most `depth` batches, so memory stays flat. The
+/// source is used by one thread at a time: `marks` runs on the caller's thread, and `forEachEntry` returns only
+/// after the reading thread has finished with the source (also when `body` throws).
+public final class PrefetchingSource: SessionSource, @unchecked Sendable {
+    // @unchecked: `base` is touched by one thread at a time, as said above.
+    private let base: any SessionSource
+    private let batchSize: Int
+    private let depth: Int
+
+    public init(_ base: any SessionSource, batchSize: Int = 1024, depth: Int = 4) {
+        self.base = base
+        self.batchSize = batchSize
+        self.depth = depth
+    }
+
+    public func marks(of sessionID: String) throws -> [Entry] { try base.marks(of: sessionID) }
+
+    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws {
+        let queue = BlockingQueue<[Entry]>(capacity: depth)
+        let done = DispatchSemaphore(value: 0)
+        let reader = Thread { [self] in
+            defer { done.signal() }
+            var batch: [Entry] = []
+            batch.reserveCapacity(batchSize)
+            do {
+                try self.base.forEachEntry(of: sessionID, from: from, to: to, fields: fields) { e in
+                    batch.append(e)
+                    if batch.count == batchSize {
+                        try queue.put(batch)  // throws CancellationError once the caller has stopped
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+                if !batch.isEmpty { try queue.put(batch) }
+                queue.finish()
+            } catch {
+                queue.finish(throwing: error is CancellationError ? nil : error)
+            }
+        }
+        reader.name = "gpslog export reader"
+        reader.start()
+        do {
+            while let batch = try queue.take() {
+                for e in batch { try body(e) }
+            }
+        } catch {
+            queue.cancel()
+            done.wait()
+            throw error
+        }
+        done.wait()
+    }
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSampling
+import GPSLogStore
+
+/// Feeds fixes and headings through a `Sampler` into one session, buffering new rows until `flush()`.
+///
+/// The recorder and every importer write through this type, so a replayed log and a live recording of the same
+/// fixes give the same rows. The session is created at the first stored fix, which gives it its start time.
+public struct SessionWriter {
+    public let store: Store
+    public let name: String
+    public let mode: TripMode?
+    public private(set) var sampler: Sampler
+    /// Nil until the first fix is stored.
+    public private(set) var session: Session?
+    private let fixedSessionID: String?
+    private var pending: [Entry] = []
+    /// The last flushed location row and the instance count it must be given at the next flush.
+    private var flushedLast: (key: Int64, count: Int)?
+    private var flushedLastNeedsUpdate = false
+
+    /// Rows committed so far.
+    public private(set) var storedEntries = 0
+    /// Marks stored so far.
+    public private(set) var markCount = 0
+    /// Length of the track so far, in metres.
+    public private(set) var distance = 0.0
+    /// Time of the newest stored row.
+    public private(set) var lastEntryTime: Timestamp?
+    private var lastTrackPoint: (latitude: Double, longitude: Double)?
+
+    /// - Parameters:
+    ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
+    public init(store: Store, name: String, mode: TripMode? = nil, policy: SamplingPolicy, sessionID: String? = nil) {
+        self.store = store
+        self.name = name
+        self.mode = mode
+        fixedSessionID = sessionID
+        sampler = Sampler(policy: policy, seed: sessionID.map(SplitMix64.seed(from:)))
+    }
+
+    /// Rows waiting for the next flush.
+    public var pendingCount: Int { pending.count }
+
+    /// Samples a fix. Creates the session at the first stored fix.
+    @discardableResult
+    public mutating func add(_ fix: Fix) throws -> SampleDecision {
+        let decision = sampler.add(fix)
+        try apply(decision)
+        return decision
+    }
+
+    /// Samples a heading reading.
+    @discardableResult
+    public mutating func add(_ reading: HeadingReading) throws -> SampleDecision {
+        let decision = sampler.add(reading)
+        try apply(decision)
+        return decision
+    }
+
+    /// Queues a mark at the freshest fix; flush to store it. Nil before the first fix.
+    public mutating func mark(label: String?) throws -> Entry? {
+        guard var entry = sampler.mark(label: label) else { return nil }
+        try ensureSession(start: entry.time)
+        entry.label = label.flatMap { $0.isEmpty ? nil : $0 }
+        pending.append(entry)
+        markCount += 1
+        lastEntryTime = max(lastEntryTime ?? entry.time, entry.time)
+        return entry
+    }
+
+    private mutating func ensureSession(start: Timestamp) throws {
+        if session == nil {
+            session = try store.createSession(name: name, start: start, mode: mode, id: fixedSessionID)
+        }
+    }
+
+    private mutating func apply(_ decision: SampleDecision) throws {
+        switch decision {
+        case .newEntry(let entry):
+            try ensureSession(start: entry.time)
+            pending.append(entry)
+            lastEntryTime = max(lastEntryTime ?? entry.time, entry.time)
+            if !entry.isHeadingChanged && !entry.marked {
+                if let last = lastTrackPoint {
+                    distance += Geo.distance(lat1: last.latitude, lon1: last.longitude, lat2: entry.latitude, lon2: entry.longitude)
+                }
+                lastTrackPoint = (entry.latitude, entry.longitude)
+            }
+        case .samePlace(let count):
+            if let i = pending.lastIndex(where: { !$0.isHeadingChanged && !$0.marked }) {
+                pending[i].instanceCount = count
+            } else if let last = flushedLast {
+                flushedLast = (last.key, count)
+                flushedLastNeedsUpdate = true
+            }
+        case .dropped:
+            break
+        }
+    }
+
+    /// Stores the pending rows: inside the caller's transaction when one is open (imports), else in one of its own.
+    /// - Returns: the rows stored, with their keys.
+    @discardableResult
+    public mutating func flush() throws -> [Entry] {
+        guard let session, !pending.isEmpty || flushedLastNeedsUpdate else { return [] }
+        let batch = pending
+        let update = flushedLastNeedsUpdate ? flushedLast : nil
+        let write = { [store] () throws -> [Int64] in
+            if let update { try store.setInstanceCount(entryKey: update.key, to: update.count) }
+            return try store.appendInTransaction(batch, to: session.id)
+        }
+        let keys = try store.writeJoiningTransaction(write)
+        flushedLastNeedsUpdate = false
+        if let i = batch.lastIndex(where: { !$0.isHeadingChanged && !$0.marked }) {
+            flushedLast = (keys[i], batch[i].instanceCount)
+        }
+        storedEntries += batch.count
+        pending.removeAll(keepingCapacity: true)
+        return zip(batch, keys).map { entry, key in
+            var e = entry
+            e.key = key
+            return e
+        }
+    }
+
+    /// Flushes and ends the session at the newest row's time (or `end` when later is wanted and given).
+    public mutating func finish(end: Timestamp? = nil) throws {
+        try flush()
+        guard var session else { return }
+        let endTime = max(end ?? session.start, lastEntryTime ?? session.start)
+        try store.finishSession(id: session.id, end: endTime)
+        session.end = endTime
+        self.session = session
+    }
+}

@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: MIT
+import GPSLogFormats
+import GPSLogModel
+import GPSLogStore
+
+/// Exports read the user's store as a `SessionSource`.
+extension Store: SessionSource {
+    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws {
+        try entries(of: sessionID, from: from, to: to, fields: fields).forEach(body)
+    }
+}

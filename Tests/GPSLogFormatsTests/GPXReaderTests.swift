@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogModel
+import GPSLogTestSupport
+import Testing
+
+/// The one GPX reader, as replay sees it: timed track points only, with speed and course from GPX 1.0 or Garmin's
+/// TrackPointExtension.
+struct GPXReaderTests {
+    static let gpx11 = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"
+             xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v2">
+          <metadata><name>Doc</name><time>2024-05-01T07:00:00Z</time></metadata>
+          <wpt lat="52.5" lon="5.5"><time>2024-05-01T08:00:00Z</time><name>Buoy</name></wpt>
+          <rte><rtept lat="52.0" lon="5.0"><time>2024-05-01T08:00:00Z</time></rtept></rte>
+          <trk><name>Sail</name><type>boat</type><trkseg>
+            <trkpt lat="52.1" lon="5.1"><ele>-1.5</ele><time>2024-05-01T08:00:01Z</time><name>not a label</name>
+              <sat>9</sat><hdop>0.8</hdop><fix>3d</fix>
+              <extensions><gpxtpx:TrackPointExtension><gpxtpx:speed>2.5</gpxtpx:speed><gpxtpx:course>360</gpxtpx:course>
+              </gpxtpx:TrackPointExtension></extensions></trkpt>
+            <trkpt lat="52.2" lon="5.2"></trkpt>
+            <trkpt lat="52.3" lon="5.3"><time>2024-05-01T08:00:03Z</time></trkpt>
+          </trkseg></trk>
+        </gpx>
+        """
+
+    static let gpx10 = """
+        <?xml version="1.0"?>
+        <gpx version="1.0" creator="t" xmlns="http://www.topografix.com/GPX/1/0">
+          <trk><trkseg><trkpt lat="-33.5" lon="151.25"><time>2024-05-01T08:00:00.250Z</time>
+            <course>90.5</course><speed>4</speed></trkpt></trkseg></trk>
+        </gpx>
+        """
+
+    func fixes(_ text: String) throws -> [Fix] {
+        try withTemporaryDirectory { dir in
+            let path = dir + "/t.gpx"
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            var fixes: [Fix] = []
+            try GPXFixReader(path: path).read { fixes.append($0) }
+            return fixes
+        }
+    }
+
+    @Test func replayGetsTheTimedTrackPointsWithGarminsSpeedAndCourse() throws {
+        let fixes = try fixes(Self.gpx11)
+        #expect(fixes.count == 2)  // no waypoint, no route point, no untimed point
+        #expect(fixes[0] == Fix(
+            time: Timestamp(iso8601: "2024-05-01T08:00:01Z")!, latitude: 52.1, longitude: 5.1, altitude: -1.5, speed: 2.5, course: 0,
+            satellites: 9, hdop: 0.8, fixMode: .threeD))
+        #expect(fixes[1] == Fix(time: Timestamp(iso8601: "2024-05-01T08:00:03Z")!, latitude: 52.3, longitude: 5.3))
+    }
+
+    @Test func replayGetsGPX10sSpeedAndCourse() throws {
+        #expect(try fixes(Self.gpx10) == [Fix(
+            time: Timestamp(milliseconds: Timestamp(iso8601: "2024-05-01T08:00:00Z")!.milliseconds + 250), latitude: -33.5,
+            longitude: 151.25, speed: 4, course: 90.5)])
+    }
+
+    @Test func aFileThatIsNotGPXIsRefused() throws {
+        let error = #expect(throws: ImportError.self) { try fixes(#"<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"/>"#) }
+        #expect(error?.errorDescription?.contains("not GPX 1.0 or 1.1") == true)
+    }
+}
