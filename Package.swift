@@ -33,14 +33,14 @@ let package = Package(
 
         // MARK: - One Swift module over each C library
         .target(name: "GPSLogSQLite", dependencies: ["CSQLite3"]),
-        .target(name: "GPSLogXML", dependencies: ["CLibXML2"]),
+        .target(name: "GPSLogXML", dependencies: ["CLibXML2", "GPSLogSystem"]),
         .target(name: "GPSLogGEOS", dependencies: ["CGEOS"]),
 
         // MARK: - Domain
         // Threads and HTTP plumbing every layer shares (a blocking queue, one reading of HTTP status codes).
         .target(name: "GPSLogSystem"),
         .target(name: "GPSLogModel"),
-        .target(name: "GPSLogFormats", dependencies: ["GPSLogModel", "GPSLogXML"]),
+        .target(name: "GPSLogFormats", dependencies: ["GPSLogModel", "GPSLogSystem", "GPSLogXML"]),
         .target(
             name: "GPSLogSources",
             dependencies: [
@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "GPSLogStore",
             dependencies: [
-                "GPSLogModel", "GPSLogSQLite",
+                "GPSLogModel", "GPSLogSystem", "GPSLogSQLite",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["embed.list"],
@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "GPSLogInterchange",
             dependencies: [
-                "GPSLogModel", "GPSLogSystem", "GPSLogFormats", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSQLite", "GPSLogXML",
+                "GPSLogModel", "GPSLogSystem", "GPSLogFormats", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogXML",
                 "GPSLogGEOS",
             ]
         ),
@@ -98,8 +98,8 @@ let package = Package(
         .target(
             name: "GPSLogRecording",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogGeocoding", "GPSLogUpload",
-                "GPSLogInterchange",
+                "GPSLogModel", "GPSLogSystem", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogGeocoding",
+                "GPSLogUpload", "GPSLogInterchange",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

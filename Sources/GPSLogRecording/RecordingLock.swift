@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 
 /// One recording per database: an exclusive `flock` on `<database>.lock`, held for the recorder's lifetime.
 ///
@@ -14,9 +15,13 @@ public final class RecordingLock {
 
     /// Takes the lock, or returns nil when another process holds it.
     public init?(database: String) throws {
-        path = RecordingLock.path(forDatabase: database)
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw RecordingError.cannotLock(path: path, reason: String(cString: strerror(errno))) }
+        let path = RecordingLock.path(forDatabase: database)
+        self.path = path
+        do {
+            fd = try systemCall { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        } catch {
+            throw RecordingError.cannotLock(path: path, reason: error.reason)
+        }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             close(fd)
             return nil

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogModel
 import GPSLogSQLite
+import GPSLogSystem
 
 /// The session store: one SQLite file holding the Sessions and Entries tables.
 ///
@@ -105,20 +106,20 @@ public final class Store {
                 throw StoreError.cannotOpen(path: path, reason: "cannot create the folder \(folder) (\(Store.reason(error)))")
             }
         }
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        if fd < 0 {
-            let code = errno
-            if code == EEXIST { return }  // another process created it first
-            throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
+        do {
+            closeDescriptor(try systemCall { open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) })
+        } catch where error.code == EEXIST {
+            return  // another process created it first
+        } catch {
+            throw StoreError.cannotOpen(path: path, reason: error.reason)
         }
-        closeDescriptor(fd)
     }
 
     private static func reason(_ error: Error) -> String {
         if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
             underlying.domain == NSPOSIXErrorDomain
         {
-            return String(cString: strerror(Int32(underlying.code)))
+            return SystemCallError(code: Int32(underlying.code)).reason
         }
         return error.localizedDescription
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import CLibXML2
 import Foundation
+import GPSLogSystem
 
 /// What an `XMLSAXParser` reports. Names and text arrive as bytes that live only for the call (no String is made
 /// per node: the SAX parser exists for the hot paths, importing millions of GPX points).
@@ -82,15 +83,18 @@ public final class XMLSAXParser {
     /// - Throws: `XMLError` with libxml2's message and line, or the first error the handler threw.
     public func parseFile() throws {
         let path = file
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw XMLError(file: path, line: 0, column: 0, message: "cannot open the file for reading: \(String(cString: strerror(errno)))") }
+        let fd: Int32
+        do {
+            fd = try systemCall { open(path, O_RDONLY | O_CLOEXEC) }
+        } catch {
+            throw XMLError(file: path, line: 0, column: 0, message: "cannot open the file for reading: \(error.reason)")
+        }
         defer { close(fd) }
         try run { buffer in
-            while true {
-                let n = read(fd, buffer.baseAddress, buffer.count)
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { throw XMLError(file: path, line: 0, column: 0, message: "read failed: \(String(cString: strerror(errno)))") }
-                return n
+            do throws(SystemCallError) {
+                return try systemCall { read(fd, buffer.baseAddress, buffer.count) }
+            } catch {
+                throw XMLError(file: path, line: 0, column: 0, message: "read failed: \(error.reason)")
             }
         }
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 
 /// Somewhere export bytes go: the output itself (`OutputFile`) or bytes set aside to be copied in later
 /// (`ScratchFile`).
@@ -39,9 +40,11 @@ public final class OutputFile: ByteSink {
             // Unique per OutputFile, not just per process: a convert that falls back opens a second one for the same
             // destination while the first may still be on its way out.
             let temp = (folder.isEmpty ? "." : folder) + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-            let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
-            descriptor = fd
+            do {
+                descriptor = try systemCall { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+            } catch {
+                throw ExportError.cannotWrite(path: path, reason: error.reason)
+            }
             temporaryPath = temp
         }
         buffer.reserveCapacity(1 << 16)
@@ -80,16 +83,12 @@ public final class OutputFile: ByteSink {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// write(2) until every byte is out (retrying on EINTR and short writes); the error names `path`.
+    /// write(2) until every byte is out (see `GPSLogSystem.writeAll`); the error names `path`.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
-            }
-            offset += n
+        do {
+            try bytes.withUnsafeBytes { try GPSLogSystem.writeAll(fd, $0) }
+        } catch let error as SystemCallError {
+            throw ExportError.cannotWrite(path: path, reason: error.reason)
         }
     }
 
@@ -97,14 +96,19 @@ public final class OutputFile: ByteSink {
     public func commit() throws {
         try flush()
         guard let temporaryPath else { return }
-        guard fsync(descriptor) == 0, close(descriptor) == 0 else {
-            throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        do throws(SystemCallError) {
+            try systemCall { fsync(descriptor) }
+            // close(2) is not retried on EINTR: on Linux the descriptor is gone whatever it returns.
+            if close(descriptor) != 0 { throw SystemCallError(code: errno) }
+        } catch {
+            throw ExportError.cannotWrite(path: path, reason: error.reason)
         }
         committed = true
-        guard rename(temporaryPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            try systemCall { rename(temporaryPath, path) }
+        } catch {
             unlink(temporaryPath)
-            throw ExportError.cannotWrite(path: path, reason: reason)
+            throw ExportError.cannotWrite(path: path, reason: error.reason)
         }
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 
 /// Bytes set aside while a track streams by, copied into the output afterwards: GeoJSON puts a track's times after
 /// all of its coordinates, and writing both from one read of the track costs a third of reading it three times.
@@ -29,8 +30,11 @@ public final class ScratchFile: ByteSink {
     private func spill() throws {
         if descriptor < 0 {
             var template = Array((NSTemporaryDirectory() + "/gpslog-scratch-XXXXXX").utf8CString)
-            descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard descriptor >= 0 else { throw ExportError.cannotWrite(path: "(scratch file)", reason: String(cString: strerror(errno))) }
+            do {
+                descriptor = try template.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in try systemCall { mkstemp(buffer.baseAddress!) } }
+            } catch {
+                throw ExportError.cannotWrite(path: "(scratch file)", reason: error.reason)
+            }
             template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         }
         try OutputFile.writeAll(descriptor, buffer, path: "(scratch file)")

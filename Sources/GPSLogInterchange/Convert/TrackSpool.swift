@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
@@ -33,9 +34,13 @@ public final class TrackSpool: ImportTarget, SessionSource {
 
     /// Creates the scratch file in `folder` (mode 0600; removed when the spool is freed).
     public init(folder: String) throws {
-        path = folder + "/spool.bin"
-        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        let path = folder + "/spool.bin"
+        self.path = path
+        do {
+            descriptor = try systemCall { open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+        } catch {
+            throw ExportError.cannotWrite(path: path, reason: error.reason)
+        }
         buffer.reserveCapacity(1 << 20)
     }
 
@@ -106,14 +111,10 @@ public final class TrackSpool: ImportTarget, SessionSource {
     public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T { try body() }
 
     private func flush() throws {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer[offset...].withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(flushedBytes) + off_t(offset)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ExportError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
-            }
-            offset += n
+        do {
+            try buffer.withUnsafeBytes { try writeAll(descriptor, $0, at: flushedBytes) }
+        } catch let error as SystemCallError {
+            throw ExportError.cannotWrite(path: path, reason: error.reason)
         }
         flushedBytes += Int64(buffer.count)
         buffer.removeAll(keepingCapacity: true)

@@ -2,7 +2,6 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
-import GPSLogSQLite
 import GPSLogStore
 
 /// Imports the SQLite database of the iOS app GPS Log (`Log.db`: TEXT-typed Sessions and Entries, documented in
@@ -21,29 +20,15 @@ public struct GPSLogDatabaseImporter {
     public init() {}
 
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
-        let source: Database
+        let source: GPSLogAppDatabase
         do {
-            source = try Database(path: path, mode: .readOnly)
-            _ = try source.scalar("SELECT COUNT(*) FROM Entries")
-        } catch let error as SQLiteError {
-            throw ImportError.unsupportedFormat(file: path, detail: "not a GPS Log database (\(error.message))")
+            source = try GPSLogAppDatabase(path: path)
+        } catch StoreError.cannotOpen(_, let reason) {
+            throw ImportError.unsupportedFormat(file: path, detail: "not a GPS Log database (\(reason))")
         }
-        defer { source.close() }
         return try store.write {
-            var results: [ImportResult] = []
-            let sessions = try source.makeStatement("SELECT ID, StartTime, EndTime, Name FROM Sessions ORDER BY StartTime, Key")
-            var known = Set<String>()
-            while try sessions.step() {
-                let id = sessions.string(at: 0) ?? ""
-                known.insert(id)
-                results.append(try importSession(
-                    id: id, start: sessions.string(at: 1), end: sessions.string(at: 2), name: sessions.string(at: 3),
-                    source: source, store: store, path: path))
-            }
-            let orphans = try source.makeStatement("SELECT DISTINCT Session FROM Entries")
-            while try orphans.step() {
-                guard let id = orphans.string(at: 0), !known.contains(id) else { continue }
-                results.append(try importSession(id: id, start: nil, end: nil, name: nil, source: source, store: store, path: path))
+            let results = try source.sessions().map { row in
+                try importSession(id: row.id, start: row.start, end: row.end, name: row.name, source: source, store: store, path: path)
             }
             guard !results.isEmpty else { throw ImportError.noFixes(file: path, detail: "no sessions and no entries") }
             return results
@@ -58,52 +43,45 @@ public struct GPSLogDatabaseImporter {
         return Timestamp(milliseconds: t.milliseconds - Int64(offset) * 1000)
     }
 
-    private func number(_ s: Statement, _ column: Int32) -> Double? {
-        if let v = s.double(at: column), s.string(at: column).map({ Double($0.trimmedWhitespace) != nil }) ?? true { return v }
-        return s.string(at: column).flatMap { Double($0.trimmedWhitespace) }
-    }
-
-    private func importSession(id: String, start: String?, end: String?, name: String?, source: Database, store: Store, path: String) throws -> ImportResult {
-        let rows = try source.makeStatement("""
-            SELECT Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, Address,
-                   Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp
-            FROM Entries WHERE Session = ? ORDER BY Key
-            """)
-        try rows.bind(id, at: 1)
+    private func importSession(
+        id: String, start: String?, end: String?, name: String?, source: GPSLogAppDatabase, store: Store, path: String
+    ) throws -> ImportResult {
         var entries: [Entry] = []
         var lastPosition: (Double, Double, Double?)?
         var row = 0
-        while try rows.step() {
+        try source.forEachEntry(ofSession: id) { cells in
             row += 1
-            let isHeading = (number(rows, 13) ?? 0) != 0
-            let headingTime = time(rows.string(at: 14))
+            let isHeading = (cells.number(.isHeadingChanged) ?? 0) != 0
+            let headingTime = time(cells.text(.headingTimeStamp))
             if isHeading {
-                guard let position = lastPosition, let heading = number(rows, 12), heading >= 0, let t = headingTime else { continue }
+                guard let position = lastPosition, let heading = cells.number(.heading), heading >= 0, let t = headingTime else { return }
                 var e = Entry(id: "", latitude: position.0, longitude: position.1, altitude: position.2, time: t)
                 e.isHeadingChanged = true
                 e.heading = Geo.normalizedDegrees(heading)
                 e.headingTime = t
                 entries.append(e)
-                continue
+                return
             }
-            guard let lat = number(rows, 0), let lon = number(rows, 1), abs(lat) <= 90, abs(lon) <= 180 else {
-                throw ImportError.invalidValue(file: path, line: 0, field: "Entries row \(row) of session \(id): Latitude/Longitude",
-                                               value: "\(rows.string(at: 0) ?? "NULL"), \(rows.string(at: 1) ?? "NULL")")
+            guard let lat = cells.number(.latitude), let lon = cells.number(.longitude), Geo.isValidPosition(latitude: lat, longitude: lon) else {
+                throw ImportError.invalidValue(
+                    file: path, line: 0, field: "Entries row \(row) of session \(id): Latitude/Longitude",
+                    value: "\(cells.text(.latitude) ?? "NULL"), \(cells.text(.longitude) ?? "NULL")")
             }
-            guard let t = time(rows.string(at: 5)) else {
-                throw ImportError.invalidValue(file: path, line: 0, field: "Entries row \(row) of session \(id): TimeStamp", value: rows.string(at: 5) ?? "NULL")
+            guard let t = time(cells.text(.timeStamp)) else {
+                throw ImportError.invalidValue(
+                    file: path, line: 0, field: "Entries row \(row) of session \(id): TimeStamp", value: cells.text(.timeStamp) ?? "NULL")
             }
-            func known(_ c: Int32) -> Double? { number(rows, c).flatMap { $0 < 0 ? nil : $0 } }
-            var e = Entry(id: "", latitude: lat, longitude: lon, altitude: number(rows, 2), time: t)
-            e.horizontalAccuracy = known(3)
-            e.verticalAccuracy = known(4)
-            e.speed = known(6)
-            e.course = known(7).map { Geo.normalizedDegrees($0) }
-            let address = rows.string(at: 8)?.trimmedWhitespace
+            func known(_ c: GPSLogAppDatabase.Column) -> Double? { cells.number(c).flatMap { $0 < 0 ? nil : $0 } }
+            var e = Entry(id: "", latitude: lat, longitude: lon, altitude: cells.number(.altitude), time: t)
+            e.horizontalAccuracy = known(.horizontalAccuracy)
+            e.verticalAccuracy = known(.verticalAccuracy)
+            e.speed = known(.speed)
+            e.course = known(.course).map { Geo.normalizedDegrees($0) }
+            let address = cells.text(.address)?.trimmedWhitespace
             e.address = (address == nil || address == "n/a" || address!.isEmpty) ? nil : address
-            e.marked = rows.string(at: 9)?.lowercased() == "true" || number(rows, 9) == 1
-            e.instanceCount = max(1, Int(number(rows, 11) ?? 1))
-            if let entryID = rows.string(at: 10), Identifier.isUUID(entryID) { e.id = entryID.lowercased() }
+            e.marked = cells.text(.marked)?.lowercased() == "true" || cells.number(.marked) == 1
+            e.instanceCount = max(1, Int(cells.number(.instanceCount) ?? 1))
+            if let entryID = cells.text(.entryID), Identifier.isUUID(entryID) { e.id = entryID.lowercased() }
             lastPosition = (lat, lon, e.altitude)
             entries.append(e)
         }

@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 
 /// The formats `import` and `convert` read, told apart by content (not by file name).
 public enum ImportFormat: String, CaseIterable, Sendable {
@@ -11,7 +12,7 @@ public enum ImportFormat: String, CaseIterable, Sendable {
     /// Looks at the first 4 KiB of a file.
     public static func detect(path: String) throws -> ImportFormat {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ImportError.unreadable(file: path, reason: String(cString: strerror(errno)))
+            throw ImportError.unreadable(file: path, reason: SystemCallError(code: errno).reason)
         }
         defer { try? handle.close() }
         let head = handle.readData(ofLength: 4096)

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogSystem
 
 /// Replays a recorded NMEA log or GPX file with its own timing scaled by `speed` (2 = twice as fast, 0 = as fast
 /// as possible). The demo replays the bundled sample this way through the real recorder.
@@ -34,7 +35,7 @@ public struct ReplaySource: FixSource {
     /// True when the file looks like GPX (an XML document) rather than NMEA.
     static func isGPX(_ path: String) throws -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw SourceError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            throw SourceError.cannotOpen(path: path, reason: SystemCallError(code: errno).reason)
         }
         defer { try? handle.close() }
         let head = String(decoding: handle.readData(ofLength: 512), as: UTF8.self)

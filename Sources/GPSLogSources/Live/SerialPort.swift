@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 
 /// Serial line set-up for NMEA receivers (USB GPS pucks show up as /dev/ttyUSB* or /dev/ttyACM*).
 public enum SerialPort {
@@ -9,11 +10,15 @@ public enum SerialPort {
     /// Puts a terminal device in raw 8N1 mode at `baud`, ignoring modem lines (termios). The settings stay on the
     /// device after this descriptor is closed, for the reader that opens it next.
     public static func configure(path: String, baud: Int) throws {
-        let fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw SourceError.cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        let fd: Int32
+        do { fd = try systemCall { open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) } } catch {
+            throw SourceError.cannotOpen(path: path, reason: error.reason)
+        }
         defer { close(fd) }
         var tio = termios()
-        guard tcgetattr(fd, &tio) == 0 else { throw SourceError.cannotOpen(path: path, reason: "not a serial device (\(String(cString: strerror(errno))))") }
+        do { try systemCall { tcgetattr(fd, &tio) } } catch {
+            throw SourceError.cannotOpen(path: path, reason: "not a serial device (\(error.reason))")
+        }
         cfmakeraw(&tio)
         tio.c_cflag |= tcflag_t(CLOCAL | CREAD)
         tio.c_cflag &= ~tcflag_t(HUPCL)
@@ -28,8 +33,8 @@ public enum SerialPort {
         }
         cfsetispeed(&tio, speed)
         cfsetospeed(&tio, speed)
-        guard tcsetattr(fd, TCSANOW, &tio) == 0 else {
-            throw SourceError.cannotOpen(path: path, reason: "cannot set \(baud) baud (\(String(cString: strerror(errno))))")
+        do { try systemCall { tcsetattr(fd, TCSANOW, &tio) } } catch {
+            throw SourceError.cannotOpen(path: path, reason: "cannot set \(baud) baud (\(error.reason))")
         }
     }
 

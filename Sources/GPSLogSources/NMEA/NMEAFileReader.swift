@@ -12,6 +12,7 @@ import FoundationEssentials  // LocalizedError, without all of Foundation
 #else
 import Foundation
 #endif
+import GPSLogSystem
 
 /// Why an NMEA file could not be read.
 public enum NMEAFileError: LocalizedError, Equatable, Sendable {
@@ -58,10 +59,11 @@ public struct NMEAFileReader: Sendable {
     public func read(_ body: (SourceEvent) throws -> Void, progress: ((NMEAStatistics) -> Void)? = nil) throws -> NMEAStatistics {
         var fd: Int32 = STDIN_FILENO
         if path != "-" {
-            repeat {
-                fd = open(path, O_RDONLY | O_CLOEXEC)
-            } while fd < 0 && errno == EINTR
-            guard fd >= 0 else { throw NMEAFileError.cannotOpen(path: path, message: NMEAFileReader.errnoMessage()) }
+            do {
+                fd = try systemCall { open(path, O_RDONLY | O_CLOEXEC) }
+            } catch {
+                throw NMEAFileError.cannotOpen(path: path, message: error.reason)
+            }
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
 
@@ -72,11 +74,12 @@ public struct NMEAFileReader: Sendable {
         carry.reserveCapacity(256)
 
         while true {
-            var n: Int
-            repeat {
-                n = readChunk(fd, chunk.baseAddress, NMEAFileReader.chunkSize)
-            } while n < 0 && errno == EINTR
-            if n < 0 { throw NMEAFileError.readFailed(path: path, message: NMEAFileReader.errnoMessage()) }
+            let n: Int
+            do {
+                n = try systemCall { readChunk(fd, chunk.baseAddress, NMEAFileReader.chunkSize) }
+            } catch {
+                throw NMEAFileError.readFailed(path: path, message: error.reason)
+            }
             if n == 0 { break }
             let bytes = UnsafeBufferPointer(rebasing: chunk[0..<n])
             var lineStart = 0
@@ -111,10 +114,6 @@ public struct NMEAFileReader: Sendable {
         }
         try decoder.finish(body)
         return decoder.statistics
-    }
-
-    static func errnoMessage() -> String {
-        String(cString: strerror(errno))
     }
 }
 

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A system call that failed: its errno, and the C library's words for it (`strerror`).
+public struct SystemCallError: Error, Equatable, CustomStringConvertible {
+    public let code: Int32
+
+    public init(code: Int32) { self.code = code }
+
+    /// `strerror`'s text: "No such file or directory", "No space left on device", ...
+    public var reason: String { String(cString: strerror(code)) }
+    public var description: String { reason }
+}
+
+/// Runs a system call the way every caller must: again while a signal interrupts it (EINTR), and a result of -1
+/// thrown as `SystemCallError` with errno read at once (before anything else can change it). The one place these
+/// loops are written (as swift-nio's `syscall` in NIOPosix's System.swift); callers turn the error into their own,
+/// naming the file.
+///
+/// ```swift
+/// let fd = try systemCall { open(path, O_RDONLY | O_CLOEXEC) }
+/// let n = try systemCall { read(fd, buffer, count) }
+/// ```
+@inline(__always)
+@discardableResult
+public func systemCall<T: FixedWidthInteger>(_ body: () -> T) throws(SystemCallError) -> T {
+    while true {
+        let result = body()
+        if result != -1 { return result }
+        let code = errno
+        if code != EINTR { throw SystemCallError(code: code) }
+    }
+}
+
+/// Writes every byte with `write` (retrying on EINTR and short writes; `pwrite` when `offset` is given).
+public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64? = nil) throws(SystemCallError) {
+    var done = 0
+    while done < bytes.count {
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[done...])
+        let n =
+            if let offset {
+                try systemCall { pwrite(fd, rest.baseAddress, rest.count, off_t(offset + Int64(done))) }
+            } else {
+                try systemCall { write(fd, rest.baseAddress, rest.count) }
+            }
+        done += n
+    }
+}
