@@ -3,11 +3,11 @@
 
 SWIFT        ?= swift
 BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev
-TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3
+TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3 python3 graphviz librsvg2-bin
 DEMO_DB      ?= $(CURDIR)/.demo/demo.sqlite
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test build deps test-deps clean bench exports
+.PHONY: demo test build deps test-deps clean bench exports format graph
 
 ## demo: build gpslog and record the bundled real recording through the real recorder (no GPS needed)
 demo: deps
@@ -26,6 +26,9 @@ demo: deps
 
 ## test: run the whole test suite (real SQLite files, real gpsd via gpsfake, real libxml2 validation)
 test: deps test-deps
+	@echo "Style (swift format lint) and architecture (.ci/module-graph --check):"
+	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+	.ci/module-graph --check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@echo "Smoke run of the benchmark harness (2,000 points, debug build):"
@@ -39,6 +42,14 @@ exports: deps
 ## bench: gpslog (release) against gpsbabel and ogr2ogr on 1M and 5M generated points; prints the table
 bench: deps
 	Benchmarks/bench.sh
+
+## format: rewrite Sources and Tests in the house style (.swift-format); make test fails on what it would change
+format:
+	$(SWIFT) format format -i -r Sources Tests Package.swift
+
+## graph: redraw .ci/modules.svg after a change to Package.swift (make test fails while it is stale)
+graph: test-deps
+	.ci/module-graph
 
 build: deps
 	$(SWIFT) build --product gpslog

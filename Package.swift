@@ -59,12 +59,15 @@ let package = Package(
             exclude: ["embed.list"],
             plugins: ["EmbedResourcesPlugin"]
         ),
-        .target(name: "GPSLogSample", dependencies: ["GPSLogModel"], exclude: ["embed.list", "SOURCE.md", "gpsd-COPYING.txt", "bundg_zeus_9.log"],
-                plugins: ["EmbedResourcesPlugin"]),
+        .target(
+            name: "GPSLogSample", dependencies: ["GPSLogModel"],
+            exclude: ["embed.list", "SOURCE.md", "gpsd-COPYING.txt", "bundg_zeus_9.log"],
+            plugins: ["EmbedResourcesPlugin"]),
         .target(
             name: "GPSLogInterchange",
             dependencies: [
-                "GPSLogModel", "GPSLogSystem", "GPSLogFormats", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogXML",
+                "GPSLogModel", "GPSLogSystem", "GPSLogFormats", "GPSLogSources", "GPSLogSampling", "GPSLogStore",
+                "GPSLogXML",
                 "GPSLogGEOS",
             ]
         ),
@@ -90,15 +93,18 @@ let package = Package(
             name: "GPSLogReceiver",
             dependencies: [
                 "GPSLogModel", "GPSLogStore", "GPSLogFormats",
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
         .target(
             name: "GPSLogRecording",
             dependencies: [
-                "GPSLogModel", "GPSLogSystem", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogGeocoding",
+                "GPSLogModel", "GPSLogSystem", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample",
+                "GPSLogGeocoding",
                 "GPSLogUpload", "GPSLogInterchange",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -107,7 +113,8 @@ let package = Package(
         .target(
             name: "GPSLogCommands",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogFormats", "GPSLogInterchange",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogFormats",
+                "GPSLogInterchange",
                 "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -143,19 +150,25 @@ let package = Package(
         .testTarget(name: "GPSLogModelTests", dependencies: ["GPSLogModel"]),
         .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling", "GPSLogModel"]),
         .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogModel", "GPSLogTestSupport"]),
-        .testTarget(name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogModel", "GPSLogSQLite", "GPSLogTestSupport"]),
+        .testTarget(
+            name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogModel", "GPSLogSQLite", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogFormatsTests", dependencies: ["GPSLogFormats", "GPSLogModel", "GPSLogTestSupport"]),
         .testTarget(
             name: "GPSLogInterchangeTests",
-            dependencies: ["GPSLogInterchange", "GPSLogFormats", "GPSLogModel", "GPSLogStore", "GPSLogSample", "GPSLogXML", "GPSLogTestSupport"]
+            dependencies: [
+                "GPSLogInterchange", "GPSLogFormats", "GPSLogModel", "GPSLogStore", "GPSLogSample", "GPSLogXML",
+                "GPSLogTestSupport",
+            ]
         ),
         .testTarget(
             name: "GPSLogGeocodingTests",
             dependencies: [
-                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogInterchange", "GPSLogRecording", "GPSLogSample", "GPSLogSQLite", "GPSLogStore",
+                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogInterchange", "GPSLogRecording", "GPSLogSample",
+                "GPSLogSQLite", "GPSLogStore",
                 "GPSLogModel",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(
@@ -163,16 +176,20 @@ let package = Package(
             dependencies: [
                 "GPSLogUpload", "GPSLogTestSupport", "GPSLogStore", "GPSLogModel", "GPSLogRecording",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(
             name: "GPSLogRecordingTests",
             dependencies: [
-                "GPSLogRecording", "GPSLogSources", "GPSLogSampling", "GPSLogSample", "GPSLogStore", "GPSLogModel", "GPSLogTestSupport",
+                "GPSLogRecording", "GPSLogSources", "GPSLogSampling", "GPSLogSample", "GPSLogStore", "GPSLogModel",
+                "GPSLogTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "GPSLogCLITests", dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel"]),
+        .testTarget(
+            name: "GPSLogCLITests",
+            dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel"]),
     ]
 )

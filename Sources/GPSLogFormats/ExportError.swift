@@ -9,7 +9,7 @@ public enum ExportError: LocalizedError, Equatable {
 
     public var errorDescription: String? {
         switch self {
-        case let .cannotWrite(path, reason): "cannot write \(path): \(reason); nothing was written there."
+        case .cannotWrite(let path, let reason): "cannot write \(path): \(reason); nothing was written there."
         case .nothingToExport(let text): text
         case .badOption(let text): text
         }

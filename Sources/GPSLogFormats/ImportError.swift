@@ -16,15 +16,15 @@ public enum ImportError: LocalizedError, Equatable {
 
     public var errorDescription: String? {
         switch self {
-        case let .noFixes(file, detail):
+        case .noFixes(let file, let detail):
             return "\(file): no position fixes to import (\(detail)); nothing was imported."
-        case let .unsupportedFormat(file, detail):
+        case .unsupportedFormat(let file, let detail):
             return "\(file): \(detail); nothing was imported."
-        case let .unreadable(file, reason):
+        case .unreadable(let file, let reason):
             return "\(file): cannot read it: \(reason)."
-        case let .invalidValue(file, line, field, value):
+        case .invalidValue(let file, let line, let field, let value):
             return "\(file)\(line > 0 ? ":\(line)" : ""): \(field) '\(value)' is not valid; nothing was imported."
-        case let .malformed(file, line, reason):
+        case .malformed(let file, let line, let reason):
             return "\(file)\(line > 0 ? ":\(line)" : ""): \(reason); nothing was imported."
         }
     }

@@ -8,12 +8,16 @@ public protocol SessionSource: AnyObject {
     func marks(of sessionID: String) throws -> [Entry]
     /// Every row of a session in time order (ties in insertion order), within the range, streamed. A source may
     /// leave out what `fields` does not ask for (the store does; a spool holds every field anyway).
-    func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws
+    func forEachEntry(
+        of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void)
+        throws
 }
 
 extension SessionSource {
     /// Every row, every field.
-    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws {
+    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void)
+        throws
+    {
         try forEachEntry(of: sessionID, from: from, to: to, fields: .all, body)
     }
 }
@@ -33,7 +37,10 @@ public struct SessionExport {
 
     /// Loads a session's marks (within the time range). `kept`: the keys of the track points to write, nil for all
     /// (a simplified track; GPSLogInterchange computes them with GEOS).
-    public init(store: any SessionSource, session: Session, from: Timestamp? = nil, to: Timestamp? = nil, keeping kept: Set<Int64>? = nil) throws {
+    public init(
+        store: any SessionSource, session: Session, from: Timestamp? = nil, to: Timestamp? = nil,
+        keeping kept: Set<Int64>? = nil
+    ) throws {
         self.store = store
         self.session = session
         self.from = from

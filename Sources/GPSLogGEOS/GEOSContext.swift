@@ -19,11 +19,13 @@ public final class GEOSContext {
         self.handle = handle
         // Unmanaged: the handler's user data is this context, which outlives the handle (finished in deinit).
         let me = Unmanaged.passUnretained(self).toOpaque()
-        _ = GEOSContext_setErrorMessageHandler_r(handle, { message, userData in
-            guard let message, let userData else { return }
-            let context = Unmanaged<GEOSContext>.fromOpaque(userData).takeUnretainedValue()
-            context.messages.append(String(cString: message))
-        }, me)
+        _ = GEOSContext_setErrorMessageHandler_r(
+            handle,
+            { message, userData in
+                guard let message, let userData else { return }
+                let context = Unmanaged<GEOSContext>.fromOpaque(userData).takeUnretainedValue()
+                context.messages.append(String(cString: message))
+            }, me)
     }
 
     deinit { GEOS_finish_r(handle) }

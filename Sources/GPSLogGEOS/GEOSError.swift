@@ -12,6 +12,7 @@ public struct GEOSError: Error, LocalizedError, Equatable {
     }
 
     public var errorDescription: String? {
-        messages.isEmpty ? "GEOS: \(operation) failed" : "GEOS: \(operation) failed: \(messages.joined(separator: "; "))"
+        messages.isEmpty
+            ? "GEOS: \(operation) failed" : "GEOS: \(operation) failed: \(messages.joined(separator: "; "))"
     }
 }

@@ -19,7 +19,9 @@ public final class Geometry {
 
     /// Parses Well-Known Text. See `GEOSWKTReader_read_r` in the GEOS C API.
     public static func fromWKT(_ text: String, context: GEOSContext) throws -> Geometry {
-        guard let reader = GEOSWKTReader_create_r(context.handle) else { throw context.failure("GEOSWKTReader_create_r") }
+        guard let reader = GEOSWKTReader_create_r(context.handle) else {
+            throw context.failure("GEOSWKTReader_create_r")
+        }
         defer { GEOSWKTReader_destroy_r(context.handle, reader) }
         guard let g = GEOSWKTReader_read_r(context.handle, reader, text) else { throw context.failure("reading WKT") }
         return Geometry(g, context: context)
@@ -29,13 +31,17 @@ public final class Geometry {
     public static func lineString(_ points: [(x: Double, y: Double)], context: GEOSContext) throws -> Geometry {
         let seq = try coordinateSequence(points, context: context)
         // The new geometry takes ownership of the sequence.
-        guard let g = GEOSGeom_createLineString_r(context.handle, seq) else { throw context.failure("creating a line string") }
+        guard let g = GEOSGeom_createLineString_r(context.handle, seq) else {
+            throw context.failure("creating a line string")
+        }
         return Geometry(g, context: context)
     }
 
     /// A point. See `GEOSGeom_createPointFromXY_r`.
     public static func point(x: Double, y: Double, context: GEOSContext) throws -> Geometry {
-        guard let g = GEOSGeom_createPointFromXY_r(context.handle, x, y) else { throw context.failure("creating a point") }
+        guard let g = GEOSGeom_createPointFromXY_r(context.handle, x, y) else {
+            throw context.failure("creating a point")
+        }
         return Geometry(g, context: context)
     }
 
@@ -54,11 +60,15 @@ public final class Geometry {
 
     /// Well-Known Text. See `GEOSWKTWriter_write_r`.
     public func wkt(precision: Int32 = 7) throws -> String {
-        guard let writer = GEOSWKTWriter_create_r(context.handle) else { throw context.failure("GEOSWKTWriter_create_r") }
+        guard let writer = GEOSWKTWriter_create_r(context.handle) else {
+            throw context.failure("GEOSWKTWriter_create_r")
+        }
         defer { GEOSWKTWriter_destroy_r(context.handle, writer) }
         GEOSWKTWriter_setRoundingPrecision_r(context.handle, writer, precision)
         GEOSWKTWriter_setTrim_r(context.handle, writer, 1)
-        guard let text = GEOSWKTWriter_write_r(context.handle, writer, pointer) else { throw context.failure("writing WKT") }
+        guard let text = GEOSWKTWriter_write_r(context.handle, writer, pointer) else {
+            throw context.failure("writing WKT")
+        }
         defer { GEOSFree_r(context.handle, text) }
         return String(cString: text)
     }
@@ -72,14 +82,21 @@ public final class Geometry {
 
     /// The (x, y) coordinates of a point or line string. See `GEOSCoordSeq_getXY_r`.
     public func coordinates() throws -> [(x: Double, y: Double)] {
-        guard let seq = GEOSGeom_getCoordSeq_r(context.handle, pointer) else { throw context.failure("reading coordinates") }
+        guard let seq = GEOSGeom_getCoordSeq_r(context.handle, pointer) else {
+            throw context.failure("reading coordinates")
+        }
         var size: UInt32 = 0
-        guard GEOSCoordSeq_getSize_r(context.handle, seq, &size) == 1 else { throw context.failure("reading coordinates") }
+        guard GEOSCoordSeq_getSize_r(context.handle, seq, &size) == 1 else {
+            throw context.failure("reading coordinates")
+        }
         var result: [(x: Double, y: Double)] = []
         result.reserveCapacity(Int(size))
         for i in 0..<size {
-            var x = 0.0, y = 0.0
-            guard GEOSCoordSeq_getXY_r(context.handle, seq, i, &x, &y) == 1 else { throw context.failure("reading coordinate \(i)") }
+            var x = 0.0
+            var y = 0.0
+            guard GEOSCoordSeq_getXY_r(context.handle, seq, i, &x, &y) == 1 else {
+                throw context.failure("reading coordinate \(i)")
+            }
             result.append((x, y))
         }
         return result
@@ -132,9 +149,13 @@ extension PreparedGeometry: Sendable {}
 extension Geometry {
     /// Parses a GeoJSON geometry object (`{"type":"Polygon",...}`). See `GEOSGeoJSONReader_readGeometry_r`.
     public static func fromGeoJSON(_ text: String, context: GEOSContext) throws -> Geometry {
-        guard let reader = GEOSGeoJSONReader_create_r(context.handle) else { throw context.failure("GEOSGeoJSONReader_create_r") }
+        guard let reader = GEOSGeoJSONReader_create_r(context.handle) else {
+            throw context.failure("GEOSGeoJSONReader_create_r")
+        }
         defer { GEOSGeoJSONReader_destroy_r(context.handle, reader) }
-        guard let g = GEOSGeoJSONReader_readGeometry_r(context.handle, reader, text) else { throw context.failure("reading GeoJSON") }
+        guard let g = GEOSGeoJSONReader_readGeometry_r(context.handle, reader, text) else {
+            throw context.failure("reading GeoJSON")
+        }
         return Geometry(g, context: context)
     }
 }

@@ -34,10 +34,13 @@ public final class PreparedIndex<Item> {
         let hits = QueryHits()
         // Unmanaged: `hits` outlives the synchronous query call.
         let userData = Unmanaged.passUnretained(hits).toOpaque()
-        GEOSSTRtree_query_r(context.handle, tree, point.pointer, { item, userData in
-            guard let item, let userData else { return }
-            Unmanaged<QueryHits>.fromOpaque(userData).takeUnretainedValue().indices.append(item.assumingMemoryBound(to: Int.self).pointee)
-        }, userData)
+        GEOSSTRtree_query_r(
+            context.handle, tree, point.pointer,
+            { item, userData in
+                guard let item, let userData else { return }
+                Unmanaged<QueryHits>.fromOpaque(userData).takeUnretainedValue().indices.append(
+                    item.assumingMemoryBound(to: Int.self).pointee)
+            }, userData)
         return try hits.indices.sorted().filter { try entries[$0].geometry.contains(point) }.map { entries[$0].item }
     }
 }

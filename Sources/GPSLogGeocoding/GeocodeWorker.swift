@@ -10,7 +10,9 @@ public struct GeocodeRate: Sendable, Equatable, CustomStringConvertible {
     /// Milliseconds between two requests: the rate's spacing plus 5 % and 50 ms, so network jitter never makes two
     /// requests arrive closer together than the limit (the server measures arrivals, we can only time departures).
     public var spacingMilliseconds: Int64 { Int64((seconds / Double(count) * 1000 * 1.05).rounded(.up)) + 50 }
-    public var description: String { seconds == 60 ? "\(count)/min" : seconds == 1 ? "\(count)/s" : "\(count)/\(seconds)s" }
+    public var description: String {
+        seconds == 60 ? "\(count)/min" : seconds == 1 ? "\(count)/s" : "\(count)/\(seconds)s"
+    }
 
     public init(count: Int, seconds: Double) {
         self.count = count
@@ -112,12 +114,15 @@ public final class GeocodeWorker {
             if geocoder.isNetwork { try await waitForSlot() }
             report.requests += 1
             do {
-                let answer = try await geocoder.lookup(latitude: item.latitude, longitude: item.longitude, language: options.language)
+                let answer = try await geocoder.lookup(
+                    latitude: item.latitude, longitude: item.longitude, language: options.language)
                 consecutiveFailures = 0
                 // The answer and its addresses land in one transaction: a kill leaves both or neither.
                 let written = try store.write {
                     try remember(answer, for: item)
-                    if case .address(let address) = answer { return try store.setAddress(address, entryKeys: item.keys) }
+                    if case .address(let address) = answer {
+                        return try store.setAddress(address, entryKeys: item.keys)
+                    }
                     return 0
                 }
                 try clearBackoff()
@@ -149,7 +154,8 @@ public final class GeocodeWorker {
         var order: [String] = []
         var items: [String: WorkItem] = [:]
         try store.forEachEntryWithoutAddress(sessions: sessions) { e in
-            let cell = e.marked
+            let cell =
+                e.marked
                 ? "@" + Decimal7.string(e.latitude) + "," + Decimal7.string(e.longitude)
                 : Geohash.encode(latitude: e.latitude, longitude: e.longitude, precision: options.precision)
             if items[cell] == nil {
@@ -164,7 +170,8 @@ public final class GeocodeWorker {
     // MARK: - Cache
 
     private func cachedAnswer(cell: String) throws -> GeocodeAnswer? {
-        try store.cachedGeocode(provider: geocoder.cacheKey, language: options.language, cell: cell, now: now()).map { cached in
+        try store.cachedGeocode(provider: geocoder.cacheKey, language: options.language, cell: cell, now: now()).map {
+            cached in
             cached.address.map(GeocodeAnswer.address) ?? GeocodeAnswer.none
         }
     }
@@ -185,7 +192,8 @@ public final class GeocodeWorker {
     /// Waits until the provider may be asked again, then claims the slot (see `Store.claimGeocodeSlot`).
     private func waitForSlot(isolation: isolated (any Actor)? = #isolation) async throws {
         while true {
-            let wait = try store.claimGeocodeSlot(provider: geocoder.cacheKey, spacing: options.rate.spacingMilliseconds, now: now)
+            let wait = try store.claimGeocodeSlot(
+                provider: geocoder.cacheKey, spacing: options.rate.spacingMilliseconds, now: now)
             if wait == 0 { return }
             try await Task.sleep(for: .milliseconds(wait))
         }
@@ -196,7 +204,8 @@ public final class GeocodeWorker {
     private func pause(retryAfter: Double?) throws -> Int64 {
         try store.pauseGeocodeProvider(geocoder.cacheKey) { previous in
             // The stored backoff has no jitter, so the doubling stays exact; the jitter only spreads this wait.
-            let backoff = previous.map { min($0 * 2, options.maximumPauseMilliseconds) } ?? options.minimumPauseMilliseconds
+            let backoff =
+                previous.map { min($0 * 2, options.maximumPauseMilliseconds) } ?? options.minimumPauseMilliseconds
             let jittered = backoff + Int64.random(in: 0...(backoff / 10))
             let wait = max(jittered, Int64((retryAfter ?? 0) * 1000))
             return (backoff, now() + wait)

@@ -24,7 +24,9 @@ public struct GeocoderSpec: Sendable {
         public func rate(requested: GeocodeRate?) throws -> GeocodeRate {
             guard let requested else { return defaultRate }
             if let maximumRate, requested.spacingMilliseconds < maximumRate.spacingMilliseconds {
-                throw GeocodeFailure.setup("--rate \(requested) is faster than this server's usage policy allows (at most \(maximumRate)); use --rate 4/min or slower for anything that runs for days")
+                throw GeocodeFailure.setup(
+                    "--rate \(requested) is faster than this server's usage policy allows (at most \(maximumRate)); use --rate 4/min or slower for anything that runs for days"
+                )
             }
             return requested
         }
@@ -35,16 +37,25 @@ public struct GeocoderSpec: Sendable {
 
     /// Builds the geocoder. Network providers need `client`; the public Nominatim needs `contact` (its policy
     /// requires an identifying User-Agent with a contact).
-    public func make(contact: String?, precision: Int = 7, client: @autoclosure () -> HTTPClient = .shared) throws -> Made {
-        let userAgent = "gpslog/\(GeocoderSpec.version) (reverse geocoding of personal GPS tracks\(contact.map { "; \($0)" } ?? ""))"
+    public func make(contact: String?, precision: Int = 7, client: @autoclosure () -> HTTPClient = .shared) throws
+        -> Made
+    {
+        let userAgent =
+            "gpslog/\(GeocoderSpec.version) (reverse geocoding of personal GPS tracks\(contact.map { "; \($0)" } ?? ""))"
         if text == GeocoderSpec.defaultProvider || text == "regions" {
-            return Made(geocoder: try RegionsGeocoder(geoJSON: DemoRegions.geoJSON, name: DemoRegions.name), defaultRate: GeocodeRate(count: 1000, seconds: 1))
+            return Made(
+                geocoder: try RegionsGeocoder(geoJSON: DemoRegions.geoJSON, name: DemoRegions.name),
+                defaultRate: GeocodeRate(count: 1000, seconds: 1))
         }
         if text.hasPrefix("regions:") {
-            return Made(geocoder: try RegionsGeocoder(path: String(text.dropFirst(8))), defaultRate: GeocodeRate(count: 1000, seconds: 1))
+            return Made(
+                geocoder: try RegionsGeocoder(path: String(text.dropFirst(8))),
+                defaultRate: GeocodeRate(count: 1000, seconds: 1))
         }
         if text.hasPrefix("geonames:") {
-            return Made(geocoder: try GeoNamesGeocoder(path: String(text.dropFirst(9))), defaultRate: GeocodeRate(count: 1000, seconds: 1))
+            return Made(
+                geocoder: try GeoNamesGeocoder(path: String(text.dropFirst(9))),
+                defaultRate: GeocodeRate(count: 1000, seconds: 1))
         }
         for prefix in ["nominatim:", "photon:"] where text.hasPrefix(prefix) {
             let url = String(text.dropFirst(prefix.count))
@@ -52,27 +63,35 @@ public struct GeocoderSpec: Sendable {
                 throw GeocodeFailure.setup("'\(url)' is not an http(s) URL; use \(prefix)https://your.server")
             }
             if prefix == "nominatim:" {
-                let geocoder = NominatimGeocoder(baseURL: url, userAgent: userAgent, client: client(), zoom: NominatimGeocoder.zoom(forPrecision: precision))
+                let geocoder = NominatimGeocoder(
+                    baseURL: url, userAgent: userAgent, client: client(),
+                    zoom: NominatimGeocoder.zoom(forPrecision: precision))
                 if host == "nominatim.openstreetmap.org" {
                     guard let contact, !contact.isEmpty else {
-                        throw GeocodeFailure.setup("the public Nominatim requires an identifying User-Agent with a contact: add --contact you@example.org")
+                        throw GeocodeFailure.setup(
+                            "the public Nominatim requires an identifying User-Agent with a contact: add --contact you@example.org"
+                        )
                     }
-                    return Made(geocoder: geocoder, defaultRate: GeocodeRate(count: 4, seconds: 60), notice: """
-                        Using the public Nominatim server. Its usage policy (May 2026) allows at most 1 request/s per \
-                        application and only 4 requests/min for anything that runs for days or at intervals, requires an \
-                        identifying User-Agent with a contact, forbids personal data, and asks tracking applications to run \
-                        their own instance. gpslog asks at most 4/min, once per ~150 m cell, and caches every answer; \
-                        please run your own server for regular use.
-                        """, maximumRate: GeocodeRate(count: 1, seconds: 1))
+                    return Made(
+                        geocoder: geocoder, defaultRate: GeocodeRate(count: 4, seconds: 60),
+                        notice: """
+                            Using the public Nominatim server. Its usage policy (May 2026) allows at most 1 request/s per \
+                            application and only 4 requests/min for anything that runs for days or at intervals, requires an \
+                            identifying User-Agent with a contact, forbids personal data, and asks tracking applications to run \
+                            their own instance. gpslog asks at most 4/min, once per ~150 m cell, and caches every answer; \
+                            please run your own server for regular use.
+                            """, maximumRate: GeocodeRate(count: 1, seconds: 1))
                 }
                 return Made(geocoder: geocoder, defaultRate: GeocodeRate(count: 1, seconds: 1))
             }
             let geocoder = PhotonGeocoder(baseURL: url, userAgent: userAgent, client: client())
-            let notice = host == "photon.komoot.io"
+            let notice =
+                host == "photon.komoot.io"
                 ? "Using komoot's public Photon demo server: it states no numeric limit but throttles or bans heavy use and asks for an identifying User-Agent; gpslog asks at most 1/s and caches every answer. Please run your own Photon for regular use."
                 : nil
             return Made(geocoder: geocoder, defaultRate: GeocodeRate(count: 1, seconds: 1), notice: notice)
         }
-        throw GeocodeFailure.setup("unknown provider '\(text)': use regions:PATH, geonames:PATH, nominatim:URL or photon:URL")
+        throw GeocodeFailure.setup(
+            "unknown provider '\(text)': use regions:PATH, geonames:PATH, nominatim:URL or photon:URL")
     }
 }

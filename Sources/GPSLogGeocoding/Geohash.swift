@@ -16,10 +16,22 @@ public enum Geohash {
         while result.count < precision {
             if even {
                 let mid = (lonRange.0 + lonRange.1) / 2
-                if longitude >= mid { value = value << 1 | 1; lonRange.0 = mid } else { value <<= 1; lonRange.1 = mid }
+                if longitude >= mid {
+                    value = value << 1 | 1
+                    lonRange.0 = mid
+                } else {
+                    value <<= 1
+                    lonRange.1 = mid
+                }
             } else {
                 let mid = (latRange.0 + latRange.1) / 2
-                if latitude >= mid { value = value << 1 | 1; latRange.0 = mid } else { value <<= 1; latRange.1 = mid }
+                if latitude >= mid {
+                    value = value << 1 | 1
+                    latRange.0 = mid
+                } else {
+                    value <<= 1
+                    latRange.1 = mid
+                }
             }
             even.toggle()
             bit += 1

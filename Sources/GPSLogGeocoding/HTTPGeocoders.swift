@@ -32,9 +32,12 @@ public struct NominatimGeocoder: ReverseGeocoder {
     }
 
     public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
-        let url = "\(baseURL)/reverse?format=jsonv2&lat=\(latitude)&lon=\(longitude)&zoom=\(zoom)&layer=address&accept-language=\(GeocoderHTTP.query(language))"
+        let url =
+            "\(baseURL)/reverse?format=jsonv2&lat=\(latitude)&lon=\(longitude)&zoom=\(zoom)&layer=address&accept-language=\(GeocoderHTTP.query(language))"
         let object = try await http.getJSON(url)
-        guard let dict = object as? [String: Any] else { throw GeocodeFailure.transient("Nominatim answered JSON that is not an object") }
+        guard let dict = object as? [String: Any] else {
+            throw GeocodeFailure.transient("Nominatim answered JSON that is not an object")
+        }
         if dict["error"] != nil { return .none }
         guard let name = dict["display_name"] as? String, !name.isEmpty else { return .none }
         return .address(name)
@@ -55,7 +58,8 @@ public struct PhotonGeocoder: ReverseGeocoder {
     }
 
     public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
-        let object = try await http.getJSON("\(baseURL)/reverse?lat=\(latitude)&lon=\(longitude)&lang=\(GeocoderHTTP.query(language))&limit=1")
+        let object = try await http.getJSON(
+            "\(baseURL)/reverse?lat=\(latitude)&lon=\(longitude)&lang=\(GeocoderHTTP.query(language))&limit=1")
         guard let dict = object as? [String: Any], let features = dict["features"] as? [[String: Any]] else {
             throw GeocodeFailure.transient("Photon answered JSON that is not a FeatureCollection")
         }
@@ -86,7 +90,8 @@ struct GeocoderHTTP: Sendable {
 
     /// A query value, percent-encoded (a language list may hold commas, spaces or worse).
     static func query(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.,"))) ?? ""
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_.,")))
+            ?? ""
     }
 
     func getJSON(_ url: String) async throws -> Any {
@@ -112,7 +117,8 @@ struct GeocoderHTTP: Sendable {
         case .rateLimited(let retry):
             throw GeocodeFailure.rateLimited(status: status, retryAfter: retry)
         case .forbidden:
-            throw GeocodeFailure.forbidden(message: "the provider refused us (blocked, or the User-Agent was not accepted)")
+            throw GeocodeFailure.forbidden(
+                message: "the provider refused us (blocked, or the User-Agent was not accepted)")
         case .refused:
             throw GeocodeFailure.rejected(status: status, message: String(text.prefix(200)))
         case .serverError, .unexpected:

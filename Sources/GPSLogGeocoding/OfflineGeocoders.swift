@@ -10,7 +10,12 @@ import GPSLogModel
 /// `maxDistance`.
 public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
     // @unchecked: immutable after init.
-    struct Place { let name: String; let country: String; let latitude: Double; let longitude: Double }
+    struct Place {
+        let name: String
+        let country: String
+        let latitude: Double
+        let longitude: Double
+    }
     private let grid: [Int: [Place]]
     public let cacheKey: String
     public var isNetwork: Bool { false }
@@ -26,8 +31,12 @@ public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
         for line in text.split(whereSeparator: \.isNewline) {
             lineNumber += 1
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard f.count >= 9, let lat = Double(f[4]), let lon = Double(f[5]), Geo.isValidPosition(latitude: lat, longitude: lon) else {
-                throw GeocodeFailure.setup("\(path):\(lineNumber): not the GeoNames cities layout (id, name, ascii name, alternate names, latitude, longitude, ...)")
+            guard f.count >= 9, let lat = Double(f[4]), let lon = Double(f[5]),
+                Geo.isValidPosition(latitude: lat, longitude: lon)
+            else {
+                throw GeocodeFailure.setup(
+                    "\(path):\(lineNumber): not the GeoNames cities layout (id, name, ascii name, alternate names, latitude, longitude, ...)"
+                )
             }
             let place = Place(name: String(f[1]), country: String(f[8]), latitude: lat, longitude: lon)
             grid[GeoNamesGeocoder.cell(lat, lon), default: []].append(place)
@@ -37,11 +46,14 @@ public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
         cacheKey = "geonames:" + (path as NSString).lastPathComponent
     }
 
-    static func cell(_ lat: Double, _ lon: Double) -> Int { Int((lat + 90).rounded(.down)) * 1000 + Int((lon + 180).rounded(.down)) }
+    static func cell(_ lat: Double, _ lon: Double) -> Int {
+        Int((lat + 90).rounded(.down)) * 1000 + Int((lon + 180).rounded(.down))
+    }
 
     public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
         var best: (Place, Double)?
-        let la = Int((latitude + 90).rounded(.down)), lo = Int((longitude + 180).rounded(.down))
+        let la = Int((latitude + 90).rounded(.down))
+        let lo = Int((longitude + 180).rounded(.down))
         for dy in -1...1 {
             for dx in -1...1 {
                 for p in grid[(la + dy) * 1000 + ((lo + dx + 360) % 360)] ?? [] {

@@ -24,11 +24,12 @@ public enum GeocodeFailure: Error, Equatable, LocalizedError {
 
     public var errorDescription: String? {
         switch self {
-        case let .rateLimited(status, retryAfter): "HTTP \(status): rate limited\(retryAfter.map { " (Retry-After \($0) s)" } ?? "")"
-        case let .forbidden(message): "HTTP 403: \(message)"
-        case let .transient(message): message
-        case let .rejected(status, message): "HTTP \(status): \(message)"
-        case let .setup(message): message
+        case .rateLimited(let status, let retryAfter):
+            "HTTP \(status): rate limited\(retryAfter.map { " (Retry-After \($0) s)" } ?? "")"
+        case .forbidden(let message): "HTTP 403: \(message)"
+        case .transient(let message): message
+        case .rejected(let status, let message): "HTTP \(status): \(message)"
+        case .setup(let message): message
         }
     }
 }

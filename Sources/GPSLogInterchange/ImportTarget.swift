@@ -24,7 +24,9 @@ extension ImportTarget {
 
 extension Store: ImportTarget {
     public func hasSession(id: String) throws -> Bool { try session(id: id) != nil }
-    public func appendEntries(_ entries: [Entry], to sessionID: String) throws { try appendInTransaction(entries, to: sessionID) }
+    public func appendEntries(_ entries: [Entry], to sessionID: String) throws {
+        try appendInTransaction(entries, to: sessionID)
+    }
     public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {
         try bulkWrite(expectedBytes: expectedBytes, body)
     }

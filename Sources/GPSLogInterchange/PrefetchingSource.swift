@@ -25,7 +25,9 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
 
     public func marks(of sessionID: String) throws -> [Entry] { try base.marks(of: sessionID) }
 
-    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws {
+    public func forEachEntry(
+        of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
+    ) throws {
         let queue = BlockingQueue<[Entry]>(capacity: depth)
         let done = DispatchSemaphore(value: 0)
         let reader = Thread { [self] in

@@ -84,7 +84,8 @@ public struct SessionWriter {
             lastEntryTime = max(lastEntryTime ?? entry.time, entry.time)
             if !entry.isHeadingChanged && !entry.marked {
                 if let last = lastTrackPoint {
-                    distance += Geo.distance(lat1: last.latitude, lon1: last.longitude, lat2: entry.latitude, lon2: entry.longitude)
+                    distance += Geo.distance(
+                        lat1: last.latitude, lon1: last.longitude, lat2: entry.latitude, lon2: entry.longitude)
                 }
                 lastTrackPoint = (entry.latitude, entry.longitude)
             }

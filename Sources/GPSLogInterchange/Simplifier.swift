@@ -24,7 +24,9 @@ public enum Simplifier {
     ) throws -> Set<Int64> {
         var points: [Point] = []
         try source.forEachEntry(of: sessionID, from: from, to: to, fields: .track) { e in
-            if !e.marked && !e.isHeadingChanged { points.append(.init(key: e.key ?? 0, latitude: e.latitude, longitude: e.longitude)) }
+            if !e.marked && !e.isHeadingChanged {
+                points.append(.init(key: e.key ?? 0, latitude: e.latitude, longitude: e.longitude))
+            }
         }
         return try keptKeys(points, tolerance: tolerance)
     }

@@ -5,7 +5,9 @@ import GPSLogStore
 
 /// Exports read the user's store as a `SessionSource`.
 extension Store: SessionSource {
-    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws {
+    public func forEachEntry(
+        of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
+    ) throws {
         try entries(of: sessionID, from: from, to: to, fields: fields).forEach(body)
     }
 }

@@ -23,7 +23,9 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible, CustomD
         if text.utf8.count > Self.maximumLength { throw .tooLong(origin: origin, limit: Self.maximumLength) }
         // One word of printable characters: white space or a control character is a paste accident, and either
         // would be mangled in an Authorization header.
-        if text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) {
+        if text.unicodeScalars.contains(where: {
+            $0.properties.isWhitespace || $0.properties.generalCategory == .control
+        }) {
             throw .notOneWord(origin: origin)
         }
         secret = text
@@ -63,9 +65,9 @@ public enum AccessTokenError: LocalizedError, Equatable {
             "\(origin) is empty: an empty token would turn authentication off. Give a real token, or leave \(origin) out."
         case .notOneWord(let origin):
             "\(origin) holds white space or a control character: a token is one word of printable characters."
-        case let .tooLong(origin, limit):
+        case .tooLong(let origin, let limit):
             "\(origin) is longer than \(limit) bytes."
-        case let .tooShortOffLoopback(origin, minimum):
+        case .tooShortOffLoopback(let origin, let minimum):
             "\(origin) is shorter than \(minimum) characters, too easy to guess from the network: use a longer token "
                 + "(e.g. `openssl rand -hex 16`) or listen on 127.0.0.1."
         }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Spherical-earth helpers shared by the sampler, the store's summaries and the exporters.

@@ -65,7 +65,9 @@ public enum Identifier {
         String(unsafeUninitializedCapacity: 36) { out in
             var j = 0
             for i in 0..<16 {
-                let byte = i < 8 ? UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(i)))
+                let byte =
+                    i < 8
+                    ? UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(i)))
                     : UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(i - 8)))
                 if i == 4 || i == 6 || i == 8 || i == 10 {
                     out[j] = UInt8(ascii: "-")

@@ -14,7 +14,9 @@ extension StringProtocol {
 
     private func escapingControls(keepingLines: Bool) -> String {
         // The common case, plain text, is returned as it is.
-        guard unicodeScalars.contains(where: { Self.needsEscape($0, keepingLines: keepingLines) }) else { return String(self) }
+        guard unicodeScalars.contains(where: { Self.needsEscape($0, keepingLines: keepingLines) }) else {
+            return String(self)
+        }
         var out = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             guard Self.needsEscape(scalar, keepingLines: keepingLines) else {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The times a position may carry: from the start of GPS time to a little after now.

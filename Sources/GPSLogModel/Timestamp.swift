@@ -52,7 +52,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Builds a timestamp from UTC calendar fields.
-    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, millisecond: Int = 0) {
+    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, millisecond: Int = 0)
+    {
         let days = Timestamp.days(year: year, month: month, day: day)
         milliseconds = ((days * 86400 + Int64(hour * 3600 + minute * 60 + second)) * 1000) + Int64(millisecond)
     }
@@ -62,7 +63,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let ms = milliseconds
         var days = ms / 86_400_000
         var rem = ms % 86_400_000
-        if rem < 0 { rem += 86_400_000; days -= 1 }
+        if rem < 0 {
+            rem += 86_400_000
+            days -= 1
+        }
         let (y, m, d) = Timestamp.civil(days: days)
         let secs = Int(rem / 1000)
         return (y, m, d, secs / 3600, (secs / 60) % 60, secs % 60, Int(rem % 1000))
@@ -81,16 +85,32 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Appends the ISO 8601 form to a byte buffer (the exporters' hot path: no intermediate String).
     public func appendISO8601(to out: inout [UInt8], fraction: Bool? = nil) {
         let c = components
-        func two(_ v: Int) { out.append(UInt8(48 + v / 10)); out.append(UInt8(48 + v % 10)) }
+        func two(_ v: Int) {
+            out.append(UInt8(48 + v / 10))
+            out.append(UInt8(48 + v % 10))
+        }
         var year = c.year
-        if year < 0 { out.append(UInt8(ascii: "-")); year = -year }
-        out.append(UInt8(48 + (year / 1000) % 10)); out.append(UInt8(48 + (year / 100) % 10)); two(year % 100)
-        out.append(UInt8(ascii: "-")); two(c.month); out.append(UInt8(ascii: "-")); two(c.day)
-        out.append(UInt8(ascii: "T")); two(c.hour); out.append(UInt8(ascii: ":")); two(c.minute)
-        out.append(UInt8(ascii: ":")); two(c.second)
+        if year < 0 {
+            out.append(UInt8(ascii: "-"))
+            year = -year
+        }
+        out.append(UInt8(48 + (year / 1000) % 10))
+        out.append(UInt8(48 + (year / 100) % 10))
+        two(year % 100)
+        out.append(UInt8(ascii: "-"))
+        two(c.month)
+        out.append(UInt8(ascii: "-"))
+        two(c.day)
+        out.append(UInt8(ascii: "T"))
+        two(c.hour)
+        out.append(UInt8(ascii: ":"))
+        two(c.minute)
+        out.append(UInt8(ascii: ":"))
+        two(c.second)
         if fraction ?? (c.millisecond != 0) {
             out.append(UInt8(ascii: "."))
-            out.append(UInt8(48 + c.millisecond / 100)); two(c.millisecond % 100)
+            out.append(UInt8(48 + c.millisecond / 100))
+            two(c.millisecond % 100)
         }
         out.append(UInt8(ascii: "Z"))
     }
@@ -109,7 +129,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
             p.expect(UInt8(ascii: "-")), let day = p.digits(2),
             (1...12).contains(month), day >= 1, day <= Timestamp.daysIn(month: month, year: year)
         else { return nil }
-        if p.atEnd { self.init(year: year, month: month, day: day); return }
+        if p.atEnd {
+            self.init(year: year, month: month, day: day)
+            return
+        }
         guard p.expect(UInt8(ascii: "T")) || p.expect(UInt8(ascii: "t")) || p.expect(UInt8(ascii: " ")),
             let hour = p.digits(2), p.expect(UInt8(ascii: ":")), let minute = p.digits(2),
             hour < 24, minute < 60

@@ -31,7 +31,8 @@ final class ConnectionRegistry: Sendable {
     /// Takes a slot for `client`, or says no when the server or the client is at its limit.
     func open(client: String) -> Bool {
         counts.withLockedValue { c in
-            guard c.total < limits.maxConnections, c.byClient[client, default: 0] < limits.maxConnectionsPerClient else { return false }
+            guard c.total < limits.maxConnections, c.byClient[client, default: 0] < limits.maxConnectionsPerClient
+            else { return false }
             c.total += 1
             c.byClient[client, default: 0] += 1
             return true

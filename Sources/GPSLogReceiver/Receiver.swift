@@ -34,7 +34,8 @@ public struct Receiver: Sendable {
     public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let sink = try ReceiverStore(path: databasePath)
         let router = Router(context: ReceiverContext.self)
-        let token = token, logger = logger
+        let token = token
+        let logger = logger
         // "/" and every other path: apps differ in what they append.
         for path in ["/", "**"] {
             router.post(RouterPath(path)) { request, context -> Response in
@@ -43,7 +44,8 @@ public struct Receiver: Sendable {
         }
         let registry = ConnectionRegistry(limits: limits)
         let app = Application(
-            router: router, server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(registry: registry)])),
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(registry: registry)])),
             configuration: .init(address: .hostname(host, port: port), serverName: "gpslog"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) }, logger: logger)
         do {
@@ -55,12 +57,15 @@ public struct Receiver: Sendable {
         await sink.close()
     }
 
-    static func handle(_ request: Request, context: ReceiverContext, sink: ReceiverStore, token: AccessToken?, logger: Logger) async -> Response {
+    static func handle(
+        _ request: Request, context: ReceiverContext, sink: ReceiverStore, token: AccessToken?, logger: Logger
+    ) async -> Response {
         let credentials = Credentials(request)
         if let token, !credentials.matches(token.secret) {
             logger.warning("refused a POST to \(request.uri.path): missing or wrong token")
-            return json(.unauthorized, #"{"error":"missing or wrong token: send Authorization: Bearer TOKEN"}"#,
-                        extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])
+            return json(
+                .unauthorized, #"{"error":"missing or wrong token: send Authorization: Bearer TOKEN"}"#,
+                extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])
         }
         let body: ByteBuffer
         do {
@@ -78,7 +83,9 @@ public struct Receiver: Sendable {
             if let dict = object as? [String: Any], dict["locations"] != nil {
                 let payload = try OverlandPayload(object: dict, source: "request")
                 let stored = try await sink.storeOverland(payload)
-                logger.info("stored \(stored.stored) of \(payload.entries.count) Overland locations in '\(stored.session)' (\(stored.duplicates) already there)")
+                logger.info(
+                    "stored \(stored.stored) of \(payload.entries.count) Overland locations in '\(stored.session)' (\(stored.duplicates) already there)"
+                )
                 return json(.ok, #"{"result":"ok"}"#)
             }
             if let dict = object as? [String: Any], dict["_type"] != nil {
@@ -87,24 +94,34 @@ public struct Receiver: Sendable {
                     return json(.ok, "[]")  // transition, waypoint, lwt...: nothing to store, nothing to say
                 }
                 let stored = try await sink.storeOwnTracks(location, device: device)
-                logger.info("stored \(stored.stored) OwnTracks location in '\(stored.session)'\(stored.duplicates > 0 ? " (already there)" : "")")
+                logger.info(
+                    "stored \(stored.stored) OwnTracks location in '\(stored.session)'\(stored.duplicates > 0 ? " (already there)" : "")"
+                )
                 return json(.ok, "[]")
             }
-            return json(.badRequest, errorJSON("neither an Overland batch ({\"locations\":[...]}) nor an OwnTracks message ({\"_type\":...})"))
+            return json(
+                .badRequest,
+                errorJSON(
+                    "neither an Overland batch ({\"locations\":[...]}) nor an OwnTracks message ({\"_type\":...})"))
         } catch let error as ImportError {
             return json(.unprocessableContent, errorJSON(error.errorDescription ?? "\(error)"))
         } catch {
             logger.error("cannot store a payload: \(error)")
-            return json(.serviceUnavailable, errorJSON("cannot store it now (\(error.localizedDescription)); send it again later"))
+            return json(
+                .serviceUnavailable,
+                errorJSON("cannot store it now (\(error.localizedDescription)); send it again later"))
         }
     }
 
     static func errorJSON(_ message: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: ["error": message], options: [.withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: ["error": message], options: [.withoutEscapingSlashes]))
+            ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func json(_ status: HTTPResponse.Status, _ text: String, extra: [(HTTPField.Name, String)] = []) -> Response {
+    static func json(_ status: HTTPResponse.Status, _ text: String, extra: [(HTTPField.Name, String)] = []) -> Response
+    {
         var headers: HTTPFields = [.contentType: "application/json"]
         for (name, value) in extra { headers[name] = value }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
@@ -130,8 +147,12 @@ struct Credentials {
 
     init(_ request: Request) {
         let auth = request.headers[.authorization] ?? ""
-        if auth.lowercased().hasPrefix("bearer ") { bearer = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
-        if auth.lowercased().hasPrefix("basic "), let data = Data(base64Encoded: String(auth.dropFirst(6)).trimmingCharacters(in: .whitespaces)) {
+        if auth.lowercased().hasPrefix("bearer ") {
+            bearer = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
+        if auth.lowercased().hasPrefix("basic "),
+            let data = Data(base64Encoded: String(auth.dropFirst(6)).trimmingCharacters(in: .whitespaces))
+        {
             let pair = String(decoding: data, as: UTF8.self)
             if let colon = pair.firstIndex(of: ":") {
                 basicUser = String(pair[..<colon])
@@ -149,7 +170,8 @@ struct Credentials {
     }
 
     static func equal(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         var diff = UInt8(x.count == y.count ? 0 : 1)
         for i in 0..<max(x.count, y.count) { diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
         return diff == 0

@@ -33,7 +33,9 @@ actor ReceiverStore {
                 name += " trip " + start.iso8601()
             }
             let first = entries.map(\.time).min()!
-            return ReceivedBatch(receiver: receiver, name: name, start: min(first, payload.tripStart ?? first), mode: payload.mode, entries: entries)
+            return ReceivedBatch(
+                receiver: receiver, name: name, start: min(first, payload.tripStart ?? first), mode: payload.mode,
+                entries: entries)
         }
         return try store.storeReceived(batches)
     }
@@ -41,7 +43,8 @@ actor ReceiverStore {
     /// Stores one OwnTracks location in the session of `owntracks:USER/DEVICE`.
     func storeOwnTracks(_ location: Entry, device: String) throws -> ReceivedOutcome {
         try store.storeReceived([
-            ReceivedBatch(receiver: "owntracks:" + device, name: device, start: location.time, mode: nil, entries: [location])
+            ReceivedBatch(
+                receiver: "owntracks:" + device, name: device, start: location.time, mode: nil, entries: [location])
         ])
     }
 }

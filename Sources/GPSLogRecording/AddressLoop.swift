@@ -20,7 +20,8 @@ actor AddressLoop {
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
 
     init(
-        databasePath: String, geocoder: any ReverseGeocoder, options: GeocodeWorker.Options, recorder: Recorder, thread: StoreThread,
+        databasePath: String, geocoder: any ReverseGeocoder, options: GeocodeWorker.Options, recorder: Recorder,
+        thread: StoreThread,
         logger: Logger
     ) {
         self.thread = thread
@@ -39,13 +40,16 @@ actor AddressLoop {
             try? await Task.sleep(for: interval)
             guard let session = await recorder.session else { continue }
             do {
-                if worker == nil { worker = GeocodeWorker(store: try Store(path: databasePath), geocoder: geocoder, options: options) }
+                if worker == nil {
+                    worker = GeocodeWorker(store: try Store(path: databasePath), geocoder: geocoder, options: options)
+                }
                 let report = try await worker!.run(sessions: [session.id])
                 total.add(report)
                 total.cells = worker!.seenCells.count
                 await recorder.setAddresses(total)
                 if let blocked = report.blocked {
-                    logger.error("geocoder \(geocoder.cacheKey) is blocked (\(blocked)); recording goes on without addresses")
+                    logger.error(
+                        "geocoder \(geocoder.cacheKey) is blocked (\(blocked)); recording goes on without addresses")
                     return
                 }
                 if let until = report.pausedUntil.flatMap({ Timestamp(iso8601: $0) }) {

@@ -12,7 +12,10 @@ public final class ControlServer: Sendable {
     /// being served has been answered.
     private let serving: Task<Void, Never>
 
-    private init(path: String, channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>, serving: Task<Void, Never>) {
+    private init(
+        path: String, channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>,
+        serving: Task<Void, Never>
+    ) {
         self.path = path
         self.channel = channel
         self.serving = serving
@@ -23,7 +26,8 @@ public final class ControlServer: Sendable {
         path: String, logger: Logger, handler: @escaping @Sendable (ControlRequest) async -> ControlResponse
     ) async throws -> ControlServer {
         let folder = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // The socket file is created by bind(2) with the umask's mode: narrow the umask around it so it is 0600
         // from the first moment.
         let oldMask = umask(0o177)
@@ -56,7 +60,8 @@ public final class ControlServer: Sendable {
     }
 
     private static func serve(
-        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, handler: @Sendable (ControlRequest) async -> ControlResponse,
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>,
+        handler: @Sendable (ControlRequest) async -> ControlResponse,
         logger: Logger
     ) async {
         do {
@@ -68,14 +73,18 @@ public final class ControlServer: Sendable {
                         if buffer.readableBytes > 65536 { return }
                         continue
                     }
-                    let line = buffer.getSlice(at: buffer.readerIndex, length: newline - buffer.readerIndex) ?? ByteBuffer()
+                    let line =
+                        buffer.getSlice(at: buffer.readerIndex, length: newline - buffer.readerIndex) ?? ByteBuffer()
                     let response: ControlResponse
-                    if let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView)) {
+                    if let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView))
+                    {
                         response = await handler(request)
                     } else {
                         response = ControlResponse(
                             ok: false,
-                            error: "bad request: expected one JSON object per line with a command (\(ControlRequest.commands.joined(separator: ", ")))")
+                            error:
+                                "bad request: expected one JSON object per line with a command (\(ControlRequest.commands.joined(separator: ", ")))"
+                        )
                     }
                     var out = try JSONEncoder().encode(response)
                     out.append(UInt8(ascii: "\n"))
@@ -108,8 +117,12 @@ public final class ControlServer: Sendable {
 public enum ControlClient {
     /// Sends one request and waits for the answer.
     /// - Throws: `RecordingError.notRecording` when nothing listens on the socket.
-    public static func send(_ request: ControlRequest, socketPath: String, database: String) async throws -> ControlResponse {
-        guard FileManager.default.fileExists(atPath: socketPath) else { throw RecordingError.notRecording(database: database) }
+    public static func send(_ request: ControlRequest, socketPath: String, database: String) async throws
+        -> ControlResponse
+    {
+        guard FileManager.default.fileExists(atPath: socketPath) else {
+            throw RecordingError.notRecording(database: database)
+        }
         let client: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)

@@ -10,7 +10,9 @@ public enum ControlSocket {
     /// Unix socket paths are limited to 107 bytes.
     static let maxPathLength = 107
 
-    public static func path(forDatabase db: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func path(forDatabase db: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
         let absolute = URL(fileURLWithPath: db).standardizedFileURL.path
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             let candidate = "\(runtime)/gpslog/\(hash(absolute)).sock"
@@ -59,7 +61,8 @@ public enum ControlRequest: Sendable, Equatable, Codable {
         case "send-now": self = .sendNow
         default:
             throw DecodingError.dataCorruptedError(
-                forKey: .command, in: c, debugDescription: "unknown command: use \(Self.commands.joined(separator: ", "))")
+                forKey: .command, in: c,
+                debugDescription: "unknown command: use \(Self.commands.joined(separator: ", "))")
         }
     }
 
@@ -102,8 +105,10 @@ public struct MarkInfo: Codable, Sendable, Equatable {
     public var horizontalAccuracy: Double?
     public var label: String?
 
-    public init(entryID: String, sessionID: String, time: String, latitude: Double, longitude: Double,
-                altitude: Double? = nil, horizontalAccuracy: Double? = nil, label: String?) {
+    public init(
+        entryID: String, sessionID: String, time: String, latitude: Double, longitude: Double,
+        altitude: Double? = nil, horizontalAccuracy: Double? = nil, label: String?
+    ) {
         self.entryID = entryID
         self.sessionID = sessionID
         self.time = time

@@ -21,7 +21,8 @@ actor LiveSender {
     private var status: SendingStatus
 
     init(
-        databasePath: String, destination: Destination, options: Uploader.Options, recorder: Recorder, thread: StoreThread, logger: Logger
+        databasePath: String, destination: Destination, options: Uploader.Options, recorder: Recorder,
+        thread: StoreThread, logger: Logger
     ) {
         self.thread = thread
         self.databasePath = databasePath
@@ -60,7 +61,9 @@ actor LiveSender {
             status.queued = report.queued
             status.lastSentAt = report.lastSentAt
             status.lastError = nil
-            if report.sent > 0 { logger.debug("sent \(report.sent) points in \(report.batches) batches to \(report.destination)") }
+            if report.sent > 0 {
+                logger.debug("sent \(report.sent) points in \(report.batches) batches to \(report.destination)")
+            }
         } catch {
             let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
             status.lastError = message
@@ -86,7 +89,9 @@ actor LiveSender {
     private func refreshQueue() async {
         guard let session = await recorder.session, let store = try? Store(path: databasePath) else { return }
         defer { store.close() }
-        status.queued = (try? Uploader(store: store, destination: destination, options: options).queued(session: session)) ?? status.queued
+        status.queued =
+            (try? Uploader(store: store, destination: destination, options: options).queued(session: session))
+            ?? status.queued
         await recorder.setSending(status)
     }
 
@@ -94,7 +99,9 @@ actor LiveSender {
     func finish() async -> SendingStatus {
         let status = await send()
         if status.queued > 0 {
-            logger.warning("\(status.queued) points were not confirmed by \(destination.displayURL); `gpslog upload` with the same --url sends them")
+            logger.warning(
+                "\(status.queued) points were not confirmed by \(destination.displayURL); `gpslog upload` with the same --url sends them"
+            )
         }
         return status
     }
@@ -113,7 +120,9 @@ public struct SendingStatus: Codable, Sendable, Equatable {
     /// Why the last attempt failed, if it did (never holds the token).
     public var lastError: String?
 
-    public init(destination: String, queued: Int = 0, sent: Int = 0, lastSentAt: String? = nil, lastError: String? = nil) {
+    public init(
+        destination: String, queued: Int = 0, sent: Int = 0, lastSentAt: String? = nil, lastError: String? = nil
+    ) {
         self.destination = destination
         self.queued = queued
         self.sent = sent
@@ -121,4 +130,3 @@ public struct SendingStatus: Codable, Sendable, Equatable {
         self.lastError = lastError
     }
 }
-

@@ -32,7 +32,8 @@ public actor Recorder {
     /// Opens the store and prepares a session named `name`; the session row is written at the first fix.
     /// - Parameter thread: where the recorder's work runs (the caller shuts it down after `finish`).
     public init(
-        databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: any FixSource, thread: StoreThread,
+        databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: any FixSource,
+        thread: StoreThread,
         logger: Logger
     ) throws {
         let store = try Store(path: databasePath)
@@ -58,7 +59,9 @@ public actor Recorder {
 
     /// Rows committed, marks among them, and the track's length in metres, kept as the rows were written (what
     /// `record` prints at the end, without a query over the whole session).
-    public var totals: (entries: Int, marks: Int, distance: Double) { (writer.storedEntries, writer.markCount, writer.distance) }
+    public var totals: (entries: Int, marks: Int, distance: Double) {
+        (writer.storedEntries, writer.markCount, writer.distance)
+    }
 
     /// Takes a batch of events from the source, in order (one actor hop per batch, not per event).
     public func handle(_ events: [SourceEvent]) throws {
@@ -120,7 +123,8 @@ public actor Recorder {
             lastFixTime: lastFix?.time.iso8601(), latitude: lastFix?.latitude, longitude: lastFix?.longitude,
             altitude: lastFix?.altitude, horizontalAccuracy: lastFix?.horizontalAccuracy, speed: lastFix?.speed,
             entries: writer.storedEntries + writer.pendingCount, marks: writer.markCount, fixesReceived: fixesReceived,
-            badSentences: stats.badSentences, durationSeconds: duration, distanceMeters: (writer.distance * 10).rounded() / 10,
+            badSentences: stats.badSentences, durationSeconds: duration,
+            distanceMeters: (writer.distance * 10).rounded() / 10,
             connected: stats.connected, addresses: addresses, sending: sending)
     }
 

@@ -22,7 +22,8 @@ public struct RecordingPlan: Sendable {
     public var sending: Sending?
 
     public init(
-        databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: SourceSpec, geocoding: Geocoding? = nil,
+        databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: SourceSpec,
+        geocoding: Geocoding? = nil,
         sending: Sending? = nil
     ) {
         self.databasePath = databasePath
@@ -89,23 +90,28 @@ public enum Recording {
         let source = try makeSource(plan.source, logger: logger)
         let threads = (recorder: StoreThread(), addresses: StoreThread(), sender: StoreThread())
         let recorder = try Recorder(
-            databasePath: path, name: plan.name, mode: plan.mode, policy: plan.policy, source: source, thread: threads.recorder, logger: logger)
+            databasePath: path, name: plan.name, mode: plan.mode, policy: plan.policy, source: source,
+            thread: threads.recorder, logger: logger)
         let addresses = try plan.geocoding.map { g -> Task<Void, Never> in
             let made = try g.provider.make(contact: g.contact)
             if let notice = made.notice { logger.notice("\(notice)") }
             var options = GeocodeWorker.Options()
             options.rate = try made.rate(requested: g.rate)
             let loop = AddressLoop(
-                databasePath: path, geocoder: made.geocoder, options: options, recorder: recorder, thread: threads.addresses, logger: logger)
+                databasePath: path, geocoder: made.geocoder, options: options, recorder: recorder,
+                thread: threads.addresses, logger: logger)
             return Task { await loop.run() }
         }
         let sender = plan.sending.map {
-            LiveSender(databasePath: path, destination: $0.destination, options: $0.options, recorder: recorder, thread: threads.sender, logger: logger)
+            LiveSender(
+                databasePath: path, destination: $0.destination, options: $0.options, recorder: recorder,
+                thread: threads.sender, logger: logger)
         }
         let sendLoop = sender?.start(every: plan.sending?.interval)
 
         let session = try await RecordingRun(
-            recorder: recorder, source: source, socketPath: ControlSocket.path(forDatabase: path), sender: sender, logger: logger
+            recorder: recorder, source: source, socketPath: ControlSocket.path(forDatabase: path), sender: sender,
+            logger: logger
         ).run()
         addresses?.cancel()
         sendLoop?.cancel()
@@ -134,11 +140,11 @@ public enum Recording {
     /// The source a spec names; `replay:sample` is the recording bundled with gpslog (unless a file is named so).
     static func makeSource(_ spec: SourceSpec, logger: Logger) throws -> any FixSource {
         switch spec {
-        case let .gpsd(host, port):
+        case .gpsd(let host, let port):
             return GPSDSource(host: host, port: port, logger: logger)
-        case let .nmea(path, baud):
+        case .nmea(let path, let baud):
             return NMEASource(path: path, baud: baud)
-        case let .replay(path, speed):
+        case .replay(let path, let speed):
             if path == "sample" && !FileManager.default.fileExists(atPath: "sample") {
                 return ReplaySource(input: .nmeaText(Sample.nmea, name: "sample"), speed: speed)
             }

@@ -20,20 +20,22 @@ public enum RecordingError: LocalizedError, Equatable {
 
     public var errorDescription: String? {
         switch self {
-        case let .alreadyRecording(database, pid):
-            return "a recording is already running on \(database)\(pid.map { " (pid \($0))" } ?? ""); stop it with `gpslog stop` or use another --db."
-        case let .notRecording(database):
+        case .alreadyRecording(let database, let pid):
+            return
+                "a recording is already running on \(database)\(pid.map { " (pid \($0))" } ?? ""); stop it with `gpslog stop` or use another --db."
+        case .notRecording(let database):
             return "no recording is running on \(database); start one with `gpslog record --name NAME`."
-        case let .cannotLock(path, reason):
+        case .cannotLock(let path, let reason):
             return "cannot create the lock file \(path): \(reason)."
-        case let .socket(path, reason):
+        case .socket(let path, let reason):
             return "control socket \(path): \(reason)."
-        case let .recorder(message):
+        case .recorder(let message):
             return message
-        case let .badSource(message):
+        case .badSource(let message):
             return message
-        case let .cannotWrite(database, reason, committed):
-            return "cannot write to \(database): \(reason). The recording stopped; the \(committed) entries committed before are intact. Free some space or make the database writable, then record again."
+        case .cannotWrite(let database, let reason, let committed):
+            return
+                "cannot write to \(database): \(reason). The recording stopped; the \(committed) entries committed before are intact. Free some space or make the database writable, then record again."
 
         }
     }

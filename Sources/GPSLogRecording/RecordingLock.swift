@@ -52,7 +52,9 @@ public final class RecordingLock {
 
     /// The pid written by the holder, when readable.
     public static func holderPID(database: String) -> Int32? {
-        guard let text = try? String(contentsOfFile: RecordingLock.path(forDatabase: database), encoding: .utf8) else { return nil }
+        guard let text = try? String(contentsOfFile: RecordingLock.path(forDatabase: database), encoding: .utf8) else {
+            return nil
+        }
         return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

@@ -18,7 +18,10 @@ struct RecordingRun {
 
     /// Records until the source ends or a stop is asked for. Returns the finished session (nil if no fix came).
     func run() async throws -> GPSLogModel.Session? {
-        let recorder = recorder, source = source, logger = logger, sender = sender
+        let recorder = recorder
+        let source = source
+        let logger = logger
+        let sender = sender
         let consumer = Task {
             for try await batch in source.events() {
                 try await recorder.handle(batch)
@@ -75,14 +78,17 @@ struct RecordingRun {
             default: throw error
             }
             _ = try? await recorder.finish()
-            throw RecordingError.cannotWrite(database: await recorder.databasePath, reason: reason, committed: await recorder.committedEntries)
+            throw RecordingError.cannotWrite(
+                database: await recorder.databasePath, reason: reason, committed: await recorder.committedEntries)
         }
     }
 }
 
 extension RecordingRun {
     /// The answer to one control request.
-    static func answer(_ request: ControlRequest, recorder: Recorder, sender: LiveSender?, stopper: Stopper, logger: Logger) async -> ControlResponse {
+    static func answer(
+        _ request: ControlRequest, recorder: Recorder, sender: LiveSender?, stopper: Stopper, logger: Logger
+    ) async -> ControlResponse {
         switch request {
         case .mark(let label):
             do {
@@ -97,7 +103,9 @@ extension RecordingRun {
             stopper.stop()
             return ControlResponse(ok: true, status: await recorder.status())
         case .sendNow:
-            guard let sender else { return ControlResponse(ok: false, error: "the recorder is not sending: start it with --send URL") }
+            guard let sender else {
+                return ControlResponse(ok: false, error: "the recorder is not sending: start it with --send URL")
+            }
             var status = await recorder.status()
             status.sending = await sender.send()
             return ControlResponse(ok: true, status: status)
@@ -146,4 +154,3 @@ enum StatusLine {
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }
-

@@ -23,9 +23,11 @@ public struct SQLiteError: Error, LocalizedError, Equatable, CustomStringConvert
     /// The one place a SQLite status becomes a Swift error (as GEOS's errors have one path): the extended code and
     /// `sqlite3_errmsg` of the connection when there is one, else `sqlite3_errstr` of the code; `message` replaces
     /// SQLite's words when the caller has better ones (a failed open names its file, `sqlite3_exec` its own text).
-    static func make(code: Int32, connection: OpaquePointer?, sql: String? = nil, message: String? = nil) -> SQLiteError {
+    static func make(code: Int32, connection: OpaquePointer?, sql: String? = nil, message: String? = nil) -> SQLiteError
+    {
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
-        let text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        let text =
+            message ?? connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
         return SQLiteError(extendedCode: extended, message: text, sql: sql)
     }
 

@@ -5,6 +5,7 @@ import CSQLite3
 public typealias SQLiteStatementHandle = OpaquePointer
 
 /// SQLite's SQLITE_TRANSIENT (a cast macro that does not import): SQLite copies the bytes before the call returns.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 let SQLITE_TRANSIENT = CSQLite3_transient()
 
 /// A prepared statement. It owns its handle and finalizes it in `deinit`.
@@ -53,7 +54,9 @@ public final class Statement {
         case .real(let v): try bind(v, at: index)
         case .text(let v): try bind(v, at: index)
         case .blob(let v):
-            let rc = v.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+            let rc = v.withUnsafeBytes {
+                sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+            }
             try database.check(rc, sql: sql)
         }
     }

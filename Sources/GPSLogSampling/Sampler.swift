@@ -57,7 +57,8 @@ public struct Sampler: Sendable {
             return .dropped(.insideInterval)
         }
         if var previous = lastEntry {
-            let d = Geo.distance(lat1: previous.latitude, lon1: previous.longitude, lat2: fix.latitude, lon2: fix.longitude)
+            let d = Geo.distance(
+                lat1: previous.latitude, lon1: previous.longitude, lat2: fix.latitude, lon2: fix.longitude)
             if d < policy.samePlaceRadius && (fix.speed ?? 0) < policy.stationarySpeed {
                 lastAcceptedTime = fix.time
                 previous.instanceCount += 1
@@ -87,7 +88,8 @@ public struct Sampler: Sendable {
         let time = max(reading.time, position.time)
         var entry = Entry(
             id: Identifier.uuidV7(time: time, using: &rng), latitude: position.latitude, longitude: position.longitude,
-            altitude: position.altitude, time: time, heading: degrees, isHeadingChanged: true, headingTime: reading.time)
+            altitude: position.altitude, time: time, heading: degrees, isHeadingChanged: true, headingTime: reading.time
+        )
         entry.horizontalAccuracy = position.horizontalAccuracy
         return .newEntry(entry)
     }

@@ -8,7 +8,9 @@ public enum DatabaseLocation {
     /// - Parameters:
     ///   - explicit: the `--db` option, when given.
     ///   - environment: the process environment.
-    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
         if let explicit, !explicit.isEmpty { return expand(explicit, environment) }
         if let path = environment["GPSLOG_DB"], !path.isEmpty { return expand(path, environment) }
         // The XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored.

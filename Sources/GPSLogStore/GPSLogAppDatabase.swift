@@ -35,8 +35,13 @@ public final class GPSLogAppDatabase {
     public func sessions() throws -> [SessionRow] {
         try failing {
             var rows: [SessionRow] = []
-            let s = try database.makeStatement("SELECT ID, StartTime, EndTime, Name FROM Sessions ORDER BY StartTime, Key")
-            while try s.step() { rows.append(SessionRow(id: s.string(at: 0) ?? "", start: s.string(at: 1), end: s.string(at: 2), name: s.string(at: 3))) }
+            let s = try database.makeStatement(
+                "SELECT ID, StartTime, EndTime, Name FROM Sessions ORDER BY StartTime, Key")
+            while try s.step() {
+                rows.append(
+                    SessionRow(
+                        id: s.string(at: 0) ?? "", start: s.string(at: 1), end: s.string(at: 2), name: s.string(at: 3)))
+            }
             let known = Set(rows.map(\.id))
             let orphans = try database.makeStatement("SELECT DISTINCT Session FROM Entries")
             while try orphans.step() {
@@ -72,7 +77,8 @@ public final class GPSLogAppDatabase {
     /// Calls `body` with each Entries row of a session, in insertion order.
     public func forEachEntry(ofSession id: String, _ body: (EntryRow) throws -> Void) throws {
         try failing {
-            let s = try database.makeStatement("""
+            let s = try database.makeStatement(
+                """
                 SELECT Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, Address,
                        Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp
                 FROM Entries WHERE Session = ? ORDER BY Key

@@ -19,7 +19,9 @@ public enum Migrations {
             return Script(version: number, fileName: file.name, sql: file.contents)
         }.sorted { $0.version < $1.version }
         // Numbering must be 1...n with no gap: a gap means a script was lost or misnamed.
-        precondition(scripts.enumerated().allSatisfy { $0.offset + 1 == $0.element.version }, "Schema/ migrations are not numbered 1...n")
+        precondition(
+            scripts.enumerated().allSatisfy { $0.offset + 1 == $0.element.version },
+            "Schema/ migrations are not numbered 1...n")
         return scripts
     }()
 
@@ -43,7 +45,8 @@ public enum Migrations {
                     try db.setUserVersion(script.version)
                 }
             } catch let error as SQLiteError {
-                throw StoreError.migrationFailed(path: db.path, version: script.version, file: script.fileName, reason: error.message)
+                throw StoreError.migrationFailed(
+                    path: db.path, version: script.version, file: script.fileName, reason: error.message)
             }
         }
     }

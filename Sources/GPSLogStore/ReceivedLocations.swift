@@ -53,7 +53,8 @@ extension Store: ReceivedLocationStore {
             for batch in batches {
                 let one = try storeReceived(batch)
                 outcome = ReceivedOutcome(
-                    session: one.session, stored: outcome.stored + one.stored, duplicates: outcome.duplicates + one.duplicates)
+                    session: one.session, stored: outcome.stored + one.stored,
+                    duplicates: outcome.duplicates + one.duplicates)
             }
             return outcome
         }
@@ -68,13 +69,16 @@ extension Store: ReceivedLocationStore {
         var seen = Set<Int64>()
         var rng = SystemRandomNumberGenerator()
         for var e in batch.entries.sorted(by: { $0.time < $1.time }) {
-            guard seen.insert(e.time.milliseconds).inserted, try !hasEntry(session: session.id, at: e.time) else { continue }
+            guard seen.insert(e.time.milliseconds).inserted, try !hasEntry(session: session.id, at: e.time) else {
+                continue
+            }
             if e.id.isEmpty { e.id = Identifier.uuidV7(time: e.time, using: &rng) }
             fresh.append(e)
         }
         _ = try appendInTransaction(fresh, to: session.id)
         try fitSessionToEntries(session.id)
-        return ReceivedOutcome(session: session.name, stored: fresh.count, duplicates: batch.entries.count - fresh.count)
+        return ReceivedOutcome(
+            session: session.name, stored: fresh.count, duplicates: batch.entries.count - fresh.count)
     }
 
     /// The session that belongs to `receiver` (a device, or a device's trip), created when missing.
@@ -94,15 +98,17 @@ extension Store: ReceivedLocationStore {
     /// Whether the session already holds a location at `time` (a payload sent twice).
     func hasEntry(session: String, at time: Timestamp) throws -> Bool {
         try sqlite {
-            try database.scalar("SELECT EXISTS (SELECT 1 FROM Entries WHERE Session = ? AND TimeStamp = ?)",
-                                [.text(session), .integer(time.milliseconds)])?.int64 == 1
+            try database.scalar(
+                "SELECT EXISTS (SELECT 1 FROM Entries WHERE Session = ? AND TimeStamp = ?)",
+                [.text(session), .integer(time.milliseconds)])?.int64 == 1
         }
     }
 
     /// Widens a received session's span to cover its entries: it starts at its first and ends at its last.
     func fitSessionToEntries(_ sessionID: String) throws {
         try sqlite {
-            try database.run("""
+            try database.run(
+                """
                 UPDATE Sessions SET
                     StartTime = MIN(StartTime, (SELECT MIN(TimeStamp) FROM Entries WHERE Session = ?1)),
                     EndTime = (SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?1)

@@ -121,8 +121,12 @@ extension Store {
         if let f = e.fixMode, f.rawValue != 2 && f.rawValue != 3 { return "fix_mode_known" }
         if !notNegative(e.speedAccuracy) { return "speed_accuracy_not_negative" }
         if !notNegative(e.courseAccuracy) { return "course_accuracy_not_negative" }
-        if let b = e.batteryState, !["unknown", "charging", "full", "unplugged"].contains(b.rawValue) { return "battery_state_known" }
-        if !absent(e.batteryLevel) && !(e.batteryLevel! >= 0 && e.batteryLevel! <= 1) { return "battery_level_fraction" }
+        if let b = e.batteryState, !["unknown", "charging", "full", "unplugged"].contains(b.rawValue) {
+            return "battery_state_known"
+        }
+        if !absent(e.batteryLevel) && !(e.batteryLevel! >= 0 && e.batteryLevel! <= 1) {
+            return "battery_level_fraction"
+        }
         if e.isHeadingChanged && (absent(e.heading) || e.headingTime == nil) { return "heading_change_has_heading" }
         return nil
     }

@@ -127,7 +127,8 @@ extension Store {
     static func withinTextLimits(_ entries: [Entry]) -> [Entry] {
         @inline(__always) func tooLong(_ text: String?, _ limit: Int) -> Bool { (text?.utf8.count ?? 0) > limit }
         func needsCut(_ e: Entry) -> Bool {
-            tooLong(e.label, TextLimit.label) || tooLong(e.address, TextLimit.address) || tooLong(e.deviceID, TextLimit.deviceID)
+            tooLong(e.label, TextLimit.label) || tooLong(e.address, TextLimit.address)
+                || tooLong(e.deviceID, TextLimit.deviceID)
                 || tooLong(e.wifi, TextLimit.wifi)
         }
         guard entries.contains(where: needsCut) else { return entries }
@@ -213,7 +214,8 @@ extension Store {
 
     /// Overland's motion list as the JSON array text the Motion column holds.
     static func encodeMotion(_ motion: [String]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: motion, options: [.withoutEscapingSlashes])) ?? Data("[]".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: motion, options: [.withoutEscapingSlashes])) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -227,7 +229,9 @@ extension Store {
         let m = error.message
         if let range = m.range(of: "CHECK constraint failed: ") { return explain(rule: String(m[range.upperBound...])) }
         if m.hasPrefix("FOREIGN KEY") { return "\(missingSession) (\(m))" }
-        if m.hasPrefix("UNIQUE constraint failed: Entries.EntryID") { return "an entry with the same EntryID already exists (\(m))" }
+        if m.hasPrefix("UNIQUE constraint failed: Entries.EntryID") {
+            return "an entry with the same EntryID already exists (\(m))"
+        }
         return m
     }
 
@@ -245,10 +249,13 @@ extension Store {
     ///   - from: first time included, when given.
     ///   - to: last time included, when given.
     ///   - fields: every column, or only what a drawn track needs (see `EntryFields`).
-    public func entries(of sessionID: String, from: Timestamp? = nil, to: Timestamp? = nil, fields: EntryFields = .all) throws -> EntryCursor {
+    public func entries(of sessionID: String, from: Timestamp? = nil, to: Timestamp? = nil, fields: EntryFields = .all)
+        throws -> EntryCursor
+    {
         return try sqlite {
             // A fresh statement, not the cache: two cursors may be open at once (merging sessions in an export).
-            let statement = try database.makeStatement("""
+            let statement = try database.makeStatement(
+                """
                 SELECT \(fields == .all ? Store.entryColumns : Store.trackColumns) FROM Entries
                 WHERE Session = ?1 AND TimeStamp >= ?2 AND TimeStamp <= ?3
                 ORDER BY TimeStamp, Key
@@ -304,7 +311,8 @@ extension Store {
     public func updateAddress(entryKey: Int64, address: String?) throws -> Bool {
         return try sqlite {
             try database.run(
-                "UPDATE Entries SET Address = ? WHERE Key = ?", [SQLiteValue(address?.truncated(to: TextLimit.address)), .integer(entryKey)])
+                "UPDATE Entries SET Address = ? WHERE Key = ?",
+                [SQLiteValue(address?.truncated(to: TextLimit.address)), .integer(entryKey)])
             return database.changes == 1
         }
     }
@@ -312,7 +320,8 @@ extension Store {
     /// Sets an entry's instance count (the sampler's "same place again").
     public func setInstanceCount(entryKey: Int64, to count: Int) throws {
         try sqlite {
-            try database.run("UPDATE Entries SET InstanceCount = ? WHERE Key = ?", [.integer(Int64(count)), .integer(entryKey)])
+            try database.run(
+                "UPDATE Entries SET InstanceCount = ? WHERE Key = ?", [.integer(Int64(count)), .integer(entryKey)])
         }
     }
 }
@@ -328,7 +337,8 @@ public final class EntryCursor {
     init(statement: Statement, store: Store, read: @escaping (Statement) -> Entry = { Store.readEntry($0) }) {
         self.statement = statement
         self.read = read
-        let path = store.path, busyTimeout = store.busyTimeout
+        let path = store.path
+        let busyTimeout = store.busyTimeout
         failure = { StoreError($0, path: path, busyTimeout: busyTimeout) }
     }
 

@@ -54,8 +54,11 @@ extension Store {
             let s = try database.makeStatement(sql)
             try s.bind(args)
             while try s.step() {
-                try body(AddresslessEntry(key: s.requiredInt64(at: 0), latitude: s.requiredDouble(at: 1), longitude: s.requiredDouble(at: 2),
-                                          marked: s.requiredInt64(at: 3) == 1))
+                try body(
+                    AddresslessEntry(
+                        key: s.requiredInt64(at: 0), latitude: s.requiredDouble(at: 1),
+                        longitude: s.requiredDouble(at: 2),
+                        marked: s.requiredInt64(at: 3) == 1))
             }
         }
     }
@@ -96,12 +99,16 @@ extension Store {
         fetchedAt: Int64, expiresAt: Int64?
     ) throws {
         try sqlite {
-            try database.run("""
+            try database.run(
+                """
                 INSERT OR REPLACE INTO GeocodeCache (Provider, Language, Cell, Latitude, Longitude, Status, Address, FetchedAt, ExpiresAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(provider), .text(language), .text(cell), .real(latitude), .real(longitude),
-                      .text(answer.address == nil ? "none" : "found"), SQLiteValue(answer.address), .integer(fetchedAt),
-                      answer.address == nil ? SQLiteValue(expiresAt) : .null])
+                """,
+                [
+                    .text(provider), .text(language), .text(cell), .real(latitude), .real(longitude),
+                    .text(answer.address == nil ? "none" : "found"), SQLiteValue(answer.address), .integer(fetchedAt),
+                    answer.address == nil ? SQLiteValue(expiresAt) : .null,
+                ])
         }
     }
 
@@ -120,11 +127,14 @@ extension Store {
     /// The stored state of a provider (all nil when it was never asked).
     public func geocodeProviderState(_ provider: String) throws -> GeocodeProviderState {
         try sqlite {
-            let s = try database.cachedStatement("SELECT LastRequestAt, PausedUntil, BackoffMs, Blocked FROM GeocodeProviders WHERE Provider = ?")
+            let s = try database.cachedStatement(
+                "SELECT LastRequestAt, PausedUntil, BackoffMs, Blocked FROM GeocodeProviders WHERE Provider = ?")
             defer { s.reset() }
             try s.bind(provider, at: 1)
             guard try s.step() else { return GeocodeProviderState() }
-            return GeocodeProviderState(lastRequest: s.int64(at: 0), pausedUntil: s.int64(at: 1), backoff: s.int64(at: 2), blocked: s.string(at: 3))
+            return GeocodeProviderState(
+                lastRequest: s.int64(at: 0), pausedUntil: s.int64(at: 1), backoff: s.int64(at: 2),
+                blocked: s.string(at: 3))
         }
     }
 
@@ -138,7 +148,8 @@ extension Store {
                 let due = (try geocodeProviderState(provider).lastRequest ?? Int64.min / 2) + spacing
                 let t = now()
                 guard t >= due else { return due - t }
-                try database.run("UPDATE GeocodeProviders SET LastRequestAt = ? WHERE Provider = ?", [.integer(t), .text(provider)])
+                try database.run(
+                    "UPDATE GeocodeProviders SET LastRequestAt = ? WHERE Provider = ?", [.integer(t), .text(provider)])
                 return 0
             }
         }
@@ -147,13 +158,16 @@ extension Store {
     /// Pauses the provider in one write transaction: `nextPause` gets the backoff stored before (nil the first
     /// time) and returns the new backoff and the end of the pause.
     /// - Returns: the end of the pause, milliseconds since the epoch.
-    public func pauseGeocodeProvider(_ provider: String, nextPause: (Int64?) -> (backoff: Int64, until: Int64)) throws -> Int64 {
+    public func pauseGeocodeProvider(_ provider: String, nextPause: (Int64?) -> (backoff: Int64, until: Int64)) throws
+        -> Int64
+    {
         try sqlite {
             try write {
                 try ensureProvider(provider)
                 let next = nextPause(try geocodeProviderState(provider).backoff)
-                try database.run("UPDATE GeocodeProviders SET PausedUntil = ?, BackoffMs = ? WHERE Provider = ?",
-                                 [.integer(next.until), .integer(next.backoff), .text(provider)])
+                try database.run(
+                    "UPDATE GeocodeProviders SET PausedUntil = ?, BackoffMs = ? WHERE Provider = ?",
+                    [.integer(next.until), .integer(next.backoff), .text(provider)])
                 return next.until
             }
         }
@@ -162,8 +176,9 @@ extension Store {
     /// Forgets a backoff after a successful request.
     public func clearGeocodeBackoff(_ provider: String) throws {
         try sqlite {
-            try database.run("UPDATE GeocodeProviders SET BackoffMs = NULL, PausedUntil = NULL WHERE Provider = ? AND BackoffMs IS NOT NULL",
-                             [.text(provider)])
+            try database.run(
+                "UPDATE GeocodeProviders SET BackoffMs = NULL, PausedUntil = NULL WHERE Provider = ? AND BackoffMs IS NOT NULL",
+                [.text(provider)])
         }
     }
 
@@ -171,15 +186,17 @@ extension Store {
     public func blockGeocodeProvider(_ provider: String, message: String) throws {
         try sqlite {
             try ensureProvider(provider)
-            try database.run("UPDATE GeocodeProviders SET Blocked = ? WHERE Provider = ?", [.text(message), .text(provider)])
+            try database.run(
+                "UPDATE GeocodeProviders SET Blocked = ? WHERE Provider = ?", [.text(message), .text(provider)])
         }
     }
 
     /// Lifts a block and any pause (`gpslog geocode --reset`).
     public func resetGeocodeProvider(_ provider: String) throws {
         try sqlite {
-            try database.run("UPDATE GeocodeProviders SET Blocked = NULL, PausedUntil = NULL, BackoffMs = NULL WHERE Provider = ?",
-                             [.text(provider)])
+            try database.run(
+                "UPDATE GeocodeProviders SET Blocked = NULL, PausedUntil = NULL, BackoffMs = NULL WHERE Provider = ?",
+                [.text(provider)])
         }
     }
 

@@ -13,7 +13,10 @@ public struct UploadProgress: Sendable, Equatable {
     /// When the last batch was confirmed.
     public var sentAt: Timestamp?
 
-    public init(last: (time: Int64, key: Int64)? = nil, sent: Int = 0, batches: Int = 0, distance: Double = 0, sentAt: Timestamp? = nil) {
+    public init(
+        last: (time: Int64, key: Int64)? = nil, sent: Int = 0, batches: Int = 0, distance: Double = 0,
+        sentAt: Timestamp? = nil
+    ) {
         self.last = last
         self.sent = sent
         self.batches = batches
@@ -34,14 +37,20 @@ extension Store {
 
     /// A cursor over a session's track points (not marks, not heading changes) after `after`, in track order
     /// (TimeStamp, Key): the queue of an upload.
-    public func trackPoints(of sessionID: String, after: (time: Int64, key: Int64)?, limit: Int = -1) throws -> EntryCursor {
+    public func trackPoints(of sessionID: String, after: (time: Int64, key: Int64)?, limit: Int = -1) throws
+        -> EntryCursor
+    {
         return try sqlite {
-            let statement = try database.makeStatement("""
+            let statement = try database.makeStatement(
+                """
                 SELECT \(Store.entryColumns) FROM Entries
                 WHERE Session = ?1 AND \(Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
                 ORDER BY TimeStamp, Key LIMIT ?4
                 """)
-            try statement.bind([.text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min), .integer(Int64(limit))])
+            try statement.bind([
+                .text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min),
+                .integer(Int64(limit)),
+            ])
             return EntryCursor(statement: statement, store: self)
         }
     }
@@ -49,9 +58,12 @@ extension Store {
     /// How many track points come after `after`.
     public func countTrackPoints(of sessionID: String, after: (time: Int64, key: Int64)?) throws -> Int {
         return try sqlite {
-            Int(try database.scalar("""
-                SELECT COUNT(*) FROM Entries WHERE Session = ?1 AND \(Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
-                """, [.text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min)])?.int64 ?? 0)
+            Int(
+                try database.scalar(
+                    """
+                    SELECT COUNT(*) FROM Entries WHERE Session = ?1 AND \(Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
+                    """, [.text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min)])?
+                    .int64 ?? 0)
         }
     }
 
@@ -59,7 +71,8 @@ extension Store {
     public func trackEnds(of sessionID: String) throws -> (first: Entry, last: Entry)? {
         return try sqlite {
             func one(_ order: String) throws -> Entry? {
-                let s = try database.cachedStatement("""
+                let s = try database.cachedStatement(
+                    """
                     SELECT \(Store.entryColumns) FROM Entries WHERE Session = ? AND \(Store.trackPointFilter) ORDER BY TimeStamp \(order), Key \(order) LIMIT 1
                     """)
                 defer { s.reset() }
@@ -77,7 +90,8 @@ extension Store {
     public func uploadProgress(session: String, destination: String) throws -> UploadProgress {
         return try sqlite {
             let s = try database.cachedStatement(
-                "SELECT LastTimeStamp, LastKey, Sent, Batches, Distance, SentAt FROM Uploads WHERE Session = ? AND Destination = ?")
+                "SELECT LastTimeStamp, LastKey, Sent, Batches, Distance, SentAt FROM Uploads WHERE Session = ? AND Destination = ?"
+            )
             defer { s.reset() }
             try s.bind([.text(session), .text(destination)])
             guard try s.step() else { return UploadProgress() }
@@ -92,11 +106,16 @@ extension Store {
         try sqlite {
             guard let last = p.last else { return }
             try write {
-                try database.run("""
+                try database.run(
+                    """
                     INSERT OR REPLACE INTO Uploads (Session, Destination, LastTimeStamp, LastKey, Sent, Batches, Distance, SentAt)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.text(session), .text(destination), .integer(last.time), .integer(last.key), .integer(Int64(p.sent)),
-                          .integer(Int64(p.batches)), .real(p.distance), .integer(p.sentAt?.milliseconds ?? 0)])
+                    """,
+                    [
+                        .text(session), .text(destination), .integer(last.time), .integer(last.key),
+                        .integer(Int64(p.sent)),
+                        .integer(Int64(p.batches)), .real(p.distance), .integer(p.sentAt?.milliseconds ?? 0),
+                    ])
             }
         }
     }

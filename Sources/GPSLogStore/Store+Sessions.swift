@@ -18,7 +18,9 @@ extension Store {
     ///   - id: a UUID string; a random one when nil.
     /// - Throws: `StoreError.invalidSession` for an empty name or a malformed id.
     @discardableResult
-    public func createSession(name: String, start: Timestamp, mode: TripMode? = nil, id: String? = nil) throws -> Session {
+    public func createSession(name: String, start: Timestamp, mode: TripMode? = nil, id: String? = nil) throws
+        -> Session
+    {
         return try sqlite {
             let id = (id ?? Identifier.uuidV4()).lowercased()
             guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
@@ -42,7 +44,8 @@ extension Store {
                 throw StoreError.invalidSession(reason: "CHECK constraint failed: session_ends_after_start")
             }
             do {
-                try database.run("UPDATE Sessions SET EndTime = ? WHERE ID = ?", [.integer(end.milliseconds), .text(id)])
+                try database.run(
+                    "UPDATE Sessions SET EndTime = ? WHERE ID = ?", [.integer(end.milliseconds), .text(id)])
             } catch let error as SQLiteError where error.isConstraintViolation {
                 throw StoreError.invalidSession(reason: error.message)
             }
@@ -55,7 +58,8 @@ extension Store {
     @discardableResult
     public func finishSessionAtLastEntry(_ session: Session) throws -> Timestamp {
         try sqlite {
-            let newest = try database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
+            let newest = try database.scalar(
+                "SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
             let end = max(session.start, newest.map { Timestamp(milliseconds: $0) } ?? session.start)
             try finishSession(id: session.id, end: end)
             return end
@@ -77,7 +81,8 @@ extension Store {
     public func deleteSession(id: String) throws -> Int {
         return try sqlite {
             try database.transaction {
-                let count = try database.scalar("SELECT COUNT(*) FROM Entries WHERE Session = ?", [.text(id)])?.int64 ?? 0
+                let count =
+                    try database.scalar("SELECT COUNT(*) FROM Entries WHERE Session = ?", [.text(id)])?.int64 ?? 0
                 try database.run("DELETE FROM Sessions WHERE ID = ?", [.text(id)])
                 return Int(count)
             }
@@ -123,10 +128,14 @@ extension Store {
             if let exact = all.first(where: { $0.id == lower }) { return exact }
             let byName = all.filter { $0.name == query }
             if byName.count == 1 { return byName[0] }
-            if byName.count > 1 { throw StoreError.ambiguousSession(query: query, candidates: byName.map(Store.describe)) }
+            if byName.count > 1 {
+                throw StoreError.ambiguousSession(query: query, candidates: byName.map(Store.describe))
+            }
             let byPrefix = lower.isEmpty ? [] : all.filter { $0.id.hasPrefix(lower) }
             if byPrefix.count == 1 { return byPrefix[0] }
-            if byPrefix.count > 1 { throw StoreError.ambiguousSession(query: query, candidates: byPrefix.map(Store.describe)) }
+            if byPrefix.count > 1 {
+                throw StoreError.ambiguousSession(query: query, candidates: byPrefix.map(Store.describe))
+            }
             // Nothing matched: suggest names containing the query, else the latest sessions.
             let similar = all.filter { $0.name.lowercased().contains(lower) }
             let candidates = similar.isEmpty ? Array(all.suffix(10)) : similar

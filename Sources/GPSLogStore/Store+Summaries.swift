@@ -10,7 +10,8 @@ extension Store {
     public func summary(of session: Session) throws -> SessionSummary {
         return try sqlite {
             var summary = SessionSummary(session: session)
-            let s = try database.cachedStatement("""
+            let s = try database.cachedStatement(
+                """
                 SELECT COUNT(*),
                        TOTAL(Marked = 0 AND IsHeadingChanged = 0),
                        TOTAL(Marked),
@@ -62,7 +63,8 @@ extension Store {
     /// order, which needs no sort, and adding in Swift takes a fraction of that, with the same sum.
     public func trackLength(sessionID: String) throws -> Double {
         return try sqlite {
-            let s = try database.cachedStatement("""
+            let s = try database.cachedStatement(
+                """
                 SELECT Latitude, Longitude FROM Entries
                 WHERE Session = ? AND Marked = 0 AND IsHeadingChanged = 0
                 ORDER BY TimeStamp, Key

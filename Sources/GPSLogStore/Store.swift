@@ -46,7 +46,8 @@ public final class Store {
             // against a killed process (every commit is in the WAL file); only a power cut may lose the last commits.
             let mode = try Store.switchToWAL(database, busyTimeout: busyTimeout)
             if mode?.lowercased() != "wal" {
-                throw StoreError.cannotOpen(path: path, reason: "could not switch to WAL journal mode (got \(mode ?? "nothing"))")
+                throw StoreError.cannotOpen(
+                    path: path, reason: "could not switch to WAL journal mode (got \(mode ?? "nothing"))")
             }
             try database.execute("PRAGMA synchronous = NORMAL")
         } catch let error as SQLiteError where error.isBusy {
@@ -101,14 +102,16 @@ public final class Store {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty && !fm.fileExists(atPath: folder) {
             do {
-                try fm.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try fm.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw StoreError.cannotOpen(path: path, reason: "cannot create the folder \(folder) (\(Store.reason(error)))")
+                throw StoreError.cannotOpen(
+                    path: path, reason: "cannot create the folder \(folder) (\(Store.reason(error)))")
             }
         }
         do {
             closeDescriptor(try systemCall { open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600) })
-        } catch where error.code == EEXIST {
+        } catch  where error.code == EEXIST {
             return  // another process created it first
         } catch {
             throw StoreError.cannotOpen(path: path, reason: error.reason)

@@ -26,21 +26,27 @@ public enum StoreError: LocalizedError, Equatable {
 
     /// A SQLite failure on the database at `path`: `busy` for a lock held past the timeout, `failed` for the rest.
     init(_ error: SQLiteError, path: String, busyTimeout: Int32) {
-        self = error.isBusy ? .busy(path: path, milliseconds: Int(busyTimeout)) : .failed(path: path, reason: error.message)
+        self =
+            error.isBusy
+            ? .busy(path: path, milliseconds: Int(busyTimeout)) : .failed(path: path, reason: error.message)
     }
 
     public var errorDescription: String? {
         switch self {
-        case let .cannotOpen(path, reason):
-            return "cannot open the database \(path): \(reason). Check the path and its permissions, or choose another file with --db or GPSLOG_DB."
-        case let .busy(path, milliseconds):
+        case .cannotOpen(let path, let reason):
+            return
+                "cannot open the database \(path): \(reason). Check the path and its permissions, or choose another file with --db or GPSLOG_DB."
+        case .busy(let path, let milliseconds):
             let waited = milliseconds >= 1000 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
-            return "the database \(path) stayed locked for \(waited): another program is writing to it (an import of a large file locks it until it has finished). Try again when it has finished."
-        case let .schemaTooNew(path, found, supported):
-            return "the database \(path) has schema version \(found), but this gpslog knows versions up to \(supported); upgrade gpslog to use it."
-        case let .migrationFailed(path, version, file, reason):
-            return "migrating \(path) to schema version \(version) (Schema/\(file)) failed: \(reason); the database was left at the previous version."
-        case let .sessionNotFound(query, candidates):
+            return
+                "the database \(path) stayed locked for \(waited): another program is writing to it (an import of a large file locks it until it has finished). Try again when it has finished."
+        case .schemaTooNew(let path, let found, let supported):
+            return
+                "the database \(path) has schema version \(found), but this gpslog knows versions up to \(supported); upgrade gpslog to use it."
+        case .migrationFailed(let path, let version, let file, let reason):
+            return
+                "migrating \(path) to schema version \(version) (Schema/\(file)) failed: \(reason); the database was left at the previous version."
+        case .sessionNotFound(let query, let candidates):
             var text = "no session is named '\(query)' or has an id starting with '\(query)'."
             if candidates.isEmpty {
                 text += " The database has no sessions yet."
@@ -48,15 +54,17 @@ public enum StoreError: LocalizedError, Equatable {
                 text += " Sessions:\n" + candidates.map { "  \($0)" }.joined(separator: "\n")
             }
             return text
-        case let .ambiguousSession(query, candidates):
+        case .ambiguousSession(let query, let candidates):
             return "'\(query)' matches \(candidates.count) sessions; name one by its id (or a longer id prefix):\n"
                 + candidates.map { "  \($0)" }.joined(separator: "\n")
-        case let .invalidEntry(index, time, reason):
-            return "entry \(index + 1) of the batch (time \(time)) was refused: \(reason); no entry of the batch was stored."
-        case let .invalidSession(reason):
+        case .invalidEntry(let index, let time, let reason):
+            return
+                "entry \(index + 1) of the batch (time \(time)) was refused: \(reason); no entry of the batch was stored."
+        case .invalidSession(let reason):
             return "the session was refused: \(reason)"
-        case let .failed(path, reason):
-            return "the database \(path) could not be read or written: \(reason). Check free space and permissions, or run `sqlite3 \(path) 'PRAGMA integrity_check'`."
+        case .failed(let path, let reason):
+            return
+                "the database \(path) could not be read or written: \(reason). Check free space and permissions, or run `sqlite3 \(path) 'PRAGMA integrity_check'`."
         }
     }
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A system call that failed: its errno, and the C library's words for it (`strerror`).

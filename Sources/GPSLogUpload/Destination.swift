@@ -20,7 +20,8 @@ public struct Destination: Sendable {
     public var deviceID: String?
 
     public init(url: String, format: Format = .overland, token: AccessToken? = nil, deviceID: String? = nil) throws {
-        guard let parsed = URL(string: url.replacingOccurrences(of: "%", with: "%25")), let scheme = parsed.scheme?.lowercased(),
+        guard let parsed = URL(string: url.replacingOccurrences(of: "%", with: "%25")),
+            let scheme = parsed.scheme?.lowercased(),
             scheme == "http" || scheme == "https", parsed.host != nil
         else { throw UploadError.badURL(Destination.redact(url)) }
         self.url = url
@@ -36,11 +37,15 @@ public struct Destination: Sendable {
     /// The URL as it may be shown: user info and the values of secret-looking query items replaced by `***`.
     public var displayURL: String { Destination.redact(url) }
 
-    static let secretNames = ["token", "access_token", "key", "api_key", "apikey", "secret", "password", "auth", "sig", "signature"]
+    static let secretNames = [
+        "token", "access_token", "key", "api_key", "apikey", "secret", "password", "auth", "sig", "signature",
+    ]
 
     /// Replaces a URL's password and secret query values with `***`.
     public static func redact(_ url: String) -> String {
-        guard var c = URLComponents(string: url.replacingOccurrences(of: "%", with: "%25")) else { return "<invalid URL>" }
+        guard var c = URLComponents(string: url.replacingOccurrences(of: "%", with: "%25")) else {
+            return "<invalid URL>"
+        }
         if c.password != nil { c.password = "***" }
         if c.user != nil && c.password == nil { c.user = "***" }
         c.queryItems = c.queryItems?.map { item in
@@ -56,7 +61,8 @@ public struct Destination: Sendable {
         func f(_ v: Double?, _ places: Int) -> String { v.map { String(format: "%.\(places)f", $0) } ?? "-1" }
         let replacements: [(String, String)] = [
             ("%TS", String(e.time.milliseconds / 1000)), ("%LAT", f(e.latitude, 7)), ("%LON", f(e.longitude, 7)),
-            ("%SPD", f(e.speed, 2)), ("%ACC", f(e.horizontalAccuracy, 1)), ("%ALT", f(e.altitude, 1)), ("%BAT", f(e.batteryLevel, 2)),
+            ("%SPD", f(e.speed, 2)), ("%ACC", f(e.horizontalAccuracy, 1)), ("%ALT", f(e.altitude, 1)),
+            ("%BAT", f(e.batteryLevel, 2)),
         ]
         var out = url
         for (key, value) in replacements { out = out.replacingOccurrences(of: key, with: value) }

@@ -14,10 +14,11 @@ public enum UploadError: LocalizedError, Equatable {
         switch self {
         case .badURL(let url):
             return "'\(url)' is not an http(s) URL; give --url http://host:port/path or https://..."
-        case let .rejected(url, status, message):
-            return "\(url) refused the batch with HTTP \(status): \(message). Nothing after the last confirmed batch was "
+        case .rejected(let url, let status, let message):
+            return
+                "\(url) refused the batch with HTTP \(status): \(message). Nothing after the last confirmed batch was "
                 + "marked as sent; check --url and --token, then run again."
-        case let .gaveUp(url, attempts, lastReason):
+        case .gaveUp(let url, let attempts, let lastReason):
             return "\(url) did not confirm a batch after \(attempts) attempts (last: \(lastReason)). What it confirmed "
                 + "before is kept; run the same command again to resume."
         }

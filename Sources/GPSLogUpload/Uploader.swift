@@ -62,7 +62,8 @@ public final class Uploader {
 
     /// Track points of the session that the destination has not confirmed.
     public func queued(session: Session) throws -> Int {
-        try store.countTrackPoints(of: session.id, after: store.uploadProgress(session: session.id, destination: destination.progressKey).last)
+        try store.countTrackPoints(
+            of: session.id, after: store.uploadProgress(session: session.id, destination: destination.progressKey).last)
     }
 
     /// Sends what the destination has not confirmed of `session`.
@@ -83,7 +84,8 @@ public final class Uploader {
         let batchSize = destination.format == .owntracks ? 1 : max(1, options.batchSize)
         let writer = OverlandWriter(batchSize: batchSize, deviceID: destination.deviceID)
         let userDevice = destination.deviceID.flatMap { $0.contains("/") ? $0 : nil }
-        let ownTracks = OwnTracksWriter(trackerID: String((userDevice?.split(separator: "/").last ?? "gl").suffix(2)), userDevice: userDevice)
+        let ownTracks = OwnTracksWriter(
+            trackerID: String((userDevice?.split(separator: "/").last ?? "gl").suffix(2)), userDevice: userDevice)
         progress?(0, total)
         while remaining > 0 {
             var batch: [Entry] = []
@@ -91,7 +93,9 @@ public final class Uploader {
             guard let last = batch.last else { break }
             var distance = state.distance
             for e in batch {
-                if let p = previous { distance += Geo.distance(lat1: p.latitude, lon1: p.longitude, lat2: e.latitude, lon2: e.longitude) }
+                if let p = previous {
+                    distance += Geo.distance(lat1: p.latitude, lon1: p.longitude, lat2: e.latitude, lon2: e.longitude)
+                }
                 previous = e
             }
             // The newest point now: a recording keeps adding them.
@@ -101,7 +105,9 @@ public final class Uploader {
             switch destination.format {
             case .overland:
                 let batchesLeft = (remaining + batchSize - 1) / batchSize
-                body = writer.batchBody(batch, session: session, start: ends.first, distance: distance, current: batchesLeft > 2 ? latest : nil)
+                body = writer.batchBody(
+                    batch, session: session, start: ends.first, distance: distance,
+                    current: batchesLeft > 2 ? latest : nil)
             case .owntracks:
                 var b: [UInt8] = []
                 ownTracks.appendMessage(last, to: &b)
@@ -147,7 +153,9 @@ public final class Uploader {
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
             request.headers.add(name: "User-Agent", value: options.userAgent)
-            if let token = destination.token { request.headers.add(name: "Authorization", value: "Bearer " + token.secret) }
+            if let token = destination.token {
+                request.headers.add(name: "Authorization", value: "Bearer " + token.secret)
+            }
             request.headers.add(contentsOf: extra)
             request.body = .bytes(ByteBuffer(bytes: body))
             let status: Int
@@ -179,7 +187,9 @@ public final class Uploader {
     /// Overland counts a batch as sent only on `{"result":"ok"}`; OwnTracks on any 2xx.
     private func confirms(_ text: String) -> Bool {
         if options.accept2xx || destination.format == .owntracks { return true }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return false }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            return false
+        }
         return object["result"] as? String == "ok"
     }
 

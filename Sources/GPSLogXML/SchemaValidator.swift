@@ -51,7 +51,10 @@ public final class SchemaValidator {
             return e
         }
         if rc != 0 && errors.isEmpty {
-            errors.append(XMLError(file: path, line: 0, column: 0, message: rc < 0 ? "internal validation error" : "document is not valid", code: rc))
+            errors.append(
+                XMLError(
+                    file: path, line: 0, column: 0,
+                    message: rc < 0 ? "internal validation error" : "document is not valid", code: rc))
         }
         return errors
     }

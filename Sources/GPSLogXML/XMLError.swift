@@ -29,7 +29,9 @@ public struct XMLError: Error, LocalizedError, Equatable, CustomStringConvertibl
         file = e.file.map { String(cString: $0) } ?? fallbackFile
         line = Int(e.line)
         column = Int(e.int2)
-        message = e.message.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown XML error"
+        message =
+            e.message.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines)
+            ?? "unknown XML error"
         code = e.code
     }
 

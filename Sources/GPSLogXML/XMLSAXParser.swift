@@ -21,8 +21,9 @@ public struct XMLName {
     /// True when the name is `literal` (ASCII).
     @inline(__always) public func equals(_ literal: StaticString) -> Bool {
         guard let pointer else { return literal.utf8CodeUnitCount == 0 }
-        return strcmp(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self),
-                      UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+        return strcmp(
+            UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self),
+            UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
     }
 
     /// The name as a String (for messages; not on hot paths).
@@ -43,7 +44,9 @@ public struct XMLAttributes {
         guard let base else { return nil }
         for i in 0..<count {
             let q = base + i * 5
-            guard XMLName(pointer: q[0]).equals(localName), q[2] == nil, let start = q[3], let end = q[4] else { continue }
+            guard XMLName(pointer: q[0]).equals(localName), q[2] == nil, let start = q[3], let end = q[4] else {
+                continue
+            }
             return UnsafeBufferPointer(start: start, count: end - start)
         }
         return nil
@@ -122,14 +125,17 @@ public final class XMLSAXParser {
         sax.startElementNs = { ctx, localname, _, uri, _, _, count, _, attributes in
             Unmanaged<XMLSAXParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { me in
                 do {
-                    try me.handler.startElement(XMLName(pointer: localname), namespace: XMLName(pointer: uri),
-                                                attributes: XMLAttributes(base: attributes, count: Int(count)))
+                    try me.handler.startElement(
+                        XMLName(pointer: localname), namespace: XMLName(pointer: uri),
+                        attributes: XMLAttributes(base: attributes, count: Int(count)))
                 } catch { me.fail(error) }
             }
         }
         sax.endElementNs = { ctx, localname, _, uri in
             Unmanaged<XMLSAXParser>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { me in
-                do { try me.handler.endElement(XMLName(pointer: localname), namespace: XMLName(pointer: uri)) } catch { me.fail(error) }
+                do { try me.handler.endElement(XMLName(pointer: localname), namespace: XMLName(pointer: uri)) } catch {
+                    me.fail(error)
+                }
             }
         }
         let characters: charactersSAXFunc = { ctx, text, length in
@@ -142,8 +148,10 @@ public final class XMLSAXParser {
         sax.cdataBlock = characters
         sax.internalSubset = { ctx, _, _, _ in
             let me = Unmanaged<XMLSAXParser>.fromOpaque(ctx!).takeUnretainedValue()
-            me.fail(XMLError(file: me.file, line: me.line, column: 0,
-                             message: "DTDs and entities are not accepted (they enable XXE and billion-laughs attacks)"))
+            me.fail(
+                XMLError(
+                    file: me.file, line: me.line, column: 0,
+                    message: "DTDs and entities are not accepted (they enable XXE and billion-laughs attacks)"))
         }
         sax.serror = { ctx, error in
             guard let ctx, let error else { return }

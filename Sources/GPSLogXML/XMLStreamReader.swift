@@ -15,9 +15,23 @@ public final class XMLStreamReader {
 
     /// Node kinds (libxml2's `xmlReaderTypes`).
     public enum NodeType: Int32, Sendable {
-        case none = 0, element = 1, attribute = 2, text = 3, cdata = 4, entityReference = 5, entity = 6
-        case processingInstruction = 7, comment = 8, document = 9, documentType = 10, documentFragment = 11
-        case notation = 12, whitespace = 13, significantWhitespace = 14, endElement = 15, endEntity = 16
+        case none = 0
+        case element = 1
+        case attribute = 2
+        case text = 3
+        case cdata = 4
+        case entityReference = 5
+        case entity = 6
+        case processingInstruction = 7
+        case comment = 8
+        case document = 9
+        case documentType = 10
+        case documentFragment = 11
+        case notation = 12
+        case whitespace = 13
+        case significantWhitespace = 14
+        case endElement = 15
+        case endEntity = 16
         case xmlDeclaration = 17
     }
 
@@ -42,7 +56,8 @@ public final class XMLStreamReader {
         collector = XMLErrorCollector(file: name)
         let copy = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(bytes.count, 1))
         for (i, b) in bytes.enumerated() { copy[i] = CChar(bitPattern: b) }
-        guard let reader = xmlReaderForMemory(copy.baseAddress, Int32(bytes.count), name, nil, XMLStreamReader.options) else {
+        guard let reader = xmlReaderForMemory(copy.baseAddress, Int32(bytes.count), name, nil, XMLStreamReader.options)
+        else {
             copy.deallocate()
             throw XMLError(file: name, line: 0, column: 0, message: "cannot create an XML reader")
         }
@@ -62,7 +77,8 @@ public final class XMLStreamReader {
         let rc = xmlTextReaderRead(handle)
         if rc == 1 {
             if nodeType == .documentType || nodeType == .entity || nodeType == .entityReference {
-                throw XMLError(file: file, line: line, column: 0,
+                throw XMLError(
+                    file: file, line: line, column: 0,
                     message: "DTDs and entities are not accepted (they enable XXE and billion-laughs attacks)")
             }
             return true

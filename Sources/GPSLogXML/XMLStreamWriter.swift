@@ -23,7 +23,9 @@ public final class XMLStreamWriter {
     /// Writes into memory; read the result with `contents` after `finish()`.
     public init(indent: Bool = true) throws {
         destination = "(memory)"
-        guard let buffer = xmlBufferCreate() else { throw XMLError(file: nil, line: 0, column: 0, message: "out of memory") }
+        guard let buffer = xmlBufferCreate() else {
+            throw XMLError(file: nil, line: 0, column: 0, message: "out of memory")
+        }
         guard let writer = xmlNewTextWriterMemory(buffer, 0) else {
             xmlBufferFree(buffer)
             throw lastGlobalError(operation: "creating an XML writer", file: nil)
@@ -62,7 +64,8 @@ public final class XMLStreamWriter {
 
     /// Writes an attribute of the element just opened (escaped by libxml2).
     public func attribute(_ name: String, _ value: String) throws {
-        try check(xmlTextWriterWriteAttribute(handle, name, XMLStreamWriter.xmlSafe(value)), "writing attribute \(name)")
+        try check(
+            xmlTextWriterWriteAttribute(handle, name, XMLStreamWriter.xmlSafe(value)), "writing attribute \(name)")
     }
 
     /// Writes escaped text content.

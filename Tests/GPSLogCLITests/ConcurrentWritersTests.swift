@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
+
+@testable import GPSLogStore
 
 /// Several gpslog processes write one database at the same moment: WAL, BEGIN IMMEDIATE and the busy timeout
 /// must make them take turns, never fail with "database is locked".
@@ -16,7 +17,8 @@ struct ConcurrentWritersTests {
                     group.addTask {
                         var results: [CommandResult] = []
                         for round in 0..<3 {
-                            results.append(try runGPSLog(["import", "--sample", "--name", "w\(worker)-r\(round)"], database: db))
+                            results.append(
+                                try runGPSLog(["import", "--sample", "--name", "w\(worker)-r\(round)"], database: db))
                             results.append(try runGPSLog(["sessions"], database: db))
                         }
                         return results

@@ -12,12 +12,16 @@ struct ExchangeCommandsTests {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
             #expect(try runGPSLog(["import", "--sample", "--name", "Sail"], database: db).status == 0)
-            for (format, file) in [("gpx", "s.gpx"), ("geojson", "s.geojson"), ("kml", "s.kml"), ("csv", "s.csv"), ("xml", "s.xml"),
-                                   ("overland", "s.json"), ("owntracks", "s.jsonl"), ("rec", "s.rec")] {
+            for (format, file) in [
+                ("gpx", "s.gpx"), ("geojson", "s.geojson"), ("kml", "s.kml"), ("csv", "s.csv"), ("xml", "s.xml"),
+                ("overland", "s.json"), ("owntracks", "s.jsonl"), ("rec", "s.rec"),
+            ] {
                 let r = try runGPSLog(["export", "Sail", "--format", format, "-o", dir + "/" + file], database: db)
                 #expect(r.status == 0, "\(format): \(r.stderr)")
                 #expect(r.stdout == "Wrote \(dir)/\(file).\n")
-                #expect((try FileManager.default.attributesOfItem(atPath: dir + "/" + file)[.posixPermissions] as? Int) == 0o600)
+                #expect(
+                    (try FileManager.default.attributesOfItem(atPath: dir + "/" + file)[.posixPermissions] as? Int)
+                        == 0o600)
             }
             // The extension says the format; stdout when no -o.
             let gpx = try runGPSLog(["export", "Sail", "--format", "gpx"], database: db)
@@ -29,8 +33,12 @@ struct ExchangeCommandsTests {
             let converted = try runGPSLog(["convert", dir + "/s.gpx", dir + "/c.geojson"], database: elsewhere)
             #expect(converted.status == 0, "\(converted.stderr)")
             #expect(!FileManager.default.fileExists(atPath: elsewhere))
-            #expect(try String(contentsOfFile: dir + "/c.geojson", encoding: .utf8) == (try String(contentsOfFile: dir + "/s.geojson", encoding: .utf8)))
-            let nmea = try runGPSLog(["convert", TestPaths.packageRoot + "/Sources/GPSLogSample/bundg_zeus_9.log", "-", "--to", "csv"])
+            #expect(
+                try String(contentsOfFile: dir + "/c.geojson", encoding: .utf8)
+                    == (try String(contentsOfFile: dir + "/s.geojson", encoding: .utf8)))
+            let nmea = try runGPSLog([
+                "convert", TestPaths.packageRoot + "/Sources/GPSLogSample/bundg_zeus_9.log", "-", "--to", "csv",
+            ])
             #expect(nmea.stdout.split(separator: "\r\n").count > 140)
         }
     }
@@ -39,7 +47,11 @@ struct ExchangeCommandsTests {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
             _ = try runGPSLog(["import", "--sample", "--name", "Sail"], database: db)
-            _ = try runGPSLog(["mark", "--session", "Sail", "--lat", "52.849", "--lon", "5.311", "--time", "2018-08-20T09:48:30Z", "Buoy"], database: db)
+            _ = try runGPSLog(
+                [
+                    "mark", "--session", "Sail", "--lat", "52.849", "--lon", "5.311", "--time", "2018-08-20T09:48:30Z",
+                    "Buoy",
+                ], database: db)
             func points(_ extra: [String]) throws -> [[String]] {
                 let out = try runGPSLog(["export", "Sail", "--format", "csv"] + extra, database: db).stdout
                 return out.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
@@ -68,7 +80,8 @@ struct ExchangeCommandsTests {
         try withTemporaryDirectory { dir in
             let logDB = dir + "/Log.db"
             let db = try Database(path: logDB)
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE "Sessions" ("Key" INTEGER NOT NULL, "ID" TEXT NOT NULL, "StartTime" TEXT, "EndTime" TEXT, "Name" TEXT, PRIMARY KEY("Key"));
                 CREATE TABLE "Entries" ("Key" INTEGER NOT NULL, "Session" TEXT NOT NULL, "Latitude" TEXT, "Longitude" TEXT, "Altitude" TEXT,
                   "HorizontalAccuracy" TEXT, "VerticalAccuracy" TEXT, "TimeStamp" TEXT, "Speed" TEXT, "Course" TEXT, "Address" TEXT,
@@ -121,7 +134,9 @@ struct ConvertThroughSpoolTests {
 
     /// UUIDs are random for files that do not carry our session id.
     static func withoutIDs(_ text: String) -> String {
-        text.replacingOccurrences(of: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", with: "UUID", options: .regularExpression)
+        text.replacingOccurrences(
+            of: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", with: "UUID",
+            options: .regularExpression)
     }
 
     @Test func convertWritesWhatImportThenExportWrites() throws {
@@ -137,12 +152,14 @@ struct ConvertThroughSpoolTests {
                 let db = dir + "/db\(i).sqlite"
                 let imported = try runGPSLog(["import", input], database: db)
                 #expect(imported.status == 0, "\(input): \(imported.stderr)")
-                let ids = try Store(path: db).sessions().sorted { $0.key < $1.key }.map(\.id)  // file order, as convert writes them
+                // File order, as convert writes them.
+                let ids = try Store(path: db).sessions().sorted { $0.key < $1.key }.map(\.id)
                 for format in ["xml", "geojson", "gpx", "csv"] {
                     let converted = try runGPSLog(["convert", input, "-", "--to", format])
                     #expect(converted.status == 0, "\(input) \(format): \(converted.stderr)")
                     let exported = try runGPSLog(["export"] + ids + ["--format", format], database: db)
-                    #expect(Self.withoutIDs(converted.stdout) == Self.withoutIDs(exported.stdout), "\(input) as \(format)")
+                    #expect(
+                        Self.withoutIDs(converted.stdout) == Self.withoutIDs(exported.stdout), "\(input) as \(format)")
                     if input.hasSuffix("/Exports/sample.gpx") {
                         // Our own export keeps its session id, and entry ids are drawn from it: the ids match too,
                         // also the mark's in GeoJSON, which makes no ids for track points but draws for them.
@@ -152,8 +169,14 @@ struct ConvertThroughSpoolTests {
             }
             // The shuffled track comes out in time order, split at the hour's gap, the mark in its place.
             let csv = try runGPSLog(["convert", shuffled, "-", "--to", "csv"]).stdout
-            let times = csv.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }.map { $0.components(separatedBy: ",")[3] }
-            #expect(times == ["2024-05-01T06:00:00Z", "2024-05-01T06:00:10Z", "2024-05-01T06:00:20Z", "2024-05-01T06:00:30Z", "2024-05-01T07:00:20Z"])
+            let times = csv.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }.map {
+                $0.components(separatedBy: ",")[3]
+            }
+            #expect(
+                times == [
+                    "2024-05-01T06:00:00Z", "2024-05-01T06:00:10Z", "2024-05-01T06:00:20Z", "2024-05-01T06:00:30Z",
+                    "2024-05-01T07:00:20Z",
+                ])
             let geojson = try runGPSLog(["convert", shuffled, "-", "--to", "geojson"]).stdout
             #expect(geojson.contains("\"MultiLineString\""))
             #expect(geojson.contains(#""label":"Jetty & \"pier\" 🚤""#))
@@ -169,7 +192,8 @@ struct ConvertThroughSpoolTests {
                 .replacingOccurrences(of: "Shuffled", with: "First")
                 .replacingOccurrences(of: "06:00:00Z", with: "06:00:15Z")  // in time order: the stream path
             let inputs = [
-                "badpoint.gpx": whole + #"<trk><trkseg><trkpt lat="95" lon="5"><time>2024-05-01T08:00:00Z</time></trkpt></trkseg></trk></gpx>"#,
+                "badpoint.gpx": whole
+                    + #"<trk><trkseg><trkpt lat="95" lon="5"><time>2024-05-01T08:00:00Z</time></trkpt></trkseg></trk></gpx>"#,
                 "cut.gpx": whole + "<trk><trkseg><trkpt lat=\"52\" lo",
             ]
             for (name, text) in inputs {

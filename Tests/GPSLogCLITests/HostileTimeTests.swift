@@ -11,7 +11,8 @@ struct HostileTimeTests {
         (0..<30).map { k in
             let time = String(format: "0600%02d.00", k)
             let lat = String(format: "5231.%04d", k * 10)
-            return nmeaSentence("GPRMC,\(time),A,\(lat),N,00524.0000,E,5.0,0.0,\(k == 4 ? badDate : "010524"),,,A") + "\n"
+            return nmeaSentence("GPRMC,\(time),A,\(lat),N,00524.0000,E,5.0,0.0,\(k == 4 ? badDate : "010524"),,,A")
+                + "\n"
                 + nmeaSentence("GPGGA,\(time),\(lat),N,00524.0000,E,1,08,0.9,1.0,M,46.0,M,,") + "\n"
         }.joined()
     }
@@ -26,12 +27,15 @@ struct HostileTimeTests {
 
             let imported = try runGPSLog(["import", path, "--name", "Imported"], database: db)
             try #require(imported.status == 0, "\(imported.stderr)")
-            let recorded = try runGPSLog(["record", "--name", "Recorded", "--source", "replay:\(path)?speed=0", "--geocode", "off"], database: db)
+            let recorded = try runGPSLog(
+                ["record", "--name", "Recorded", "--source", "replay:\(path)?speed=0", "--geocode", "off"], database: db
+            )
             try #require(recorded.status == 0, "\(recorded.stderr)")
             #expect(recorded.stdout.contains("\(expected) entries"), "\(recorded.stdout)")
 
             let sessions = try runGPSLog(["sessions", "--json"], database: db)
-            let list = try #require(try JSONSerialization.jsonObject(with: Data(sessions.stdout.utf8)) as? [[String: Any]])
+            let list = try #require(
+                try JSONSerialization.jsonObject(with: Data(sessions.stdout.utf8)) as? [[String: Any]])
             #expect(list.count == 2)
             for session in list {
                 #expect(session["entries"] as? Int == expected, "\(session)")

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
+
+@testable import GPSLogStore
 
 /// An import alone on its database writes through a rollback journal (`Store.bulkWrite`): kill -9 in the middle of
 /// it must leave the database as it was before, in WAL mode again once it is next opened.
@@ -11,7 +12,8 @@ struct KilledImportTests {
     /// A GPX track of `count` points, a second apart, written to `path` in chunks (memory stays small: other
     /// suites measure this process's peak memory while this runs).
     func writeTrack(count: Int, to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path)
+        else {
             throw CocoaError(.fileWriteUnknown)
         }
         defer { try? file.close() }
@@ -23,7 +25,8 @@ struct KilledImportTests {
         let start = Timestamp(milliseconds: 1_714_543_200_000)  // 2024-05-01 06:00:00Z
         for i in 0..<count {
             let time = start.adding(milliseconds: Int64(i) * 1000).iso8601()
-            chunk += "<trkpt lat=\"\(52 + Double(i) * 1e-6)\" lon=\"\(5 + Double(i % 1000) * 1e-6)\"><ele>\(i % 50)</ele><time>\(time)</time></trkpt>\n"
+            chunk +=
+                "<trkpt lat=\"\(52 + Double(i) * 1e-6)\" lon=\"\(5 + Double(i % 1000) * 1e-6)\"><ele>\(i % 50)</ele><time>\(time)</time></trkpt>\n"
             if chunk.utf8.count > 256 * 1024 {
                 try file.write(contentsOf: Data(chunk.utf8))
                 chunk = ""

@@ -2,9 +2,10 @@
 import Foundation
 import GPSLogModel
 import GPSLogRecording
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
+
+@testable import GPSLogStore
 
 /// `gpslog record`, `mark`, `status` and `stop`, run as a user runs them.
 @Suite(.serialized)
@@ -19,7 +20,8 @@ struct RecordCommandTests {
     @Test func aSecondProcessMarksTheFreshestFixWhileRecording() throws {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
-            let recorder = try BackgroundGPSLog(["record", "--name", "Sail", "--source", "replay:sample?speed=8"], database: db, folder: dir)
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", "Sail", "--source", "replay:sample?speed=8"], database: db, folder: dir)
             #expect(try waitUntil(timeout: 20) { (try status(db)?.fixesReceived ?? 0) > 20 })
 
             let before = try #require(try status(db))
@@ -42,7 +44,9 @@ struct RecordCommandTests {
 
             let second = try runGPSLog(["record", "--name", "Again", "--source", "replay:sample"], database: db)
             #expect(second.status == 1)
-            #expect(second.stderr.hasPrefix("Error: a recording is already running on \(db) (pid \(recorder.process.processIdentifier))"))
+            #expect(
+                second.stderr.hasPrefix(
+                    "Error: a recording is already running on \(db) (pid \(recorder.process.processIdentifier))"))
 
             let stopped = try runGPSLog(["stop"], database: db)
             #expect(stopped.status == 0 && stopped.stdout == "Stopped recording 'Sail'.\n")
@@ -61,7 +65,8 @@ struct RecordCommandTests {
     @Test func sigtermEndsTheSessionCleanly() throws {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
-            let recorder = try BackgroundGPSLog(["record", "--name", "Term", "--source", "replay:sample?speed=4"], database: db, folder: dir)
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", "Term", "--source", "replay:sample?speed=4"], database: db, folder: dir)
             #expect(try waitUntil(timeout: 20) { (try status(db)?.entries ?? 0) > 10 })
             kill(recorder.process.processIdentifier, SIGTERM)
             #expect(recorder.wait(timeout: 10) == 0)
@@ -69,7 +74,8 @@ struct RecordCommandTests {
             let store = try Store(path: db)
             defer { store.close() }
             let session = try store.resolveSession("Term")
-            let last = try store.database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
+            let last = try store.database.scalar(
+                "SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
             #expect(session.end?.milliseconds == last)
             #expect(!FileManager.default.fileExists(atPath: ControlSocket.path(forDatabase: db)))
         }
@@ -81,7 +87,9 @@ struct RecordCommandTests {
             for command in [["mark", "x"], ["status"], ["stop"]] {
                 let r = try runGPSLog(command, database: db)
                 #expect(r.status == 1)
-                #expect(r.stderr == "Error: no recording is running on \(db); start one with `gpslog record --name NAME`.\n")
+                #expect(
+                    r.stderr == "Error: no recording is running on \(db); start one with `gpslog record --name NAME`.\n"
+                )
             }
             let bad = try runGPSLog(["record", "--name", "x", "--source", "usb:/dev/nothing"], database: db)
             #expect(bad.status == 64)
@@ -93,7 +101,11 @@ struct RecordCommandTests {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
             _ = try runGPSLog(["import", "--sample", "--name", "Sail"], database: db)
-            let r = try runGPSLog(["mark", "--session", "Sail", "--lat", "52.85", "--lon", "5.31", "--time", "2018-08-20T09:49:00Z", "Harbour"], database: db)
+            let r = try runGPSLog(
+                [
+                    "mark", "--session", "Sail", "--lat", "52.85", "--lon", "5.31", "--time", "2018-08-20T09:49:00Z",
+                    "Harbour",
+                ], database: db)
             #expect(r.status == 0, "\(r.stderr)")
             let shown = try runGPSLog(["show", "Sail"], database: db)
             #expect(shown.stdout.contains("2018-08-20 09:49:00Z  52.850000° N, 5.310000° E  Harbour"))
@@ -106,7 +118,8 @@ struct RecordCommandTests {
     @Test func aKilledRecorderLosesNoCommittedEntry() throws {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
-            let recorder = try BackgroundGPSLog(["record", "--name", "Crash", "--source", "replay:sample?speed=4"], database: db, folder: dir)
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", "Crash", "--source", "replay:sample?speed=4"], database: db, folder: dir)
             #expect(try waitUntil(timeout: 20) { (try status(db)?.fixesReceived ?? 0) > 30 })
             // What another process can read now has been committed.
             let committed = try Store(path: db).summary(of: try Store(path: db).resolveSession("Crash")).entryCount
@@ -127,7 +140,8 @@ struct RecordCommandTests {
             let store = try Store(path: db)
             defer { store.close() }
             let session = try store.resolveSession("Crash")
-            let last = try store.database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
+            let last = try store.database.scalar(
+                "SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
             #expect(session.end?.milliseconds == last)
             // The lock died with the process: a new recording may start.
             #expect(!RecordingLock.isHeld(database: db))
@@ -138,19 +152,22 @@ struct RecordCommandTests {
     @Test func theNextRecordingClosesASessionLeftOpen() throws {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
-            let recorder = try BackgroundGPSLog(["record", "--name", "Crash", "--source", "replay:sample?speed=4"], database: db, folder: dir)
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", "Crash", "--source", "replay:sample?speed=4"], database: db, folder: dir)
             #expect(try waitUntil(timeout: 20) { (try status(db)?.fixesReceived ?? 0) > 10 })
             kill(recorder.process.processIdentifier, SIGKILL)
             #expect(recorder.wait(timeout: 5) != nil)
             #expect(try Store(path: db).resolveSession("Crash").end == nil)
 
-            let next = try runGPSLog(["record", "--name", "Next", "--source", "replay:sample?speed=0", "--geocode", "off"], database: db)
+            let next = try runGPSLog(
+                ["record", "--name", "Next", "--source", "replay:sample?speed=0", "--geocode", "off"], database: db)
             #expect(next.status == 0, "\(next.stderr)")
             #expect(next.stderr.contains("closed session 'Crash'"))
             let store = try Store(path: db)
             defer { store.close() }
             let crashed = try store.resolveSession("Crash")
-            let last = try store.database.scalar("SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(crashed.id)])?.int64
+            let last = try store.database.scalar(
+                "SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(crashed.id)])?.int64
             #expect(crashed.end != nil)
             #expect(crashed.end?.milliseconds == last)
             #expect(try store.resolveSession("Next").end != nil)
@@ -170,7 +187,10 @@ struct FullDiskTests {
             // 64 KiB: room for the 32 KiB WAL index (-shm) but not for the recording's WAL frames. A limit that
             // depends on the database's size would let the recording fit as the schema grows.
             let r = try runGPSLog(
-                ["record", "--name", "Overflow", "--source", "replay:sample?speed=0", "--interval", "0", "--geocode", "off"], database: db,
+                [
+                    "record", "--name", "Overflow", "--source", "replay:sample?speed=0", "--interval", "0", "--geocode",
+                    "off",
+                ], database: db,
                 launcher: ["/usr/bin/prlimit", "--fsize=65536"])
             #expect(r.status == 1)
             #expect(r.stderr.contains("Error: cannot write to \(db): disk I/O error. The recording stopped;"))

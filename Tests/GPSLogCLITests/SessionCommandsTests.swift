@@ -12,7 +12,9 @@ struct SessionCommandsTests {
             #expect(r.status == 0)
             #expect(r.stdout.hasPrefix("No sessions in \(db) yet."))
             #expect((try FileManager.default.attributesOfItem(atPath: db)[.posixPermissions] as? Int) == 0o600)
-            #expect((try FileManager.default.attributesOfItem(atPath: dir + "/nested/folder")[.posixPermissions] as? Int) == 0o700)
+            #expect(
+                (try FileManager.default.attributesOfItem(atPath: dir + "/nested/folder")[.posixPermissions] as? Int)
+                    == 0o700)
             let json = try runGPSLog(["sessions", "--json"], database: db)
             #expect(json.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]")
         }
@@ -42,7 +44,9 @@ struct SessionCommandsTests {
             for field in ["Session:", "Duration:", "Distance:", "Bounding box:", "Max speed:", "Average speed:"] {
                 #expect(shown.stdout.contains(field), "show lacks \(field)")
             }
-            let showJSON = try JSONSerialization.jsonObject(with: Data(try runGPSLog(["show", id, "--json"], database: db).stdout.utf8)) as! [String: Any]
+            let showJSON =
+                try JSONSerialization.jsonObject(
+                    with: Data(try runGPSLog(["show", id, "--json"], database: db).stdout.utf8)) as! [String: Any]
             #expect(showJSON["durationSeconds"] as? Double == 147)
 
             let renamed = try runGPSLog(["rename", id, "Sail <&> 🚤"], database: db)
@@ -66,7 +70,9 @@ struct SessionCommandsTests {
             let unknown = try runGPSLog(["show", "Nowhere"], database: db)
             #expect(unknown.status == 1)
             #expect(unknown.stdout.isEmpty)
-            #expect(unknown.stderr.hasPrefix("Error: no session is named 'Nowhere' or has an id starting with 'Nowhere'. Sessions:\n"))
+            #expect(
+                unknown.stderr.hasPrefix(
+                    "Error: no session is named 'Nowhere' or has an id starting with 'Nowhere'. Sessions:\n"))
             #expect(unknown.stderr.components(separatedBy: "Twice").count == 3)
             let ambiguous = try runGPSLog(["show", "Twice"], database: db)
             #expect(ambiguous.status == 1)
@@ -78,7 +84,10 @@ struct SessionCommandsTests {
     @Test func anUnusableDatabasePathIsOneLineNamingIt() throws {
         let r = try runGPSLog(["sessions", "--db", "/etc/hostname/gpslog.sqlite"])
         #expect(r.status == 1)
-        #expect(r.stderr == "Error: cannot open the database /etc/hostname/gpslog.sqlite: Not a directory. Check the path and its permissions, or choose another file with --db or GPSLOG_DB.\n")
+        #expect(
+            r.stderr
+                == "Error: cannot open the database /etc/hostname/gpslog.sqlite: Not a directory. Check the path and its permissions, or choose another file with --db or GPSLOG_DB.\n"
+        )
         try withTemporaryDirectory { dir in
             let notes = dir + "/notes.txt"
             try "not a database, just notes".write(toFile: notes, atomically: true, encoding: .utf8)

@@ -47,20 +47,29 @@ struct GPXReaderTests {
     @Test func replayGetsTheTimedTrackPointsWithGarminsSpeedAndCourse() throws {
         let fixes = try fixes(Self.gpx11)
         #expect(fixes.count == 2)  // no waypoint, no route point, no untimed point
-        #expect(fixes[0] == Fix(
-            time: Timestamp(iso8601: "2024-05-01T08:00:01Z")!, latitude: 52.1, longitude: 5.1, altitude: -1.5, speed: 2.5, course: 0,
-            satellites: 9, hdop: 0.8, fixMode: .threeD))
+        #expect(
+            fixes[0]
+                == Fix(
+                    time: Timestamp(iso8601: "2024-05-01T08:00:01Z")!, latitude: 52.1, longitude: 5.1, altitude: -1.5,
+                    speed: 2.5, course: 0,
+                    satellites: 9, hdop: 0.8, fixMode: .threeD))
         #expect(fixes[1] == Fix(time: Timestamp(iso8601: "2024-05-01T08:00:03Z")!, latitude: 52.3, longitude: 5.3))
     }
 
     @Test func replayGetsGPX10sSpeedAndCourse() throws {
-        #expect(try fixes(Self.gpx10) == [Fix(
-            time: Timestamp(milliseconds: Timestamp(iso8601: "2024-05-01T08:00:00Z")!.milliseconds + 250), latitude: -33.5,
-            longitude: 151.25, speed: 4, course: 90.5)])
+        #expect(
+            try fixes(Self.gpx10) == [
+                Fix(
+                    time: Timestamp(milliseconds: Timestamp(iso8601: "2024-05-01T08:00:00Z")!.milliseconds + 250),
+                    latitude: -33.5,
+                    longitude: 151.25, speed: 4, course: 90.5)
+            ])
     }
 
     @Test func aFileThatIsNotGPXIsRefused() throws {
-        let error = #expect(throws: ImportError.self) { try fixes(#"<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"/>"#) }
+        let error = #expect(throws: ImportError.self) {
+            try fixes(#"<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"/>"#)
+        }
         #expect(error?.errorDescription?.contains("not GPX 1.0 or 1.1") == true)
     }
 }

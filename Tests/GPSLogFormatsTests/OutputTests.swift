@@ -20,7 +20,9 @@ struct OutputTests {
             try scratch.copy(to: out)
             try out.write(">")
             try out.commit()
-            #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/copy.txt")) == Data([UInt8(ascii: "<")] + expected + [UInt8(ascii: ">")]))
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: dir + "/copy.txt"))
+                    == Data([UInt8(ascii: "<")] + expected + [UInt8(ascii: ">")]))
         }
     }
 }

@@ -5,7 +5,9 @@ import Testing
 struct GEOSTests {
     @Test func badWKTFailsWithGEOSsOwnMessage() throws {
         let context = try GEOSContext()
-        let error = #expect(throws: GEOSError.self) { _ = try Geometry.fromWKT("LINESTRING (1 2, x)", context: context) }
+        let error = #expect(throws: GEOSError.self) {
+            _ = try Geometry.fromWKT("LINESTRING (1 2, x)", context: context)
+        }
         #expect(error?.operation == "reading WKT")
         #expect(error?.messages.first?.contains("ParseException") == true)
     }

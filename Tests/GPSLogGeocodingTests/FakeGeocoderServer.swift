@@ -12,7 +12,12 @@ final class FakeGeocoderServer: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
     enum Flavor { case nominatim, photon }
 
-    struct Request: Sendable { var latitude: Double; var longitude: Double; var userAgent: String?; var status: Int }
+    struct Request: Sendable {
+        var latitude: Double
+        var longitude: Double
+        var userAgent: String?
+        var status: Int
+    }
 
     let flavor: Flavor
     let minimumSpacing: Double
@@ -66,7 +71,9 @@ final class FakeGeocoderServer: @unchecked Sendable {
         let lat = query.first { $0.name == "lat" }?.value.flatMap(Double.init) ?? .nan
         let lon = query.first { $0.name == "lon" }?.value.flatMap(Double.init) ?? .nan
         return lock.withLock {
-            func record(_ status: Int) { requests.append(Request(latitude: lat, longitude: lon, userAgent: userAgent, status: status)) }
+            func record(_ status: Int) {
+                requests.append(Request(latitude: lat, longitude: lon, userAgent: userAgent, status: status))
+            }
             if blocking || userAgent == nil || userAgent!.isEmpty {
                 record(403)
                 return (403, [("Content-Type", "text/html")], "<html><body><h1>Access blocked</h1></body></html>")
@@ -84,18 +91,26 @@ final class FakeGeocoderServer: @unchecked Sendable {
             }
             lastAccepted = now
             record(200)
-            guard lat.isFinite, lon.isFinite else { return (400, [], #"{"error":{"code":400,"message":"Parameter 'lat' must be a number."}}"#) }
+            guard lat.isFinite, lon.isFinite else {
+                return (400, [], #"{"error":{"code":400,"message":"Parameter 'lat' must be a number."}}"#)
+            }
             let sea = lat < seaLatitude
             let label = String(format: "Testweg %d, %.3f %.3f", Int(abs(lat * 1000)) % 97, lat, lon)
             switch flavor {
             case .nominatim:
                 if sea { return (200, [("Content-Type", "application/json")], #"{"error":"Unable to geocode"}"#) }
-                return (200, [("Content-Type", "application/json")],
-                        #"{"place_id":134140761,"licence":"Data © OpenStreetMap contributors, ODbL 1.0.","osm_type":"way","osm_id":280940520,"lat":"\#(lat)","lon":"\#(lon)","place_rank":26,"category":"highway","type":"residential","importance":0.1,"addresstype":"road","name":"Testweg","display_name":"\#(label), Lelystad, Flevoland, Nederland","address":{"road":"Testweg","town":"Lelystad","state":"Flevoland","country":"Nederland","country_code":"nl"},"boundingbox":["52.0","53.0","5.0","6.0"]}"#)
+                return (
+                    200, [("Content-Type", "application/json")],
+                    #"{"place_id":134140761,"licence":"Data © OpenStreetMap contributors, ODbL 1.0.","osm_type":"way","osm_id":280940520,"lat":"\#(lat)","lon":"\#(lon)","place_rank":26,"category":"highway","type":"residential","importance":0.1,"addresstype":"road","name":"Testweg","display_name":"\#(label), Lelystad, Flevoland, Nederland","address":{"road":"Testweg","town":"Lelystad","state":"Flevoland","country":"Nederland","country_code":"nl"},"boundingbox":["52.0","53.0","5.0","6.0"]}"#
+                )
             case .photon:
-                if sea { return (200, [("Content-Type", "application/json")], #"{"type":"FeatureCollection","features":[]}"#) }
-                return (200, [("Content-Type", "application/json")],
-                        #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"osm_type":"W","osm_id":26943484,"osm_key":"highway","osm_value":"residential","type":"street","name":"\#(label)","street":"Testweg","housenumber":"7","postcode":"8221 AB","city":"Lelystad","state":"Flevoland","country":"Nederland","countrycode":"NL"},"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}]}"#)
+                if sea {
+                    return (200, [("Content-Type", "application/json")], #"{"type":"FeatureCollection","features":[]}"#)
+                }
+                return (
+                    200, [("Content-Type", "application/json")],
+                    #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"osm_type":"W","osm_id":26943484,"osm_key":"highway","osm_value":"residential","type":"street","name":"\#(label)","street":"Testweg","housenumber":"7","postcode":"8221 AB","city":"Lelystad","state":"Flevoland","country":"Nederland","countrycode":"NL"},"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}]}"#
+                )
             }
         }
     }
@@ -113,10 +128,14 @@ final class FakeGeocoderServer: @unchecked Sendable {
             case .body: break
             case .end:
                 guard let head else { return }
-                let (status, headers, body) = server.answer(uri: head.uri, userAgent: head.headers.first(name: "User-Agent"))
+                let (status, headers, body) = server.answer(
+                    uri: head.uri, userAgent: head.headers.first(name: "User-Agent"))
                 var h = HTTPHeaders(headers)
                 h.add(name: "Content-Length", value: String(body.utf8.count))
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: h))), promise: nil)
+                context.write(
+                    wrapOutboundOut(
+                        .head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: h))),
+                    promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }

@@ -5,9 +5,10 @@ import GPSLogModel
 import GPSLogRecording
 import GPSLogSQLite
 import GPSLogSample
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
+
+@testable import GPSLogStore
 
 /// `gpslog geocode` and `gpslog record --geocode`, run as a user runs them, against the loopback geocoder.
 @Suite(.serialized)
@@ -41,10 +42,15 @@ struct GeocodeCommandTests {
         try await withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
             _ = try importSample(db)
-            let marked = try runGPSLog(["mark", "--session", "Sail", "--lat", "52.8492133", "--lon", "5.311535", "--time", "2018-08-20T09:48:30Z", "Buoy"], database: db)
+            let marked = try runGPSLog(
+                [
+                    "mark", "--session", "Sail", "--lat", "52.8492133", "--lon", "5.311535", "--time",
+                    "2018-08-20T09:48:30Z", "Buoy",
+                ], database: db)
             try #require(marked.status == 0, "\(marked.stderr)")
 
-            let r = try runGPSLog(["geocode", "Sail", "--provider", "nominatim:" + server.url, "--rate", "1/s", "--json"], database: db)
+            let r = try runGPSLog(
+                ["geocode", "Sail", "--provider", "nominatim:" + server.url, "--rate", "1/s", "--json"], database: db)
             #expect(r.status == 0, "\(r.stderr)")
             let report = try JSONDecoder().decode(GeocodeReport.self, from: Data(r.stdout.utf8))
             #expect(server.tooSoon == 0)
@@ -56,24 +62,34 @@ struct GeocodeCommandTests {
             #expect(try unaddressed(store) == 0)
             // `show` lists the mark with its address, asked at the mark's exact point.
             let shown = try runGPSLog(["show", "Sail"], database: db)
-            #expect(shown.stdout.contains("Buoy") && shown.stdout.contains("Lelystad, Flevoland, Nederland"), "\(shown.stdout)")
+            #expect(
+                shown.stdout.contains("Buoy") && shown.stdout.contains("Lelystad, Flevoland, Nederland"),
+                "\(shown.stdout)")
 
             // The same session with the offline default and a GeoNames file: a separate cache per provider.
             try store.database.run("UPDATE Entries SET Address = NULL")
             let regions = try runGPSLog(["geocode", "--all"], database: db)
             #expect(regions.status == 0, "\(regions.stderr)")
-            #expect(regions.stdout.hasPrefix("Geocoded with regions:regions-demo.geojson: \(report.addressed) entries addressed; \(report.cells) cells, \(report.cells) requests, 0 cache hits"), "\(regions.stdout)")
-            #expect(try store.database.scalar("SELECT COUNT(*) FROM Entries WHERE Address LIKE '%IJsselmeer%'")?.int64 == Int64(report.addressed))
+            #expect(
+                regions.stdout.hasPrefix(
+                    "Geocoded with regions:regions-demo.geojson: \(report.addressed) entries addressed; \(report.cells) cells, \(report.cells) requests, 0 cache hits"
+                ), "\(regions.stdout)")
+            #expect(
+                try store.database.scalar("SELECT COUNT(*) FROM Entries WHERE Address LIKE '%IJsselmeer%'")?.int64
+                    == Int64(report.addressed))
 
             try store.database.run("UPDATE Entries SET Address = NULL")
             let cities = dir + "/cities1000.txt"
             try geoNamesRows.joined(separator: "\n").write(toFile: cities, atomically: true, encoding: .utf8)
             let geonames = try runGPSLog(["geocode", "Sail", "--provider", "geonames:" + cities], database: db)
             #expect(geonames.status == 0, "\(geonames.stderr)")
-            #expect(try store.database.scalar("SELECT COUNT(*) FROM Entries WHERE Address LIKE '% km from Lelystad, NL'")?.int64 == Int64(report.addressed))
+            #expect(
+                try store.database.scalar("SELECT COUNT(*) FROM Entries WHERE Address LIKE '% km from Lelystad, NL'")?
+                    .int64 == Int64(report.addressed))
             // The network provider's cache answers a second pass with no request at all.
             try store.database.run("UPDATE Entries SET Address = NULL")
-            let again = try runGPSLog(["geocode", "Sail", "--provider", "nominatim:" + server.url, "--json"], database: db)
+            let again = try runGPSLog(
+                ["geocode", "Sail", "--provider", "nominatim:" + server.url, "--json"], database: db)
             let second = try JSONDecoder().decode(GeocodeReport.self, from: Data(again.stdout.utf8))
             #expect(second.requests == 0 && second.cacheHits == report.cells && server.log.count == report.cells)
         }
@@ -97,7 +113,8 @@ struct GeocodeCommandTests {
             // What the cache holds is already written to the entries: the answer and the addresses land together.
             let store = try Store(path: db)
             defer { store.close() }
-            let addressedBeforeRestart = try store.database.scalar("SELECT COUNT(*) FROM Entries WHERE Address IS NOT NULL")?.int64 ?? 0
+            let addressedBeforeRestart =
+                try store.database.scalar("SELECT COUNT(*) FROM Entries WHERE Address IS NOT NULL")?.int64 ?? 0
             #expect(addressedBeforeRestart > 0)
 
             let restart = try runGPSLog(args + ["--json"], database: db)
@@ -136,7 +153,8 @@ struct GeocodeCommandTests {
             #expect(paused.status == 0 && paused.stderr.contains("paused until"), "\(paused.stderr)")
             #expect(server.log.count == 2)
 
-            let publicServer = try runGPSLog(["geocode", "--all", "--provider", "nominatim:https://nominatim.openstreetmap.org"], database: db)
+            let publicServer = try runGPSLog(
+                ["geocode", "--all", "--provider", "nominatim:https://nominatim.openstreetmap.org"], database: db)
             #expect(publicServer.status != 0 && publicServer.stderr.contains("--contact"), "\(publicServer.stderr)")
             let badRate = try runGPSLog(["geocode", "--all", "--rate", "fast"], database: db)
             #expect(badRate.status != 0 && badRate.stderr.contains("--rate"))
@@ -150,7 +168,10 @@ struct GeocodeCommandTests {
         try await withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
             let recorder = try BackgroundGPSLog(
-                ["record", "--name", "Sail", "--source", "replay:sample?speed=4", "--geocode", "nominatim:" + server.url, "--geocode-rate", "1/s"],
+                [
+                    "record", "--name", "Sail", "--source", "replay:sample?speed=4", "--geocode",
+                    "nominatim:" + server.url, "--geocode-rate", "1/s",
+                ],
                 database: db, folder: dir)
             func status() throws -> RecorderStatus? {
                 let r = try runGPSLog(["status", "--json"], database: db)
@@ -163,7 +184,10 @@ struct GeocodeCommandTests {
             defer { store.close() }
             let session = try store.resolveSession("Sail")
             #expect(session.end == nil)
-            let withAddress = try store.database.scalar("SELECT COUNT(*) FROM Entries WHERE Session = ? AND Address IS NOT NULL", [.text(session.id)])?.int64 ?? 0
+            let withAddress =
+                try store.database.scalar(
+                    "SELECT COUNT(*) FROM Entries WHERE Session = ? AND Address IS NOT NULL", [.text(session.id)])?
+                .int64 ?? 0
             #expect(withAddress > 0)
             let text = try runGPSLog(["status"], database: db)
             #expect(text.stdout.contains("Addresses:") && text.stdout.contains("by nominatim:"), "\(text.stdout)")
@@ -172,7 +196,8 @@ struct GeocodeCommandTests {
             #expect(try runGPSLog(["stop"], database: db).status == 0)
             #expect(recorder.wait(timeout: 15) == 0)
             // Whatever the recording left, a backfill finishes, asking only cells nobody asked yet.
-            let rest = try runGPSLog(["geocode", "Sail", "--provider", "nominatim:" + server.url, "--json"], database: db)
+            let rest = try runGPSLog(
+                ["geocode", "Sail", "--provider", "nominatim:" + server.url, "--json"], database: db)
             #expect(rest.status == 0, "\(rest.stderr)")
             #expect(try unaddressed(store) == 0)
             #expect(server.tooSoon == 0)
@@ -184,7 +209,16 @@ struct GeocodeCommandTests {
 
 /// Three places in GeoNames' cities1000.txt layout (19 tab-separated columns).
 let geoNamesRows = [
-    ["2751792", "Lelystad", "Lelystad", "", "52.50833", "5.475", "P", "PPLA", "NL", "", "16", "0995", "", "", "76148", "", "0", "Europe/Amsterdam", "2019-11-27"],
-    ["2759879", "Almere Stad", "Almere Stad", "", "52.37025", "5.21413", "P", "PPL", "NL", "", "16", "0034", "", "", "176432", "", "0", "Europe/Amsterdam", "2017-01-11"],
-    ["2747891", "Rotterdam", "Rotterdam", "", "51.9225", "4.47917", "P", "PPLA2", "NL", "", "11", "0599", "", "", "598199", "", "0", "Europe/Amsterdam", "2019-11-27"],
+    [
+        "2751792", "Lelystad", "Lelystad", "", "52.50833", "5.475", "P", "PPLA", "NL", "", "16", "0995", "", "",
+        "76148", "", "0", "Europe/Amsterdam", "2019-11-27",
+    ],
+    [
+        "2759879", "Almere Stad", "Almere Stad", "", "52.37025", "5.21413", "P", "PPL", "NL", "", "16", "0034", "", "",
+        "176432", "", "0", "Europe/Amsterdam", "2017-01-11",
+    ],
+    [
+        "2747891", "Rotterdam", "Rotterdam", "", "51.9225", "4.47917", "P", "PPLA2", "NL", "", "11", "0599", "", "",
+        "598199", "", "0", "Europe/Amsterdam", "2019-11-27",
+    ],
 ].map { $0.joined(separator: "\t") }

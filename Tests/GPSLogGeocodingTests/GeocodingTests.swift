@@ -6,17 +6,22 @@ import GPSLogInterchange
 import GPSLogModel
 import GPSLogSQLite
 import GPSLogSample
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
+
+@testable import GPSLogStore
 
 /// The sample session (a real recording) with one mark, in a fresh store.
 func sampleStore(_ body: (Store, Session) async throws -> Void) async throws {
     try await withTemporaryDirectory { dir in
         let store = try Store(path: dir + "/gpslog.sqlite")
         defer { store.close() }
-        let session = try NMEAImporter().importText(Sample.nmea, file: Sample.fileName, name: "Sail", sessionID: Sample.sessionID, into: store).session
-        var mark = Entry(id: "016556bc-6d60-7000-8000-00000000b007", latitude: 52.8492133, longitude: 5.311535, time: Timestamp(iso8601: "2018-08-20T09:48:30Z")!)
+        let session = try NMEAImporter().importText(
+            Sample.nmea, file: Sample.fileName, name: "Sail", sessionID: Sample.sessionID, into: store
+        ).session
+        var mark = Entry(
+            id: "016556bc-6d60-7000-8000-00000000b007", latitude: 52.8492133, longitude: 5.311535,
+            time: Timestamp(iso8601: "2018-08-20T09:48:30Z")!)
         mark.marked = true
         try store.append([mark], to: session.id)
         try await body(store, session)
@@ -26,8 +31,11 @@ func sampleStore(_ body: (Store, Session) async throws -> Void) async throws {
 func distinctCells(_ store: Store, precision: Int = 7) throws -> Set<String> {
     var cells = Set<String>()
     try store.database.makeStatement("SELECT Latitude, Longitude, Marked FROM Entries").withRows { s in
-        let lat = s.double(at: 0)!, lon = s.double(at: 1)!
-        cells.insert(s.int64(at: 2) == 1 ? "@\(lat),\(lon)" : Geohash.encode(latitude: lat, longitude: lon, precision: precision))
+        let lat = s.double(at: 0)!
+        let lon = s.double(at: 1)!
+        cells.insert(
+            s.int64(at: 2) == 1 ? "@\(lat),\(lon)" : Geohash.encode(latitude: lat, longitude: lon, precision: precision)
+        )
     }
     return cells
 }
@@ -52,12 +60,16 @@ struct GeohashTests {
 @Suite(.serialized)
 struct NetworkGeocodingTests {
     @Test(arguments: [FakeGeocoderServer.Flavor.nominatim, .photon])
-    func aRealSessionAtOneRequestPerSecondGetsEveryAddressWithOneRequestPerCell(flavor: FakeGeocoderServer.Flavor) async throws {
+    func aRealSessionAtOneRequestPerSecondGetsEveryAddressWithOneRequestPerCell(flavor: FakeGeocoderServer.Flavor)
+        async throws
+    {
         let server = FakeGeocoderServer(flavor: flavor)
         try await server.start()
         try await sampleStore { store, session in
-            let geocoder: any ReverseGeocoder = flavor == .nominatim
-                ? NominatimGeocoder(baseURL: server.url, userAgent: "gpslog-tests/1 (tests@example.org)", client: .shared)
+            let geocoder: any ReverseGeocoder =
+                flavor == .nominatim
+                ? NominatimGeocoder(
+                    baseURL: server.url, userAgent: "gpslog-tests/1 (tests@example.org)", client: .shared)
                 : PhotonGeocoder(baseURL: server.url, userAgent: "gpslog-tests/1 (tests@example.org)", client: .shared)
             var options = GeocodeWorker.Options()
             options.rate = GeocodeRate("1/s")!
@@ -71,7 +83,11 @@ struct NetworkGeocodingTests {
             // The mark was asked at its exact point.
             #expect(server.log.contains { $0.latitude == 52.8492133 && $0.longitude == 5.311535 })
             let mark = try store.marks(of: session.id).first
-            #expect(mark?.address?.contains(flavor == .nominatim ? "Lelystad, Flevoland, Nederland" : "Testweg 7, 8221 AB Lelystad, Flevoland, Nederland") == true)
+            #expect(
+                mark?.address?.contains(
+                    flavor == .nominatim
+                        ? "Lelystad, Flevoland, Nederland" : "Testweg 7, 8221 AB Lelystad, Flevoland, Nederland")
+                    == true)
             // A second run asks nothing: everything is addressed.
             let again = try await worker.run()
             #expect(again.requests == 0 && server.log.count == cells.count)
@@ -86,7 +102,9 @@ struct NetworkGeocodingTests {
         try await sampleStore { store, _ in
             var options = GeocodeWorker.Options()
             options.rate = GeocodeRate("100/s")!
-            let worker = GeocodeWorker(store: store, geocoder: PhotonGeocoder(baseURL: server.url, userAgent: "t", client: .shared), options: options)
+            let worker = GeocodeWorker(
+                store: store, geocoder: PhotonGeocoder(baseURL: server.url, userAgent: "t", client: .shared),
+                options: options)
             let first = try await worker.run()
             #expect(first.negatives == first.cells && first.requests == first.cells)
             let second = try await worker.run()
@@ -103,7 +121,9 @@ struct NetworkGeocodingTests {
         try await sampleStore { store, _ in
             var options = GeocodeWorker.Options()
             options.rate = GeocodeRate("100/s")!
-            let worker = GeocodeWorker(store: store, geocoder: NominatimGeocoder(baseURL: server.url, userAgent: "t", client: .shared), options: options)
+            let worker = GeocodeWorker(
+                store: store, geocoder: NominatimGeocoder(baseURL: server.url, userAgent: "t", client: .shared),
+                options: options)
             // Real time plus a jump we control, so an hour's pause passes in no time while spacing still works.
             var jump: Int64 = 0
             var clock: Int64 { Int64(Date().timeIntervalSince1970 * 1000) + jump }
@@ -138,7 +158,9 @@ struct NetworkGeocodingTests {
         try await sampleStore { store, _ in
             var options = GeocodeWorker.Options()
             options.rate = GeocodeRate("100/s")!
-            let worker = GeocodeWorker(store: store, geocoder: NominatimGeocoder(baseURL: server.url, userAgent: "t", client: .shared), options: options)
+            let worker = GeocodeWorker(
+                store: store, geocoder: NominatimGeocoder(baseURL: server.url, userAgent: "t", client: .shared),
+                options: options)
             let report = try await worker.run()
             #expect(report.blocked?.contains("blocked, or the User-Agent was not accepted") == true)
             #expect(try await worker.run().blocked != nil)
@@ -154,7 +176,8 @@ struct NetworkGeocodingTests {
     @Test func theServerRefusesRequestsWithoutAUserAgent() async throws {
         let server = FakeGeocoderServer(flavor: .nominatim)
         try await server.start()
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.url + "/reverse?format=jsonv2&lat=52&lon=5"), timeout: .seconds(5))
+        let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: server.url + "/reverse?format=jsonv2&lat=52&lon=5"), timeout: .seconds(5))
         #expect(response.status.code == 403)
         await server.stop()
     }
@@ -163,8 +186,12 @@ struct NetworkGeocodingTests {
 struct OfflineGeocodingTests {
     @Test func theBundledRegionsNameTheSample() async throws {
         let regions = try RegionsGeocoder(geoJSON: DemoRegions.geoJSON, name: DemoRegions.name)
-        #expect(try await regions.lookup(latitude: 52.85, longitude: 5.31, language: "en") == .address("IJsselmeer (approximate outline), Netherlands (approximate outline)"))
-        #expect(try await regions.lookup(latitude: 52.37, longitude: 4.9, language: "en") == .address("Netherlands (approximate outline)"))
+        #expect(
+            try await regions.lookup(latitude: 52.85, longitude: 5.31, language: "en")
+                == .address("IJsselmeer (approximate outline), Netherlands (approximate outline)"))
+        #expect(
+            try await regions.lookup(latitude: 52.37, longitude: 4.9, language: "en")
+                == .address("Netherlands (approximate outline)"))
         #expect(try await regions.lookup(latitude: 48.85, longitude: 2.35, language: "en") == GeocodeAnswer.none)
     }
 
@@ -180,8 +207,12 @@ struct OfflineGeocodingTests {
             let path = dir + "/cities1000.txt"
             try rows.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
             let geonames = try GeoNamesGeocoder(path: path)
-            #expect(try await geonames.lookup(latitude: 52.85, longitude: 5.31, language: "en") == .address("5 km from Stavoren, NL"))
-            #expect(try await geonames.lookup(latitude: 52.374, longitude: 4.8897, language: "en") == .address("Amsterdam, NL"))
+            #expect(
+                try await geonames.lookup(latitude: 52.85, longitude: 5.31, language: "en")
+                    == .address("5 km from Stavoren, NL"))
+            #expect(
+                try await geonames.lookup(latitude: 52.374, longitude: 4.8897, language: "en")
+                    == .address("Amsterdam, NL"))
             #expect(try await geonames.lookup(latitude: 10, longitude: 10, language: "en") == GeocodeAnswer.none)
             try "not\ta\tgeonames\tfile".write(toFile: path, atomically: true, encoding: .utf8)
             #expect(throws: GeocodeFailure.self) { _ = try GeoNamesGeocoder(path: path) }
@@ -197,13 +228,19 @@ struct GeocoderPolicyTests {
         #expect(made.defaultRate.spacingMilliseconds == GeocodeRate(count: 4, seconds: 60).spacingMilliseconds)
         #expect(throws: GeocodeFailure.self) { try made.rate(requested: GeocodeRate("10/s")) }
         #expect(throws: GeocodeFailure.self) { try made.rate(requested: GeocodeRate("2/s")) }
-        #expect(try made.rate(requested: GeocodeRate("1/s")).spacingMilliseconds == GeocodeRate(count: 1, seconds: 1).spacingMilliseconds)
-        #expect(try made.rate(requested: GeocodeRate("1/min")).spacingMilliseconds == GeocodeRate(count: 1, seconds: 60).spacingMilliseconds)
+        #expect(
+            try made.rate(requested: GeocodeRate("1/s")).spacingMilliseconds
+                == GeocodeRate(count: 1, seconds: 1).spacingMilliseconds)
+        #expect(
+            try made.rate(requested: GeocodeRate("1/min")).spacingMilliseconds
+                == GeocodeRate(count: 1, seconds: 60).spacingMilliseconds)
         // A town-sized cell is asked for a town, not for the street where it was opened.
         #expect((made.geocoder as? NominatimGeocoder)?.zoom == 10)
         let own = try GeocoderSpec("nominatim:http://127.0.0.1:1").make(contact: nil, precision: 6, client: .shared)
         #expect((own.geocoder as? NominatimGeocoder)?.zoom == 14)
-        #expect(try own.rate(requested: GeocodeRate("10/s")).spacingMilliseconds == GeocodeRate(count: 10, seconds: 1).spacingMilliseconds)
+        #expect(
+            try own.rate(requested: GeocodeRate("10/s")).spacingMilliseconds
+                == GeocodeRate(count: 10, seconds: 1).spacingMilliseconds)
         let street = try GeocoderSpec("nominatim:http://127.0.0.1:1").make(contact: nil, client: .shared)
         #expect((street.geocoder as? NominatimGeocoder)?.zoom == 18)
     }

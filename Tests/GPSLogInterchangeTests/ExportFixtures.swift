@@ -15,7 +15,8 @@ enum ExportFixtures {
 
     static func makeSampleSession(in store: Store) throws -> Session {
         let result = try NMEAImporter().importText(
-            Sample.nmea, file: Sample.fileName, name: Sample.sessionName, mode: .boat, sessionID: Sample.sessionID, into: store)
+            Sample.nmea, file: Sample.fileName, name: Sample.sessionName, mode: .boat, sessionID: Sample.sessionID,
+            into: store)
         let mark = Entry(
             id: "016556bc-6d60-7000-8000-00000000b007", latitude: 52.8492133, longitude: 5.311535, altitude: -4,
             horizontalAccuracy: 11.4, time: Timestamp(iso8601: "2018-08-20T09:48:30Z")!, address: markAddress,
@@ -34,9 +35,12 @@ enum ExportFixtures {
     }
 
     /// Exports the sample session in `format` into `dir`; returns the file's path.
-    static func export(_ format: ExportFormat, store: Store, session: Session, dir: String, simplify: Double? = nil) throws -> String {
+    static func export(_ format: ExportFormat, store: Store, session: Session, dir: String, simplify: Double? = nil)
+        throws -> String
+    {
         let path = dir + "/" + goldenName(format)
-        try Exporter(format: format).export([try SessionExport(store: store, session: session, simplify: simplify)], to: path)
+        try Exporter(format: format).export(
+            [try SessionExport(store: store, session: session, simplify: simplify)], to: path)
         return path
     }
 }

@@ -12,15 +12,20 @@ struct ImportTests {
     @Test(arguments: [ExportFormat.xml, .gpx, .overland, .owntracks, .rec])
     func exportImportExportGivesTheSameBytes(format: ExportFormat) throws {
         try withTemporaryDirectory { dir in
-            for sub in ["/a", "/b"] { try FileManager.default.createDirectory(atPath: dir + sub, withIntermediateDirectories: true) }
+            for sub in ["/a", "/b"] {
+                try FileManager.default.createDirectory(atPath: dir + sub, withIntermediateDirectories: true)
+            }
             let first = try withTemporaryStore { store, _ in
-                try ExportFixtures.export(format, store: store, session: try ExportFixtures.makeSampleSession(in: store), dir: dir + "/a")
+                try ExportFixtures.export(
+                    format, store: store, session: try ExportFixtures.makeSampleSession(in: store), dir: dir + "/a")
             }
             try withTemporaryStore { store, _ in
                 let results = try FileImporter().importFile(first, into: store)
                 #expect(results.count == 1)
-                let second = try ExportFixtures.export(format, store: store, session: results[0].session, dir: dir + "/b")
-                #expect(try Data(contentsOf: URL(fileURLWithPath: first)) == Data(contentsOf: URL(fileURLWithPath: second)))
+                let second = try ExportFixtures.export(
+                    format, store: store, session: results[0].session, dir: dir + "/b")
+                #expect(
+                    try Data(contentsOf: URL(fileURLWithPath: first)) == Data(contentsOf: URL(fileURLWithPath: second)))
             }
         }
     }
@@ -39,7 +44,9 @@ struct ImportTests {
                 try Exporter(format: .xml).export([try SessionExport(store: store, session: s)], to: xml)
                 let jsonl = dir + "/out/s.jsonl"
                 try Exporter(format: .geojson).export([try SessionExport(store: store, session: s)], to: jsonl)
-                let geo = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonl))) as! [String: Any]
+                let geo =
+                    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonl)))
+                    as! [String: Any]
                 let props = ((geo["features"] as! [[String: Any]]).last!["properties"] as! [String: Any])
                 #expect(props["label"] as? String == label)
                 try withTemporaryStore { other, _ in
@@ -57,10 +64,13 @@ struct ImportTests {
         let folders = [TestPaths.sharedData + "/gpx", TestPaths.sharedData + "/gpx/peers"]
         var files = 0
         for folder in folders {
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder).filter({ $0.hasSuffix(".gpx") }).sorted() {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder).filter({ $0.hasSuffix(".gpx") })
+                .sorted()
+            {
                 let path = folder + "/" + name
                 let text = try String(contentsOfFile: path, encoding: .utf8)
-                let points = text.components(separatedBy: "<trkpt").count - 1 + text.components(separatedBy: "<rtept").count - 1
+                let points =
+                    text.components(separatedBy: "<trkpt").count - 1 + text.components(separatedBy: "<rtept").count - 1
                 let waypoints = text.components(separatedBy: "<wpt").count - 1
                 try withTemporaryStore { store, _ in
                     let results = try FileImporter().importFile(path, into: store)
@@ -84,7 +94,9 @@ struct ImportTests {
             var entry: Entry?
             try store.entries(of: overland[0].session.id).forEach { entry = $0 }
             #expect(entry?.time == Timestamp(iso8601: "2015-10-01T08:00:00-0700"))
-            #expect(entry?.motion == ["driving", "stationary"] && entry?.batteryState == .charging && entry?.batteryLevel == 0.89)
+            #expect(
+                entry?.motion == ["driving", "stationary"] && entry?.batteryState == .charging
+                    && entry?.batteryLevel == 0.89)
             #expect(entry?.verticalAccuracy == nil && entry?.wifi == "launchpad" && entry?.speed == 4)
             for rec in ["owntracks-2024-03.rec", "owntracks-2023-02_old.rec"] {
                 let r = try FileImporter().importFile(folder + rec, into: store)

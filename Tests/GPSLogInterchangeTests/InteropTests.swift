@@ -7,11 +7,16 @@ import GPSLogTestSupport
 import Testing
 
 /// GPSBabel and GDAL, the tools people already use, read what gpslog writes: same number of points, same coordinates.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel") && FileManager.default.isExecutableFile(atPath: "/usr/bin/ogrinfo"),
-                "needs gpsbabel and gdal-bin"))
+@Suite(
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/ogrinfo"),
+        "needs gpsbabel and gdal-bin"))
 struct InteropTests {
     /// The track and marks as stored, rounded as exported.
-    static func expected(_ store: Store, _ session: Session) throws -> (track: [(Double, Double)], marks: [(Double, Double)]) {
+    static func expected(_ store: Store, _ session: Session) throws -> (
+        track: [(Double, Double)], marks: [(Double, Double)]
+    ) {
         var track: [(Double, Double)] = []
         try store.entries(of: session.id).forEach { e in
             if !e.marked && !e.isHeadingChanged { track.append((e.latitude, e.longitude)) }
@@ -24,7 +29,9 @@ struct InteropTests {
         let (out, status) = try runTool("/usr/bin/gpsbabel", args + ["-o", "unicsv,utc=0", "-F", "-"])
         #expect(status == 0)
         let lines = out.split(whereSeparator: \.isNewline)
-        guard let header = lines.first?.split(separator: ","), let la = header.firstIndex(of: "Latitude"), let lo = header.firstIndex(of: "Longitude") else { return [] }
+        guard let header = lines.first?.split(separator: ","), let la = header.firstIndex(of: "Latitude"),
+            let lo = header.firstIndex(of: "Longitude")
+        else { return [] }
         return lines.dropFirst().map { line in
             let f = line.split(separator: ",", omittingEmptySubsequences: false)
             return (Double(f[la])!, Double(f[lo])!)
@@ -101,7 +108,10 @@ struct InteropTests {
                 try store.entries(of: session.id).forEach { all.append(($0.latitude, $0.longitude)) }
                 let path = try ExportFixtures.export(.csv, store: store, session: session, dir: dir)
                 #expect(Self.same(try Self.gpsbabel(["-i", "unicsv,utc=0", "-f", path]), all))
-                #expect(Self.same(try Self.ogr(["-oo", "X_POSSIBLE_NAMES=longitude", "-oo", "Y_POSSIBLE_NAMES=latitude", path]), all))
+                #expect(
+                    Self.same(
+                        try Self.ogr(["-oo", "X_POSSIBLE_NAMES=longitude", "-oo", "Y_POSSIBLE_NAMES=latitude", path]),
+                        all))
             }
         }
     }

@@ -14,7 +14,8 @@ struct NMEAImportTests {
     @Test func theSampleImportsTheSameWayEveryTime() throws {
         func importSample() throws -> [Entry] {
             try withTemporaryStore { store, _ in
-                let result = try NMEAImporter().importText(Sample.nmea, file: Sample.fileName, name: "Sample", sessionID: Self.fixedID, into: store)
+                let result = try NMEAImporter().importText(
+                    Sample.nmea, file: Sample.fileName, name: "Sample", sessionID: Self.fixedID, into: store)
                 #expect(result.session.start == Timestamp(iso8601: "2018-08-20T09:47:36Z"))
                 #expect(result.session.end == Timestamp(iso8601: "2018-08-20T09:50:03Z"))
                 var entries: [Entry] = []
@@ -37,11 +38,16 @@ struct NMEAImportTests {
         try withTemporaryStore { store, _ in
             try withTemporaryDirectory { dir in
                 let path = dir + "/noise.nmea"
-                try "$GPGGA,garbage*00\nhello\n$GPRMC,123519,V,,,,,,,230394,,*00\n".write(toFile: path, atomically: true, encoding: .utf8)
-                let error = #expect(throws: ImportError.self) { try NMEAImporter().importFile(path, name: "Noise", into: store) }
+                try "$GPGGA,garbage*00\nhello\n$GPRMC,123519,V,,,,,,,230394,,*00\n".write(
+                    toFile: path, atomically: true, encoding: .utf8)
+                let error = #expect(throws: ImportError.self) {
+                    try NMEAImporter().importFile(path, name: "Noise", into: store)
+                }
                 #expect(error?.errorDescription?.hasPrefix("\(path): no position fixes to import (3 lines") == true)
                 #expect(try store.sessions().isEmpty)
-                let missing = #expect(throws: (any Error).self) { try NMEAImporter().importFile(dir + "/absent.nmea", name: "x", into: store) }
+                let missing = #expect(throws: (any Error).self) {
+                    try NMEAImporter().importFile(dir + "/absent.nmea", name: "x", into: store)
+                }
                 #expect((missing as? LocalizedError)?.errorDescription?.contains("absent.nmea") == true)
             }
         }
@@ -62,7 +68,9 @@ struct NMEAImportTests {
                 } catch let error as ImportError {
                     // Only logs with no usable fix may fail: the simulator-mode Garmin (all RMC void), and the
                     // GGA-only GPSBabel log without a date (it imports with --date, checked below).
-                    #expect(["garmin-geko201.log", "gpsbabel-adddate.nmea"].contains(log), "\(log): \(error.localizedDescription)")
+                    #expect(
+                        ["garmin-geko201.log", "gpsbabel-adddate.nmea"].contains(log),
+                        "\(log): \(error.localizedDescription)")
                 }
             }
             var dated = NMEAImporter()

@@ -3,9 +3,10 @@ import Foundation
 import GPSLogFormats
 import GPSLogInterchange
 import GPSLogModel
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
+
+@testable import GPSLogStore
 
 /// The two-thread paths that imports, exports and converts take: same rows as the one-thread path, failures on
 /// the second thread surface on the first, and nothing is half-written.
@@ -17,10 +18,21 @@ struct PipelineTests {
             bad[7].latitude = 95  // breaks latitude_in_range, found by SQLite on the writer thread
             #expect {
                 try target.importTransaction(expectedBytes: nil) {
-                    let session = try target.createSession(name: "half", start: Timestamp(milliseconds: 0), mode: nil, id: nil)
-                    for i in 0..<20 { try target.appendEntries(makeEntries(count: 500, start: Timestamp(milliseconds: Int64(i) * 1_000_000), seed: UInt64(i + 10)), to: session.id) }
+                    let session = try target.createSession(
+                        name: "half", start: Timestamp(milliseconds: 0), mode: nil, id: nil)
+                    for i in 0..<20 {
+                        try target.appendEntries(
+                            makeEntries(
+                                count: 500, start: Timestamp(milliseconds: Int64(i) * 1_000_000), seed: UInt64(i + 10)),
+                            to: session.id)
+                    }
                     try target.appendEntries(bad, to: session.id)
-                    for i in 0..<20 { try target.appendEntries(makeEntries(count: 500, start: Timestamp(milliseconds: 99_000_000_000 + Int64(i) * 1_000_000), seed: UInt64(i + 50)), to: session.id) }
+                    for i in 0..<20 {
+                        try target.appendEntries(
+                            makeEntries(
+                                count: 500, start: Timestamp(milliseconds: 99_000_000_000 + Int64(i) * 1_000_000),
+                                seed: UInt64(i + 50)), to: session.id)
+                    }
                     try target.finishSession(id: session.id, end: Timestamp(milliseconds: 1))
                 }
             } throws: { error in
@@ -42,7 +54,8 @@ struct PipelineTests {
             try withTemporaryStore { store, _ in
                 let target: any ImportTarget = pipelined ? PipelinedImportTarget(store) : store
                 let id = try target.importTransaction(expectedBytes: nil) { () throws -> String in
-                    let s = try target.createSession(name: "same", start: entries[0].time, mode: nil, id: "0190f1a2-0000-7000-8000-000000000001")
+                    let s = try target.createSession(
+                        name: "same", start: entries[0].time, mode: nil, id: "0190f1a2-0000-7000-8000-000000000001")
                     for chunk in stride(from: 0, to: entries.count, by: 777) {
                         try target.appendEntries(Array(entries[chunk..<min(chunk + 777, entries.count)]), to: s.id)
                     }
@@ -80,7 +93,8 @@ struct PipelineTests {
             }
             #expect(seen == 100)
             // The reading thread has finished with the connection: this thread can use it at once.
-            try store.append(makeEntries(count: 2, start: Timestamp(milliseconds: 1_800_000_000_000), seed: 6), to: s.id)
+            try store.append(
+                makeEntries(count: 2, start: Timestamp(milliseconds: 1_800_000_000_000), seed: 6), to: s.id)
             #expect(try store.entryCount(of: s.id) == 5_002)
         }
     }
@@ -97,7 +111,9 @@ struct PipelineTests {
                 export.onEntry = { reads += 1 }
                 try Exporter(format: .geojson).export([export], to: dir + "/long.geojson")
                 #expect(reads == entries.count)
-                let root = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/long.geojson"))) as! [String: Any]
+                let root =
+                    try JSONSerialization.jsonObject(
+                        with: Data(contentsOf: URL(fileURLWithPath: dir + "/long.geojson"))) as! [String: Any]
                 let track = (root["features"] as! [[String: Any]])[0]
                 let coordinates = (track["geometry"] as! [String: Any])["coordinates"] as! [[Double]]
                 let times = (track["properties"] as! [String: Any])["coordTimes"] as! [String]

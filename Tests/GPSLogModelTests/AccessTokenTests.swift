@@ -11,7 +11,9 @@ import Testing
 
     @Test(arguments: ["two words", " leading", "trailing ", "bell\u{07}", "nul\u{00}inside", "line\nbreak"])
     func tokensThatAreNotOneWordAreRefused(text: String) {
-        #expect(throws: AccessTokenError.notOneWord(origin: "$GPSLOG_TOKEN")) { try AccessToken(text, origin: "$GPSLOG_TOKEN") }
+        #expect(throws: AccessTokenError.notOneWord(origin: "$GPSLOG_TOKEN")) {
+            try AccessToken(text, origin: "$GPSLOG_TOKEN")
+        }
     }
 
     @Test func longTokensAreBoundedAndShortOnesRefusedOffLoopback() throws {
@@ -32,7 +34,9 @@ import Testing
             try AccessToken.resolve(option: nil, environment: ["GPSLOG_TOKEN": ""])
         }
         #expect(try AccessToken.resolve(option: nil, environment: [:]) == nil)
-        #expect(try AccessToken.resolve(option: "from-option", environment: ["GPSLOG_TOKEN": "from-env"])?.secret == "from-option")
+        #expect(
+            try AccessToken.resolve(option: "from-option", environment: ["GPSLOG_TOKEN": "from-env"])?.secret
+                == "from-option")
         #expect(try AccessToken.resolve(option: nil, environment: ["GPSLOG_TOKEN": "from-env"])?.secret == "from-env")
     }
 
@@ -42,7 +46,10 @@ import Testing
         #expect("\(token)" == "***" && String(reflecting: token) == "AccessToken(***)")
         let refusal = (try? AccessToken("hunter2 hunter2", origin: "--token")).map { _ in "" } ?? ""
         #expect(refusal.isEmpty)
-        for error in [AccessTokenError.empty(origin: "--token"), .notOneWord(origin: "--token"), .tooShortOffLoopback(origin: "--token", minimum: 16)] {
+        for error in [
+            AccessTokenError.empty(origin: "--token"), .notOneWord(origin: "--token"),
+            .tooShortOffLoopback(origin: "--token", minimum: 16),
+        ] {
             #expect(error.errorDescription?.contains("--token") == true)
         }
     }

@@ -20,7 +20,9 @@ struct TimestampTests {
     }
 
     @Test func rejectsImpossibleDatesAndGarbage() {
-        for text in ["2023-02-29T00:00:00Z", "2024-13-01", "2024-01-01T24:00:00Z", "yesterday", "2024-01-01T10:00:00Zjunk", ""] {
+        for text in [
+            "2023-02-29T00:00:00Z", "2024-13-01", "2024-01-01T24:00:00Z", "yesterday", "2024-01-01T10:00:00Zjunk", "",
+        ] {
             #expect(Timestamp(iso8601: text) == nil, "\(text) should not parse")
         }
     }

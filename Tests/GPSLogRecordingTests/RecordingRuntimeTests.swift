@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
-@testable import GPSLogRecording
 import GPSLogSample
 import GPSLogSampling
 import GPSLogSources
@@ -9,6 +8,8 @@ import GPSLogStore
 import GPSLogTestSupport
 import Logging
 import Testing
+
+@testable import GPSLogRecording
 
 struct RecordingRuntimeTests {
     /// The recorder's SQLite work (every batch, commit and mark) runs on its own thread, not on Swift's cooperative
@@ -18,7 +19,8 @@ struct RecordingRuntimeTests {
             let thread = StoreThread()
             let source = ReplaySource(input: .nmeaText(Sample.nmea, name: "sample"), speed: 0)
             let recorder = try Recorder(
-                databasePath: dir + "/db.sqlite", name: "Pinned", mode: nil, policy: SamplingPolicy(), source: source, thread: thread,
+                databasePath: dir + "/db.sqlite", name: "Pinned", mode: nil, policy: SamplingPolicy(), source: source,
+                thread: thread,
                 logger: Logger(label: "test"))
             #expect(!thread.isCurrent, "the test itself is not on the recorder's thread")
             var batches = 0
@@ -38,8 +40,10 @@ struct RecordingRuntimeTests {
     /// talks to `gpslog record` of the next; an unknown command is refused by the decoder, not by a string switch.
     @Test func controlRequestsKeepTheirWireFormat() throws {
         let cases: [(ControlRequest, String)] = [
-            (.mark(label: "Buoy 7"), #"{"command":"mark","label":"Buoy 7"}"#), (.mark(label: nil), #"{"command":"mark"}"#),
-            (.status, #"{"command":"status"}"#), (.stop, #"{"command":"stop"}"#), (.sendNow, #"{"command":"send-now"}"#),
+            (.mark(label: "Buoy 7"), #"{"command":"mark","label":"Buoy 7"}"#),
+            (.mark(label: nil), #"{"command":"mark"}"#),
+            (.status, #"{"command":"status"}"#), (.stop, #"{"command":"stop"}"#),
+            (.sendNow, #"{"command":"send-now"}"#),
         ]
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -55,7 +59,8 @@ struct RecordingRuntimeTests {
     /// `--source`'s default is the default spec's own text, and every spec's text parses back to it.
     @Test func sourceSpecsRoundTripThroughTheirText() throws {
         let specs: [SourceSpec] = [
-            .defaultSource, .gpsd(host: "::1", port: 2948), .nmea(path: "/dev/ttyUSB0", baud: 4800), .nmea(path: "-", baud: nil),
+            .defaultSource, .gpsd(host: "::1", port: 2948), .nmea(path: "/dev/ttyUSB0", baud: 4800),
+            .nmea(path: "-", baud: nil),
             .replay(path: "sample", speed: 15),
         ]
         for spec in specs { #expect(try SourceSpec.parse(spec.text) == spec, "\(spec.text)") }

@@ -56,7 +56,8 @@ struct DatabaseTests {
             let insert = "INSERT INTO t VALUES (?, ?, ?, ?)"
             #expect(try db.cachedStatement(insert) === db.cachedStatement(insert))
             for i in 0..<3 {
-                try db.run(insert, [.integer(Int64(i)), .real(Double(i) / 2), .text("é<&>\"\(i)"), .blob([0, 1, UInt8(i)])])
+                try db.run(
+                    insert, [.integer(Int64(i)), .real(Double(i) / 2), .text("é<&>\"\(i)"), .blob([0, 1, UInt8(i)])])
             }
             let s = try db.makeStatement("SELECT i, r, s, b FROM t ORDER BY i")
             var rows: [[SQLiteValue]] = []

@@ -5,7 +5,8 @@ import Testing
 
 /// A fix `metresNorth` north of 52°N 5°E at second `s`.
 func fix(_ s: Int64, north metresNorth: Double = 0, speed: Double? = nil, accuracy: Double? = nil) -> Fix {
-    Fix(time: Timestamp(milliseconds: 1_700_000_000_000 + s * 1000), latitude: 52 + metresNorth / 111_195,
+    Fix(
+        time: Timestamp(milliseconds: 1_700_000_000_000 + s * 1000), latitude: 52 + metresNorth / 111_195,
         longitude: 5, horizontalAccuracy: accuracy, speed: speed)
 }
 
@@ -33,7 +34,9 @@ struct SamplerTests {
     }
 
     @Test func minDistanceMinTimeAndMaxAccuracyDrop() {
-        var sampler = Sampler(policy: SamplingPolicy(intervalMilliseconds: 0, minDistance: 20, minTimeMilliseconds: 3000, maxAccuracy: 15), seed: 1)
+        var sampler = Sampler(
+            policy: SamplingPolicy(
+                intervalMilliseconds: 0, minDistance: 20, minTimeMilliseconds: 3000, maxAccuracy: 15), seed: 1)
         #expect(sampler.add(fix(0, speed: 5)).entry != nil)
         #expect(sampler.add(fix(1, north: 10, speed: 5)) == .dropped(.tooClose))
         #expect(sampler.add(fix(2, north: 30, speed: 5)) == .dropped(.tooSoon))

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-@testable import GPSLogSources
 import GPSLogModel
 import Testing
+
+@testable import GPSLogSources
 
 /// A file replayed with speed=0 is read far faster than fixes are stored: the reading thread must wait for the
 /// recorder instead of queueing the whole log in memory.

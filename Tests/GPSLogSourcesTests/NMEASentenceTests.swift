@@ -78,7 +78,9 @@ struct NMEASentenceTests {
         // is undated.
         for date in ["311279", "010170"] {
             let r = decodeLines([nmea("GPRMC,000425.00,A,4808.9993,N,01135.0798,E,0.1,0.0,\(date),,,A")])
-            #expect(r.fixes.isEmpty && r.decoder.statistics.implausibleDates == 1 && r.decoder.statistics.undated == 1, "\(date)")
+            #expect(
+                r.fixes.isEmpty && r.decoder.statistics.implausibleDates == 1 && r.decoder.statistics.undated == 1,
+                "\(date)")
         }
     }
 
@@ -127,7 +129,8 @@ struct NMEASentenceTests {
     @Test("GGA quality 2 (DGPS) uses the differential error figure")
     func ggaDGPS() throws {
         // humminbird-M37.log, "IN" talker; gpsd's eph there is 4.275 = 0.9 x 4.75.
-        let r = decodeLines(["$INGGA,194104,4426.1138,N,07140.5536,W,2,10,0.9,267.9,M,,,,*13"], assumedDate: (2006, 9, 16))
+        let r = decodeLines(
+            ["$INGGA,194104,4426.1138,N,07140.5536,W,2,10,0.9,267.9,M,,,,*13"], assumedDate: (2006, 9, 16))
         let fix = try #require(r.fixes.first)
         #expect(abs(fix.horizontalAccuracy! - 4.275) < 1e-9)
         #expect(fix.altitude == 267.9)
@@ -239,7 +242,8 @@ struct NMEASentenceTests {
 
     @Test("HDG true heading = magnetic + deviation + variation, E positive")
     func hdg() {
-        let rmc = "$GPRMC,094737,A,5251.0093,N,00518.8170,E,5.6,230.5,200818,1.4,E,A*1F"  // bundg_zeus_9, variation 1.4 E
+        // bundg_zeus_9, variation 1.4 E
+        let rmc = "$GPRMC,094737,A,5251.0093,N,00518.8170,E,5.6,230.5,200818,1.4,E,A*1F"
         let next = "$GPRMC,094738,A,5251.0084,N,00518.8149,E,5.8,235.1,200818,1.4,E,A*13"
         let r = decodeLines([
             rmc, next,

@@ -51,7 +51,8 @@ struct NMEAStreamTests {
         // gp-320fw-2019-04-07-coldboot.log: a GSA and an RMC on one line, a truncated RMC padded with NULs.
         let merged = "$GPGSA,A,1,,,,,,,,,,,,,,,*1E$GPRMC,235949.00,V,0000.0000,N,00000.0000,E,,,161206,,,N*44"
         let truncated = "$GPRMC,000346.03,A,4808" + String(repeating: "\u{0}", count: 12) + "                  "
-        let cutOff = "$GPGSV,3,1,11,23,87,270,,13,68,270,,24,60,270,"
+        let cutOff =
+            "$GPGSV,3,1,11,23,87,270,,13,68,270,,24,60,270,"
             + "$GPRMC,000002.00,V,0000.0000,N,00000.0000,E,,,260910,,,N*48"
         let r = decodeLines([merged, truncated, cutOff, ",20,10,090,41*70"])
         let s = r.decoder.statistics
@@ -101,14 +102,19 @@ struct NMEAStreamTests {
         // From then on, each epoch's fix comes out when the next epoch starts.
         let next = decoder.feed(rmc(23))
         #expect(next.count == 1)
-        if case .fix(let fix)? = next.first { #expect(fix.time == iso("2014-12-31T03:07:22Z")) } else { Issue.record("expected a fix") }
+        if case .fix(let fix)? = next.first {
+            #expect(fix.time == iso("2014-12-31T03:07:22Z"))
+        } else {
+            Issue.record("expected a fix")
+        }
         let last = decoder.finish()
         #expect(last.count == 1)
         #expect(decoder.statistics.fixes == 5 && decoder.statistics.implausibleTimes == 0)
     }
 
-    @Test("the closure and array forms of feed deliver the same events",
-          .enabled(if: NMEATestData.available, NMEATestData.missingMessage))
+    @Test(
+        "the closure and array forms of feed deliver the same events",
+        .enabled(if: NMEATestData.available, NMEATestData.missingMessage))
     func closureForm() throws {
         let lines = try NMEATestData.lines("bu353s4.log")
         var viaArray = NMEADecoder()
@@ -134,7 +140,10 @@ struct NMEAStreamTests {
             nmea("GPGGA,000000,5251.0085,N,00518.8151,E,1,12,0.60,-4,M,46.8,M,,"),
             nmea("GPRMC,000001,A,5251.0084,N,00518.8149,E,5.8,235.1,010119,1.4,E,A"),
         ])
-        #expect(r.fixes.map(\.time) == [iso("2018-12-31T23:59:59Z"), iso("2019-01-01T00:00:00Z"), iso("2019-01-01T00:00:01Z")])
+        #expect(
+            r.fixes.map(\.time) == [
+                iso("2018-12-31T23:59:59Z"), iso("2019-01-01T00:00:00Z"), iso("2019-01-01T00:00:01Z"),
+            ])
         #expect(r.decoder.statistics.undated == 0)
     }
 
@@ -156,7 +165,10 @@ struct NMEAStreamTests {
             nmea("GPGGA,000000,5251.0085,N,00518.8151,E,1,12,0.60,-4,M,46.8,M,,"),
             nmea("GPGGA,000001,5251.0085,N,00518.8151,E,1,12,0.60,-4,M,46.8,M,,"),
         ])
-        #expect(r.fixes.map(\.time) == [iso("2019-12-31T23:59:59Z"), iso("2020-01-01T00:00:00Z"), iso("2020-01-01T00:00:01Z")])
+        #expect(
+            r.fixes.map(\.time) == [
+                iso("2019-12-31T23:59:59Z"), iso("2020-01-01T00:00:00Z"), iso("2020-01-01T00:00:01Z"),
+            ])
     }
 
     @Test("a real date overrides the assumed one")
@@ -316,7 +328,8 @@ struct NMEAFileReaderTests {
             try NMEAFileReader(path: path).read { _ in }
         }
         let error = NMEAFileError.cannotOpen(path: path, message: "No such file or directory")
-        #expect(error.errorDescription == "Cannot open NMEA file /nonexistent/dir/track.nmea: No such file or directory")
+        #expect(
+            error.errorDescription == "Cannot open NMEA file /nonexistent/dir/track.nmea: No such file or directory")
     }
 
     @Test("reading a directory fails with a read error")

@@ -39,9 +39,11 @@ import Testing
     /// A real change of timeline (a receiver that was off for a week) is believed once three fixes agree: nothing
     /// is lost.
     @Test func aTimelineThatTheNextFixesConfirmIsKept() {
-        let lines = Self.log(count: 10) + Self.log(count: 10).map { $0 }.enumerated().map { k, _ in
-            nmea(String(format: "GPRMC,%02d%02d%02d.00,A,5231.0000,N,00524.0000,E,5.0,90.0,080524,,,A", 7, 0, k))
-        }
+        let lines =
+            Self.log(count: 10)
+            + Self.log(count: 10).map { $0 }.enumerated().map { k, _ in
+                nmea(String(format: "GPRMC,%02d%02d%02d.00,A,5231.0000,N,00524.0000,E,5.0,90.0,080524,,,A", 7, 0, k))
+            }
         let r = decodeLines(lines)
         #expect(r.fixes.count == 20 && r.decoder.statistics.implausibleTimes == 0)
         #expect(r.fixes.last?.time == Timestamp(iso8601: "2024-05-08T07:00:09Z"))
@@ -61,9 +63,15 @@ import Testing
         var rng = SplitMix64(seed: 42)
         var lines: [String] = []
         for k in 0..<2000 {
-            let dd = Int.random(in: 1...31, using: &rng), mm = Int.random(in: 1...12, using: &rng), yy = Int.random(in: 0...99, using: &rng)
+            let dd = Int.random(in: 1...31, using: &rng)
+            let mm = Int.random(in: 1...12, using: &rng)
+            let yy = Int.random(in: 0...99, using: &rng)
             let date = String(format: "%02d%02d%02d", dd, mm, yy)
-            lines.append(nmea(String(format: "GPRMC,%02d%02d%02d.00,A,5231.0000,N,00524.0000,E,5.0,90.0,%@,,,A", k / 3600 % 24, k / 60 % 60, k % 60, date)))
+            lines.append(
+                nmea(
+                    String(
+                        format: "GPRMC,%02d%02d%02d.00,A,5231.0000,N,00524.0000,E,5.0,90.0,%@,,,A", k / 3600 % 24,
+                        k / 60 % 60, k % 60, date)))
             if k % 7 == 0 { lines.append(nmea("GPZDA,000000.00,01,01,\(Int.random(in: 0...9999, using: &rng)),00,00")) }
         }
         let r = decodeLines(lines)
@@ -76,7 +84,9 @@ import Testing
         let set = Timestamp(iso8601: "2027-03-01T00:00:00Z")!
         #expect(TimeWindow.around(now: set.milliseconds).latest == Timestamp(iso8601: "2027-03-02T00:00:00Z"))
         let unset = TimeWindow.around(now: 0)  // a board without a real-time clock boots in 1970
-        #expect(unset.latest > Timestamp(iso8601: "2046-01-01T00:00:00Z")! && unset.latest < Timestamp(iso8601: "2048-01-01T00:00:00Z")!)
+        #expect(
+            unset.latest > Timestamp(iso8601: "2046-01-01T00:00:00Z")!
+                && unset.latest < Timestamp(iso8601: "2048-01-01T00:00:00Z")!)
         #expect(unset.earliest == Timestamp(iso8601: "1980-01-01T00:00:00Z"))
     }
 

@@ -2,10 +2,11 @@
 import Foundation
 import GPSLogModel
 import GPSLogSQLite
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Synchronization
 import Testing
+
+@testable import GPSLogStore
 
 /// `bulkWrite` checks entries in Swift instead of SQLite: both must refuse exactly the same rows, with the same words.
 struct BulkWriteTests {
@@ -24,7 +25,10 @@ struct BulkWriteTests {
         "entry_id_is_uuid": { $0.id = String($0.id.dropLast()) + "éx" },  // 37 characters
         "instance_count_positive": { $0.instanceCount = 0 },
         "heading_in_range": { $0.heading = -1 },
-        "heading_change_has_heading": { $0.isHeadingChanged = true; $0.heading = 90 },  // no heading time
+        "heading_change_has_heading": {
+            $0.isHeadingChanged = true
+            $0.heading = 90
+        },  // no heading time
         "label_only_on_marks": { $0.label = "Not a mark" },
         "satellites_not_negative": { $0.satellites = -1 },
         "hdop_not_negative": { $0.hdop = -2 },
@@ -34,15 +38,21 @@ struct BulkWriteTests {
         "course_accuracy_not_negative": { $0.courseAccuracy = -1 },
         "battery_level_fraction": { $0.batteryLevel = 1.01 },
     ]
-    static let unbreakable: Set = ["marked_is_flag", "heading_changed_is_flag", "motion_is_json_array", "fix_mode_known", "battery_state_known"]
+    static let unbreakable: Set = [
+        "marked_is_flag", "heading_changed_is_flag", "motion_is_json_array", "fix_mode_known", "battery_state_known",
+    ]
 
     /// Every CHECK the migrated schema puts on Entries has its Swift twin, in SQLite's order (a new migration's CHECK
     /// fails here until `brokenRule` knows it).
     @Test func everyCheckOfTheSchemaIsCheckedInSwift() throws {
         try withTemporaryStore { store, _ in
-            let sql = try #require(try store.database.scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'Entries'")?.string)
+            let sql = try #require(
+                try store.database.scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'Entries'")?
+                    .string)
             let regex = try NSRegularExpression(pattern: #"CONSTRAINT\s+(\w+)\s+CHECK"#)
-            let names = regex.matches(in: sql, range: NSRange(sql.startIndex..., in: sql)).map { (sql as NSString).substring(with: $0.range(at: 1)) }
+            let names = regex.matches(in: sql, range: NSRange(sql.startIndex..., in: sql)).map {
+                (sql as NSString).substring(with: $0.range(at: 1))
+            }
             #expect(names.count > 20)
             #expect(names == Store.entryRuleNames, "SQLite evaluates the CHECKs in this order; brokenRule must too")
             #expect(Set(Self.breakers.keys).union(Self.unbreakable) == Set(Store.entryRuleNames))
@@ -66,20 +76,38 @@ struct BulkWriteTests {
                 #expect(Store.brokenRule(entries[5]) == rule)
                 let before = try store.entryCount(of: s.id)
                 let bySQLite = #expect(throws: StoreError.self) { try store.append(entries, to: s.id) }
-                let bySwift = #expect(throws: StoreError.self) { try store.bulkWrite { try store.appendInTransaction(entries, to: s.id) } }
-                #expect(bySQLite?.errorDescription?.contains("it breaks the rule \(rule)") == true, "\(rule): \(String(describing: bySQLite))")
+                let bySwift = #expect(throws: StoreError.self) {
+                    try store.bulkWrite { try store.appendInTransaction(entries, to: s.id) }
+                }
+                #expect(
+                    bySQLite?.errorDescription?.contains("it breaks the rule \(rule)") == true,
+                    "\(rule): \(String(describing: bySQLite))")
                 #expect(bySwift?.errorDescription == bySQLite?.errorDescription, "\(rule)")
                 #expect(try store.entryCount(of: s.id) == before)
             }
             var edges = batch()
-            edges[0].latitude = -90; edges[1].longitude = 180; edges[2].course = 0; edges[3].batteryLevel = 1
-            edges[4].hdop = .nan; edges[5].heading = 359.9; edges[6].instanceCount = 1; edges[7].satellites = 0
-            edges[8].marked = true; edges[8].label = "A mark"; edges[9].speed = .nan
-            edges[10].isHeadingChanged = true; edges[10].heading = 12; edges[10].headingTime = edges[10].time
+            edges[0].latitude = -90
+            edges[1].longitude = 180
+            edges[2].course = 0
+            edges[3].batteryLevel = 1
+            edges[4].hdop = .nan
+            edges[5].heading = 359.9
+            edges[6].instanceCount = 1
+            edges[7].satellites = 0
+            edges[8].marked = true
+            edges[8].label = "A mark"
+            edges[9].speed = .nan
+            edges[10].isHeadingChanged = true
+            edges[10].heading = 12
+            edges[10].headingTime = edges[10].time
             #expect(edges.allSatisfy { Store.brokenRule($0) == nil })
             let plain = edges
             var bulk = batch()
-            for i in bulk.indices { let id = bulk[i].id; bulk[i] = edges[i]; bulk[i].id = id }
+            for i in bulk.indices {
+                let id = bulk[i].id
+                bulk[i] = edges[i]
+                bulk[i].id = id
+            }
             try store.append(plain, to: s.id)
             try store.bulkWrite { _ = try store.appendInTransaction(bulk, to: s.id) }
             #expect(try store.entryCount(of: s.id) == 80)
@@ -108,10 +136,15 @@ struct BulkWriteTests {
             let refused = #expect(throws: StoreError.self) { try store.append(bad, to: s.id) }
             #expect(refused?.errorDescription?.contains("speed_not_negative") == true)
             let orphan = #expect(throws: StoreError.self) {
-                try store.bulkWrite { _ = try store.appendInTransaction(makeEntries(count: 40, seed: 7), to: "00000000-0000-4000-8000-00000000dead") }
+                try store.bulkWrite {
+                    _ = try store.appendInTransaction(
+                        makeEntries(count: 40, seed: 7), to: "00000000-0000-4000-8000-00000000dead")
+                }
             }
             #expect(orphan?.errorDescription?.contains("its session does not exist") == true)
-            let early = #expect(throws: StoreError.self) { try store.bulkWrite { try store.finishSession(id: s.id, end: start.adding(milliseconds: -1)) } }
+            let early = #expect(throws: StoreError.self) {
+                try store.bulkWrite { try store.finishSession(id: s.id, end: start.adding(milliseconds: -1)) }
+            }
             #expect(early?.errorDescription?.contains("session_ends_after_start") == true)
             #expect(try store.session(id: s.id)?.end == nil)
         }
@@ -119,21 +152,29 @@ struct BulkWriteTests {
     /// Runs the same batch through SQLite's checks (a plain append, in one store) and Swift's (a bulk write, in a
     /// second store holding the same session and rows), and expects the same verdict: both store it, or both refuse
     /// it with the same error (entry index, time and reason) and store nothing of it.
-    func expectSameVerdict(_ entries: [Entry], session: String = "0190a1b2-c3d4-4e5f-8a6b-7c8d9e0f1a2b", existing: [Entry] = [],
-                           createSession: Bool = true, _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectSameVerdict(
+        _ entries: [Entry], session: String = "0190a1b2-c3d4-4e5f-8a6b-7c8d9e0f1a2b", existing: [Entry] = [],
+        createSession: Bool = true, _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         try withTemporaryStore { bySQLite, _ in
             try withTemporaryStore { bySwift, _ in
                 var outcomes: [String] = []
                 for (store, bulk) in [(bySQLite, false), (bySwift, true)] {
-                    let holder = try store.createSession(name: "Verdict", start: start, id: createSession ? session : nil)
+                    let holder = try store.createSession(
+                        name: "Verdict", start: start, id: createSession ? session : nil)
                     if !existing.isEmpty { try store.append(existing, to: holder.id) }
                     do {
-                        if bulk { try store.bulkWrite { _ = try store.appendInTransaction(entries, to: session) } }
-                        else { try store.append(entries, to: session) }
+                        if bulk {
+                            try store.bulkWrite { _ = try store.appendInTransaction(entries, to: session) }
+                        } else {
+                            try store.append(entries, to: session)
+                        }
                         outcomes.append("stored \(try store.entryCount(of: session))")
                     } catch let error as StoreError {
                         outcomes.append(error.errorDescription ?? "")
-                        #expect(try store.entryCount(of: holder.id) == existing.count, comment, sourceLocation: sourceLocation)
+                        #expect(
+                            try store.entryCount(of: holder.id) == existing.count, comment,
+                            sourceLocation: sourceLocation)
                     }
                 }
                 #expect(outcomes[0] == outcomes[1], comment, sourceLocation: sourceLocation)
@@ -160,17 +201,50 @@ struct BulkWriteTests {
     @Test func checksStillOnSpeakInSQLitesOrder() throws {
         let clean = makeEntries(count: 70, start: start)
         let older = makeEntries(count: 3, start: start.adding(milliseconds: -10_000_000), seed: 99)
-        func broken(_ change: (inout [Entry]) -> Void) -> [Entry] { var e = clean; change(&e); return e }
-        try expectSameVerdict(broken { $0[2].latitude = .nan; $0[50].speed = -1 }, "NOT NULL on an earlier row")
-        try expectSameVerdict(broken { $0[40].longitude = .nan; $0[41].speed = -1 }, "NOT NULL on the row before, past a full statement")
-        try expectSameVerdict(broken { $0[3].id = older[1].id; $0[50].speed = -1 }, existing: older, "UNIQUE on an earlier row")
-        try expectSameVerdict(broken { $0[3].id = $0[1].id; $0[5].hdop = -1 }, "UNIQUE inside the batch")
-        try expectSameVerdict(broken { $0[5].latitude = .nan; $0[5].speed = -1 }, "NOT NULL and a CHECK in one row")
-        try expectSameVerdict(broken { $0[5].id = older[0].id; $0[5].speed = -1 }, existing: older, "UNIQUE and a CHECK in one row")
-        try expectSameVerdict(broken { $0[0].speed = -1 }, createSession: false, "a CHECK in the first row of a missing session")
-        try expectSameVerdict(broken { $0[0].id = older[2].id }, existing: older, createSession: false, "UNIQUE in the first row of a missing session")
-        try expectSameVerdict(broken { $0[0].latitude = .nan }, createSession: false, "NOT NULL in the first row of a missing session")
-        try expectSameVerdict(broken { $0[9].speed = -1 }, createSession: false, "a CHECK in a later row of a missing session")
+        func broken(_ change: (inout [Entry]) -> Void) -> [Entry] {
+            var e = clean
+            change(&e)
+            return e
+        }
+        try expectSameVerdict(
+            broken {
+                $0[2].latitude = .nan
+                $0[50].speed = -1
+            }, "NOT NULL on an earlier row")
+        try expectSameVerdict(
+            broken {
+                $0[40].longitude = .nan
+                $0[41].speed = -1
+            }, "NOT NULL on the row before, past a full statement")
+        try expectSameVerdict(
+            broken {
+                $0[3].id = older[1].id
+                $0[50].speed = -1
+            }, existing: older, "UNIQUE on an earlier row")
+        try expectSameVerdict(
+            broken {
+                $0[3].id = $0[1].id
+                $0[5].hdop = -1
+            }, "UNIQUE inside the batch")
+        try expectSameVerdict(
+            broken {
+                $0[5].latitude = .nan
+                $0[5].speed = -1
+            }, "NOT NULL and a CHECK in one row")
+        try expectSameVerdict(
+            broken {
+                $0[5].id = older[0].id
+                $0[5].speed = -1
+            }, existing: older, "UNIQUE and a CHECK in one row")
+        try expectSameVerdict(
+            broken { $0[0].speed = -1 }, createSession: false, "a CHECK in the first row of a missing session")
+        try expectSameVerdict(
+            broken { $0[0].id = older[2].id }, existing: older, createSession: false,
+            "UNIQUE in the first row of a missing session")
+        try expectSameVerdict(
+            broken { $0[0].latitude = .nan }, createSession: false, "NOT NULL in the first row of a missing session")
+        try expectSameVerdict(
+            broken { $0[9].speed = -1 }, createSession: false, "a CHECK in a later row of a missing session")
         try expectSameVerdict(clean, createSession: false, "a missing session")
         try expectSameVerdict([], createSession: false, "nothing for a missing session")
         try expectSameVerdict(clean, "a clean batch")
@@ -183,17 +257,45 @@ struct BulkWriteTests {
             ("longitude +inf", { $0.longitude = .infinity }), ("speed -inf", { $0.speed = -.infinity }),
             ("hdop +inf", { $0.hdop = .infinity }), ("course +inf", { $0.course = .infinity }),
             ("battery level +inf", { $0.batteryLevel = .infinity }), ("course -0", { $0.course = -0.0 }),
-            ("latitude 0", { $0.latitude = 0 }), ("latitude 90", { $0.latitude = 90 }), ("latitude -90", { $0.latitude = -90 }),
+            ("latitude 0", { $0.latitude = 0 }), ("latitude 90", { $0.latitude = 90 }),
+            ("latitude -90", { $0.latitude = -90 }),
             ("longitude -180", { $0.longitude = -180 }), ("longitude 180", { $0.longitude = 180 }),
             ("course just under 360", { $0.course = 360.nextDown }), ("battery 0", { $0.batteryLevel = 0 }),
-            ("heading NaN on a heading change", { $0.isHeadingChanged = true; $0.heading = .nan; $0.headingTime = $0.time }),
-            ("heading change without time", { $0.isHeadingChanged = true; $0.heading = 10 }),
-            ("heading change complete", { $0.isHeadingChanged = true; $0.heading = 0; $0.headingTime = $0.time }),
+            (
+                "heading NaN on a heading change",
+                {
+                    $0.isHeadingChanged = true
+                    $0.heading = .nan
+                    $0.headingTime = $0.time
+                }
+            ),
+            (
+                "heading change without time",
+                {
+                    $0.isHeadingChanged = true
+                    $0.heading = 10
+                }
+            ),
+            (
+                "heading change complete",
+                {
+                    $0.isHeadingChanged = true
+                    $0.heading = 0
+                    $0.headingTime = $0.time
+                }
+            ),
             ("36 non-ASCII characters", { $0.id = String(repeating: "é", count: 30) + "ab€cd😀" }),
             ("35 characters", { $0.id = String($0.id.dropLast()) }),
             ("NUL inside the first 36", { $0.id = String($0.id.prefix(10)) + "\u{0}" + String($0.id.dropFirst(11)) }),
             ("NUL after 36 characters", { $0.id = $0.id + "\u{0}tail" }),
-            ("a label without a mark", { $0.label = "x" }), ("a label on a mark", { $0.label = "x"; $0.marked = true }),
+            ("a label without a mark", { $0.label = "x" }),
+            (
+                "a label on a mark",
+                {
+                    $0.label = "x"
+                    $0.marked = true
+                }
+            ),
         ]
         for (name, change) in cases {
             var entries = makeEntries(count: 40, start: start)
@@ -225,7 +327,8 @@ struct BulkWriteTests {
                 #expect(try modes(store) == "delete 2")
             }
             _ = try? store.bulkWrite { () throws -> Void in
-                _ = try store.appendInTransaction(makeEntries(count: 100, start: start.adding(milliseconds: 1_000_000), seed: 2), to: s.id)
+                _ = try store.appendInTransaction(
+                    makeEntries(count: 100, start: start.adding(milliseconds: 1_000_000), seed: 2), to: s.id)
                 throw CancellationError()
             }
             #expect(try modes(store) == "wal 1")
@@ -235,8 +338,10 @@ struct BulkWriteTests {
             defer { reader.close() }
             try store.bulkWrite {
                 #expect(try modes(store) == "wal 1")
-                _ = try store.appendInTransaction(makeEntries(count: 100, start: start.adding(milliseconds: 2_000_000), seed: 3), to: s.id)
-                #expect(try reader.entryCount(of: s.id) == 100, "a reader sees the last commit while the bulk write runs")
+                _ = try store.appendInTransaction(
+                    makeEntries(count: 100, start: start.adding(milliseconds: 2_000_000), seed: 3), to: s.id)
+                #expect(
+                    try reader.entryCount(of: s.id) == 100, "a reader sees the last commit while the bulk write runs")
             }
             #expect(try reader.entryCount(of: s.id) == 200)
         }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogSQLite
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
+
+@testable import GPSLogStore
 
 struct MigrationTests {
     @Test func scriptsAreNumberedFromTheSchemaFolder() throws {
@@ -13,14 +14,18 @@ struct MigrationTests {
         #expect(Migrations.all.map(\.version) == Array(1...onDisk.count))
         // The embedded text is the file, byte for byte.
         for script in Migrations.all {
-            #expect(script.sql == (try String(contentsOfFile: TestPaths.packageRoot + "/Schema/" + script.fileName, encoding: .utf8)))
+            #expect(
+                script.sql
+                    == (try String(
+                        contentsOfFile: TestPaths.packageRoot + "/Schema/" + script.fileName, encoding: .utf8)))
         }
     }
 
     @Test func anEmptyFileMigratesToTheLatestVersion() throws {
         try withTemporaryStore { store, path in
             #expect(try store.database.userVersion() == Migrations.latestVersion)
-            let tables = try store.database.makeStatement("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            let tables = try store.database.makeStatement(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             var names: [String] = []
             while try tables.step() { names.append(tables.string(at: 0)!) }
             #expect(names == ["Entries", "GeocodeCache", "GeocodeProviders", "Sessions", "Uploads"])
@@ -43,7 +48,8 @@ struct MigrationTests {
                 try Migrations.migrate(db, upTo: version)
                 #expect(try db.userVersion() == version)
                 if version >= 1 {
-                    try db.execute("""
+                    try db.execute(
+                        """
                         INSERT INTO Sessions (ID, StartTime, EndTime, Name)
                         VALUES ('00000000-0000-4000-8000-000000000001', 1000, 5000, 'Old ride');
                         INSERT INTO Entries (Session, Latitude, Longitude, TimeStamp, EntryID, InstanceCount)
@@ -62,7 +68,8 @@ struct MigrationTests {
                 #expect(entry?.label == nil && entry?.satellites == nil && entry?.batteryState == nil)
             }
             // Columns of every migration exist now.
-            try store.database.execute("SELECT Label, Satellites, HDOP, FixMode, Motion, BatteryLevel, DeviceID, Wifi FROM Entries")
+            try store.database.execute(
+                "SELECT Label, Satellites, HDOP, FixMode, Motion, BatteryLevel, DeviceID, Wifi FROM Entries")
             try store.database.execute("SELECT Mode FROM Sessions")
         }
     }
@@ -76,7 +83,10 @@ struct MigrationTests {
                 db.close()
             }
             let error = #expect(throws: StoreError.self) { _ = try Store(path: path) }
-            #expect(error == .schemaTooNew(path: path, found: Migrations.latestVersion + 1, supported: Migrations.latestVersion))
+            #expect(
+                error
+                    == .schemaTooNew(
+                        path: path, found: Migrations.latestVersion + 1, supported: Migrations.latestVersion))
             #expect(error?.errorDescription?.contains("upgrade gpslog") == true)
         }
     }
@@ -96,9 +106,15 @@ struct MigrationTests {
 
     @Test func theDatabaseLocationFollowsFlagThenEnvironmentThenXDG() {
         #expect(DatabaseLocation.resolve(explicit: "/a.sqlite", environment: ["GPSLOG_DB": "/b.sqlite"]) == "/a.sqlite")
-        #expect(DatabaseLocation.resolve(explicit: nil, environment: ["GPSLOG_DB": "/b.sqlite", "XDG_DATA_HOME": "/x"]) == "/b.sqlite")
-        #expect(DatabaseLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]) == "/x/gpslog/gpslog.sqlite")
-        #expect(DatabaseLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]) == "/h/.local/share/gpslog/gpslog.sqlite")
+        #expect(
+            DatabaseLocation.resolve(explicit: nil, environment: ["GPSLOG_DB": "/b.sqlite", "XDG_DATA_HOME": "/x"])
+                == "/b.sqlite")
+        #expect(
+            DatabaseLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"])
+                == "/x/gpslog/gpslog.sqlite")
+        #expect(
+            DatabaseLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"])
+                == "/h/.local/share/gpslog/gpslog.sqlite")
         #expect(DatabaseLocation.resolve(explicit: "~/g.sqlite", environment: ["HOME": "/h"]) == "/h/g.sqlite")
     }
 }

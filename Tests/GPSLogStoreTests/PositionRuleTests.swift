@@ -8,8 +8,12 @@ import Testing
 /// every edge: the bounds, a hair beyond, signed zeros, the infinities and (for Swift) NaN, which SQLite stores as NULL
 /// and so refuses by NOT NULL.
 struct PositionRuleTests {
-    static let latitudes: [Double] = [0, -0.0, 90, -90, 90.0.nextUp, (-90.0).nextDown, 52.5, .infinity, -.infinity, .nan, .greatestFiniteMagnitude]
-    static let longitudes: [Double] = [0, 180, -180, 180.0.nextUp, (-180.0).nextDown, 5.25, .infinity, -.infinity, .nan]
+    static let latitudes: [Double] = [
+        0, -0.0, 90, -90, 90.0.nextUp, (-90.0).nextDown, 52.5, .infinity, -.infinity, .nan, .greatestFiniteMagnitude,
+    ]
+    static let longitudes: [Double] = [
+        0, 180, -180, 180.0.nextUp, (-180.0).nextDown, 5.25, .infinity, -.infinity, .nan,
+    ]
 
     @Test func swiftsRuleAndTheSchemasChecksAgreeOnEveryEdge() throws {
         try withTemporaryStore { store, _ in
@@ -21,7 +25,8 @@ struct PositionRuleTests {
                     e.latitude = lat
                     e.longitude = lon
                     let storedBySQLite = (try? store.append([e], to: session.id)) != nil
-                    #expect(Geo.isValidPosition(latitude: lat, longitude: lon) == storedBySQLite, "lat \(lat), lon \(lon)")
+                    #expect(
+                        Geo.isValidPosition(latitude: lat, longitude: lon) == storedBySQLite, "lat \(lat), lon \(lon)")
                     let fix = Fix(time: e.time, latitude: lat, longitude: lon)
                     #expect(fix.hasValidPosition == storedBySQLite)
                     checked += 1

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 import GPSLogSQLite
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
+
+@testable import GPSLogStore
 
 struct SessionStoreTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
@@ -26,13 +27,17 @@ struct SessionStoreTests {
     @Test func resolvesByIDNameAndUniquePrefixAndListsCandidatesOtherwise() throws {
         try withTemporaryStore { store, _ in
             let a = try store.createSession(name: "Commute", start: start, id: "aaaa1111-0000-4000-8000-000000000001")
-            let b = try store.createSession(name: "Commute", start: start.adding(milliseconds: 1), id: "aaaa2222-0000-4000-8000-000000000002")
-            let c = try store.createSession(name: "Sail", start: start.adding(milliseconds: 2), id: "bbbb3333-0000-4000-8000-000000000003")
+            let b = try store.createSession(
+                name: "Commute", start: start.adding(milliseconds: 1), id: "aaaa2222-0000-4000-8000-000000000002")
+            let c = try store.createSession(
+                name: "Sail", start: start.adding(milliseconds: 2), id: "bbbb3333-0000-4000-8000-000000000003")
             #expect(try store.resolveSession(a.id.uppercased()) == a)
             #expect(try store.resolveSession("Sail") == c)
             #expect(try store.resolveSession("aaaa2") == b)
             let ambiguousName = #expect(throws: StoreError.self) { _ = try store.resolveSession("Commute") }
-            #expect(ambiguousName == .ambiguousSession(query: "Commute", candidates: [Store.describe(a), Store.describe(b)]))
+            #expect(
+                ambiguousName
+                    == .ambiguousSession(query: "Commute", candidates: [Store.describe(a), Store.describe(b)]))
             let ambiguousPrefix = #expect(throws: StoreError.self) { _ = try store.resolveSession("aaaa") }
             #expect(ambiguousPrefix?.errorDescription?.contains("matches 2 sessions") == true)
             let unknown = #expect(throws: StoreError.self) { _ = try store.resolveSession("commut") }
@@ -46,7 +51,10 @@ struct SessionStoreTests {
             var entries = makeEntries(count: 5)
             entries[3].latitude = 91
             let error = #expect(throws: StoreError.self) { try store.append(entries, to: s.id) }
-            #expect(error?.errorDescription?.hasPrefix("entry 4 of the batch (time 2023-11-14T22:13:23Z) was refused: it breaks the rule latitude_in_range") == true)
+            #expect(
+                error?.errorDescription?.hasPrefix(
+                    "entry 4 of the batch (time 2023-11-14T22:13:23Z) was refused: it breaks the rule latitude_in_range"
+                ) == true)
             entries[3].latitude = 52
             entries[1].course = 360
             let course = #expect(throws: StoreError.self) { try store.append(entries, to: s.id) }
@@ -56,11 +64,15 @@ struct SessionStoreTests {
             entries[2].latitude = .nan
             let nan = #expect(throws: StoreError.self) { try store.append(entries, to: s.id) }
             #expect(nan?.errorDescription?.contains("NOT NULL constraint failed: Entries.Latitude") == true)
-            let orphan = #expect(throws: StoreError.self) { try store.append(makeEntries(count: 1), to: "00000000-0000-4000-8000-00000000dead") }
+            let orphan = #expect(throws: StoreError.self) {
+                try store.append(makeEntries(count: 1), to: "00000000-0000-4000-8000-00000000dead")
+            }
             #expect(orphan?.errorDescription?.contains("its session does not exist") == true)
             let emptyName = #expect(throws: StoreError.self) { try store.createSession(name: " ", start: start) }
             #expect(emptyName == .invalidSession(reason: "the name is empty"))
-            let backwards = #expect(throws: StoreError.self) { try store.finishSession(id: s.id, end: start.adding(milliseconds: -1)) }
+            let backwards = #expect(throws: StoreError.self) {
+                try store.finishSession(id: s.id, end: start.adding(milliseconds: -1))
+            }
             #expect(backwards?.errorDescription?.contains("session_ends_after_start") == true)
         }
     }
@@ -101,7 +113,9 @@ struct SessionStoreTests {
             let duplicate = #expect(throws: StoreError.self) { try store.append(twice, to: s.id) }
             #expect(duplicate?.errorDescription?.hasPrefix("entry 21 of the batch") == true)
             #expect(duplicate?.errorDescription?.contains("same EntryID") == true)
-            let orphan = #expect(throws: StoreError.self) { try store.append(makeEntries(count: 40, seed: 99), to: "00000000-0000-4000-8000-00000000dead") }
+            let orphan = #expect(throws: StoreError.self) {
+                try store.append(makeEntries(count: 40, seed: 99), to: "00000000-0000-4000-8000-00000000dead")
+            }
             #expect(orphan?.errorDescription?.contains("its session does not exist") == true)
             #expect(try store.entryCount(of: s.id) == 107)
         }
@@ -119,7 +133,8 @@ struct SessionStoreTests {
             entries[5].address = "Somewhere"
             entries[6].instanceCount = 4
             try store.append(entries, to: s.id)
-            var all: [Entry] = [], track: [Entry] = []
+            var all: [Entry] = []
+            var track: [Entry] = []
             try store.entries(of: s.id).forEach { all.append($0) }
             try store.entries(of: s.id, fields: .track).forEach { track.append($0) }
             #expect(all.count == 50 && track.count == 50)
@@ -147,7 +162,13 @@ struct SessionStoreTests {
             try store.entries(of: s.id, from: entries[10].time, to: entries[19].time).forEach { _ in bounded += 1 }
             #expect(bounded == 10)
             let first = try store.entries(of: s.id).next()
-            #expect(first == { var e = entries[0]; e.key = first?.key; return e }())
+            #expect(
+                first
+                    == {
+                        var e = entries[0]
+                        e.key = first?.key
+                        return e
+                    }())
         }
     }
 
@@ -156,9 +177,11 @@ struct SessionStoreTests {
             let s = try store.createSession(name: "Overland", start: start)
             let entry = Entry(
                 id: "018bd2c3-8000-7000-8000-000000000001", latitude: 37.3318, longitude: -122.030581, altitude: 0,
-                horizontalAccuracy: 30, verticalAccuracy: 4, time: start, speed: 4, course: 359.9, address: "1 Infinite Loop",
+                horizontalAccuracy: 30, verticalAccuracy: 4, time: start, speed: 4, course: 359.9,
+                address: "1 Infinite Loop",
                 marked: true, label: "Café <&> \"quotes\" 🚲", instanceCount: 2, heading: 12.5, isHeadingChanged: true,
-                headingTime: start, satellites: 11, hdop: 0.9, vdop: 1.2, pdop: 1.5, fixMode: .threeD, speedAccuracy: 0.5,
+                headingTime: start, satellites: 11, hdop: 0.9, vdop: 1.2, pdop: 1.5, fixMode: .threeD,
+                speedAccuracy: 0.5,
                 courseAccuracy: 10, motion: ["driving", "stationary"], batteryState: .charging, batteryLevel: 0.89,
                 deviceID: "phone", wifi: "launchpad")
             let keys = try store.append([entry], to: s.id)
@@ -203,8 +226,11 @@ struct SessionStoreTests {
             var entries = makeEntries(count: 60, step: 35)
             for i in entries.indices where i % 3 == 1 { entries[i].longitude = 5.01 }  // a zigzag
             entries[20].time = entries[19].time  // a tie: insertion order decides
-            entries[30].marked = true; entries[30].longitude = 7
-            entries[40].isHeadingChanged = true; entries[40].heading = 90; entries[40].headingTime = entries[40].time
+            entries[30].marked = true
+            entries[30].longitude = 7
+            entries[40].isHeadingChanged = true
+            entries[40].heading = 90
+            entries[40].headingTime = entries[40].time
             entries[40].latitude = 60
             var rng = SplitMix64(seed: 11)
             let shuffled = entries.shuffled(using: &rng)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
-@testable import GPSLogStore
 import GPSLogTestSupport
 import Testing
+
+@testable import GPSLogStore
 
 /// A million-entry session streams through the cursor in order, and with flat memory: the peak resident size of a
 /// `gpslog export` of it is that of an export of 10 entries, far below what the session would take as an array
@@ -14,7 +15,8 @@ struct StreamingMemoryTests {
             let s = try store.createSession(name: "Big", start: Timestamp(milliseconds: 1_700_000_000_000))
             // Fill in SQL: a recursive CTE writes 1M rows in a few seconds even in a debug build.
             try store.write {
-                try store.database.run("""
+                try store.database.run(
+                    """
                     WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999999)
                     INSERT INTO Entries (Session, Latitude, Longitude, Altitude, HorizontalAccuracy, TimeStamp, Speed, Course,
                                          EntryID, Satellites, HDOP, FixMode)
@@ -46,13 +48,22 @@ struct StreamingMemoryTests {
             let small = try store.createSession(name: "Small", start: Timestamp(milliseconds: 1_600_000_000_000))
             try store.append(makeEntries(count: 10, start: small.start), to: small.id)
             let folder = (path as NSString).deletingLastPathComponent
-            let baseline = try runGPSLogMeasuringMemory(["export", "Small", "--format", "gpx", "--output", folder + "/small.gpx"], database: path, outputPath: folder + "/small")
-            let big = try runGPSLogMeasuringMemory(["export", "Big", "--format", "gpx", "--output", folder + "/big.gpx"], database: path, outputPath: folder + "/big")
-            #expect(baseline.status == 0 && big.status == 0, "\((try? String(contentsOfFile: folder + "/big.err", encoding: .utf8)) ?? "")")
+            let baseline = try runGPSLogMeasuringMemory(
+                ["export", "Small", "--format", "gpx", "--output", folder + "/small.gpx"], database: path,
+                outputPath: folder + "/small")
+            let big = try runGPSLogMeasuringMemory(
+                ["export", "Big", "--format", "gpx", "--output", folder + "/big.gpx"], database: path,
+                outputPath: folder + "/big")
+            #expect(
+                baseline.status == 0 && big.status == 0,
+                "\((try? String(contentsOfFile: folder + "/big.err", encoding: .utf8)) ?? "")")
             let size = (try FileManager.default.attributesOfItem(atPath: folder + "/big.gpx")[.size] as? Int) ?? 0
             #expect(size > 80_000_000, "the export wrote all 1M points (\(size) bytes)")
             let growth = big.peakBytes - baseline.peakBytes
-            #expect(growth < 48 * 1024 * 1024, "exporting 1M entries took \(growth / 1024 / 1024) MB more than 10 (peaks \(big.peakBytes / 1024 / 1024) and \(baseline.peakBytes / 1024 / 1024) MB)")
+            #expect(
+                growth < 48 * 1024 * 1024,
+                "exporting 1M entries took \(growth / 1024 / 1024) MB more than 10 (peaks \(big.peakBytes / 1024 / 1024) and \(baseline.peakBytes / 1024 / 1024) MB)"
+            )
         }
     }
 }

@@ -73,7 +73,7 @@ struct BlockingQueueTests {
         let queue = BlockingQueue<Int>(capacity: 2)
         let handled = Shared(0)
         let ended = Self.onThread {
-            while let _ = try? queue.take() {
+            while (try? queue.take()) != nil {
                 usleep(2_000)
                 handled.set(handled.get() + 1)
                 queue.done()

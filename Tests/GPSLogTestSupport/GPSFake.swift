@@ -9,7 +9,8 @@ public final class GPSFake {
     /// True when gpsfake and gpsd are installed.
     public static var isAvailable: Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsfake")
-            && (FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd") || FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsd"))
+            && (FileManager.default.isExecutableFile(atPath: "/usr/sbin/gpsd")
+                || FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsd"))
     }
 
     /// Starts replaying `log` once, `cycle` seconds between sentences, and returns when its gpsd accepts
@@ -91,7 +92,9 @@ private func onLoopbackSocket(port: Int, _ call: (Int32, UnsafePointer<sockaddr>
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
     addr.sin_port = in_port_t(UInt16(port).bigEndian)
     return withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            call(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
     }
 }
 

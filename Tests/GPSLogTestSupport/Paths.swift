@@ -7,7 +7,9 @@ public enum TestPaths {
     public static let packageRoot: String = {
         var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+                return url.path
+            }
             url.deleteLastPathComponent()
         }
         fatalError("Package.swift not found above \(#filePath)")

@@ -17,12 +17,15 @@ public func runGPSLog(
 ) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: launcher.first ?? TestPaths.gpslogBinary)
-    process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [TestPaths.gpslogBinary] + arguments
+    process.arguments =
+        launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [TestPaths.gpslogBinary] + arguments
     var env = ProcessInfo.processInfo.environment
     env["GPSLOG_DB"] = database
     for (k, v) in environment { env[k] = v }
     process.environment = env
-    let out = Pipe(), err = Pipe(), inPipe = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let inPipe = Pipe()
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : inPipe
@@ -50,7 +53,9 @@ public func runGPSLog(
 /// Runs the built `gpslog` executable with `GPSLOG_DB` set to `database`, output to `outputPath` files
 /// (`.out`, `.err`), and returns its exit status and its own peak resident size in bytes (`ru_maxrss` from
 /// `wait4`). Measured in the child, the peak cannot include what other tests running in this process allocate.
-public func runGPSLogMeasuringMemory(_ arguments: [String], database: String, outputPath: String) throws -> (status: Int32, peakBytes: Int) {
+public func runGPSLogMeasuringMemory(_ arguments: [String], database: String, outputPath: String) throws -> (
+    status: Int32, peakBytes: Int
+) {
     var env = ProcessInfo.processInfo.environment
     env["GPSLOG_DB"] = database
     let argv = [TestPaths.gpslogBinary] + arguments
@@ -62,7 +67,8 @@ public func runGPSLogMeasuringMemory(_ arguments: [String], database: String, ou
     posix_spawn_file_actions_addopen(&actions, 1, outputPath + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, outputPath + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     func cStrings(_ strings: [String]) -> [UnsafeMutablePointer<CChar>?] { strings.map { strdup($0) } + [nil] }
-    let cArgv = cStrings(argv), cEnvp = cStrings(envp)
+    let cArgv = cStrings(argv)
+    let cEnvp = cStrings(envp)
     defer { (cArgv + cEnvp).forEach { free($0) } }
     var pid: pid_t = 0
     let rc = posix_spawn(&pid, TestPaths.gpslogBinary, &actions, nil, cArgv, cEnvp)

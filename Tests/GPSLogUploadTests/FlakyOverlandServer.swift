@@ -13,7 +13,13 @@ final class FlakyOverlandServer: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
     enum Answer: CaseIterable { case ok, serverError, drop, garbage, resultError, slow }
 
-    struct Batch { var uri: String; var timestamps: [String]; var hasCurrent: Bool; var authorization: String?; var answer: Answer }
+    struct Batch {
+        var uri: String
+        var timestamps: [String]
+        var hasCurrent: Bool
+        var authorization: String?
+        var answer: Answer
+    }
 
     private let lock = NSLock()
     /// Seeded: a failing run misbehaves the same way when run again.
@@ -27,7 +33,10 @@ final class FlakyOverlandServer: @unchecked Sendable {
     let delay: TimeAmount
     private var channel: Channel?
 
-    init(failureRate: Double, slowDelay: TimeAmount = .milliseconds(1500), delay: TimeAmount = .zero, seed: UInt64 = 0x5EED_F1A4) {
+    init(
+        failureRate: Double, slowDelay: TimeAmount = .milliseconds(1500), delay: TimeAmount = .zero,
+        seed: UInt64 = 0x5EED_F1A4
+    ) {
         self.failureRate = failureRate
         self.slowDelay = slowDelay
         self.delay = delay
@@ -61,7 +70,10 @@ final class FlakyOverlandServer: @unchecked Sendable {
             } else {
                 answer = .ok
             }
-            batches.append(Batch(uri: uri, timestamps: stamps, hasCurrent: object?["current"] != nil, authorization: authorization, answer: answer))
+            batches.append(
+                Batch(
+                    uri: uri, timestamps: stamps, hasCurrent: object?["current"] != nil, authorization: authorization,
+                    answer: answer))
             return answer
         }
     }
@@ -81,7 +93,8 @@ final class FlakyOverlandServer: @unchecked Sendable {
                 body.clear()
             case .body(var chunk): body.writeBuffer(&chunk)
             case .end:
-                let answer = server.decide(uri: head?.uri ?? "", body: body, authorization: head?.headers.first(name: "Authorization"))
+                let answer = server.decide(
+                    uri: head?.uri ?? "", body: body, authorization: head?.headers.first(name: "Authorization"))
                 let loop = context.eventLoop
                 let ctx = NIOLoopBound(context, eventLoop: loop)
                 let respond = { [self] in
@@ -100,9 +113,14 @@ final class FlakyOverlandServer: @unchecked Sendable {
         }
 
         func reply(_ context: ChannelHandlerContext, _ status: Int, _ text: String) {
-            var headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", String(text.utf8.count))])
+            var headers = HTTPHeaders([
+                ("Content-Type", "application/json"), ("Content-Length", String(text.utf8.count)),
+            ])
             headers.add(name: "Connection", value: "close")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(
+                    .head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers))),
+                promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
         }

@@ -10,8 +10,11 @@ import Testing
 /// row of the table.
 @Suite(.serialized) struct HostileTextTests {
     static func batch(deviceID: String, second: Int) -> String {
-        let id = String(decoding: try! JSONSerialization.data(withJSONObject: [deviceID], options: [.fragmentsAllowed]), as: UTF8.self)
-        return #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,52.1]},"properties":{"timestamp":"2026-01-01T00:00:\#(String(format: "%02d", second))Z","device_id":\#(id.dropFirst().dropLast())}}]}"#
+        let id = String(
+            decoding: try! JSONSerialization.data(withJSONObject: [deviceID], options: [.fragmentsAllowed]),
+            as: UTF8.self)
+        return
+            #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,52.1]},"properties":{"timestamp":"2026-01-01T00:00:\#(String(format: "%02d", second))Z","device_id":\#(id.dropFirst().dropLast())}}]}"#
     }
 
     func post(_ body: String, to url: String) async throws -> Int {
@@ -25,7 +28,8 @@ import Testing
     @Test func controlCharactersNeverReachALogOrTheTerminalAndLongNamesAreCut() async throws {
         try await withTemporaryDirectory { dir in
             let serve = try ServeProcess(folder: dir, token: UploadTests.token)
-            let forged = "phone\n2026-01-01T00:00:00+0000 critical gpslog.serve: forged line \u{1B}[31mred\u{1B}[0m\u{0}\u{9B}2J\u{202E}"
+            let forged =
+                "phone\n2026-01-01T00:00:00+0000 critical gpslog.serve: forged line \u{1B}[31mred\u{1B}[0m\u{0}\u{9B}2J\u{202E}"
             #expect(try await post(Self.batch(deviceID: forged, second: 1), to: serve.url) == 200)
             let long = String(repeating: "x", count: 100_000)
             #expect(try await post(Self.batch(deviceID: long, second: 2), to: serve.url) == 200)
@@ -33,14 +37,17 @@ import Testing
             // The log: one line per event, the device id's controls escaped.
             #expect(waitUntil(timeout: 10) { serve.process.stderr.contains("forged line") })
             let log = serve.process.stderr
-            #expect(!log.contains("\u{1B}") && !log.contains("\u{0}") && !log.contains("\u{9B}") && !log.contains("\u{202E}"))
+            #expect(
+                !log.contains("\u{1B}") && !log.contains("\u{0}") && !log.contains("\u{9B}")
+                    && !log.contains("\u{202E}"))
             #expect(!log.contains("\n2026-01-01T00:00:00+0000 critical"), "a forged line: \(log)")
             #expect(log.contains(#"phone\n2026-01-01T00:00:00+0000 critical gpslog.serve: forged line \u001B[31mred"#))
 
             // The table: escaped, and no column wider than 40 characters.
             let table = try runGPSLog(["sessions"], database: serve.database)
             try #require(table.status == 0, "\(table.stderr)")
-            #expect(!table.stdout.contains("\u{1B}") && !table.stdout.contains("\u{0}") && !table.stdout.contains("\u{9B}"))
+            #expect(
+                !table.stdout.contains("\u{1B}") && !table.stdout.contains("\u{0}") && !table.stdout.contains("\u{9B}"))
             let lines = table.stdout.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
             #expect(lines.count == 3, "header and two sessions: \(table.stdout)")
             #expect(lines.allSatisfy { $0.count < 160 }, "\(lines.map(\.count))")
@@ -55,7 +62,8 @@ import Testing
 
             // `show` and an error that lists session names are escaped too.
             let shown = try runGPSLog(["show", "phone"], database: serve.database)
-            #expect(!shown.stdout.contains("\u{1B}") && !shown.stderr.contains("\u{1B}") && !shown.stderr.contains("\u{0}"))
+            #expect(
+                !shown.stdout.contains("\u{1B}") && !shown.stderr.contains("\u{1B}") && !shown.stderr.contains("\u{0}"))
             #expect(shown.stderr.contains(#"phone\n2026"#), "\(shown.stderr)")
         }
     }

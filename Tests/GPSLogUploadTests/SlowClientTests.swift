@@ -40,7 +40,9 @@ import Testing
 
         /// Sends bytes; false once the server has closed the connection.
         @discardableResult func send(_ text: String) -> Bool {
-            text.utf8CString.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) } > 0
+            text.utf8CString.withUnsafeBufferPointer {
+                Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL))
+            } > 0
         }
 
         /// Which of `connections` the server closes (end of file or reset) within `seconds`, watched all at once.
@@ -48,13 +50,23 @@ import Testing
             var closed = [Bool](repeating: false, count: connections.count)
             let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
             repeat {
-                var fds = connections.indices.filter { !closed[$0] }.map { pollfd(fd: connections[$0].fd, events: Int16(POLLIN), revents: 0) }
+                var fds = connections.indices.filter { !closed[$0] }.map {
+                    pollfd(fd: connections[$0].fd, events: Int16(POLLIN), revents: 0)
+                }
                 if fds.isEmpty { break }
-                let left = max(0, Int32((deadline - ContinuousClock.now).components.attoseconds / 1_000_000_000_000_000 + (deadline - ContinuousClock.now).components.seconds * 1000))
+                let left = max(
+                    0,
+                    Int32(
+                        (deadline - ContinuousClock.now).components.attoseconds / 1_000_000_000_000_000
+                            + (deadline - ContinuousClock.now).components.seconds * 1000))
                 guard poll(&fds, nfds_t(fds.count), left) > 0 else { break }
                 for p in fds where p.revents != 0 {
                     var byte: UInt8 = 0
-                    if recv(p.fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0, let i = connections.firstIndex(where: { $0.fd == p.fd }) { closed[i] = true }
+                    if recv(p.fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0,
+                        let i = connections.firstIndex(where: { $0.fd == p.fd })
+                    {
+                        closed[i] = true
+                    }
                 }
             } while ContinuousClock.now < deadline
             return closed
@@ -96,7 +108,9 @@ import Testing
 
             // Many addresses: no more than 256 connections at once; the rest are closed at once.
             var many: [RawConnection] = []
-            for a in 10..<40 { for _ in 0..<10 { if let c = RawConnection(from: "127.0.0.\(a)", toPort: port) { many.append(c) } } }
+            for a in 10..<40 {
+                for _ in 0..<10 { if let c = RawConnection(from: "127.0.0.\(a)", toPort: port) { many.append(c) } }
+            }
             try #require(many.count == 300)
             for c in many { c.send("POST / HTTP/1.1\r\nX-Slow: ") }
             let closedAtOnce = RawConnection.closedByServer(many, within: 1).filter { $0 }.count

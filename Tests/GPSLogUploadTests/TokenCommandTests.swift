@@ -30,7 +30,8 @@ import Testing
     func serveRefusesASetButEmptyEnvironmentToken(value: String) throws {
         try withTemporaryDirectory { dir in
             let r = try runGPSLog(
-                ["serve", "--listen", "127.0.0.1:0"], database: dir + "/db.sqlite", environment: ["GPSLOG_TOKEN": value],
+                ["serve", "--listen", "127.0.0.1:0"], database: dir + "/db.sqlite",
+                environment: ["GPSLOG_TOKEN": value],
                 launcher: Self.timeout)
             #expect(r.status != 0 && r.status != 124 && r.stderr.contains("$GPSLOG_TOKEN is empty"), "\(r.stderr)")
         }
@@ -39,9 +40,12 @@ import Testing
     @Test func serveOffLoopbackTakesALongEnoughEnvironmentTokenButNotAShortOne() throws {
         try withTemporaryDirectory { dir in
             let r = try runGPSLog(
-                ["serve", "--listen", "0.0.0.0:0"], database: dir + "/db.sqlite", environment: ["GPSLOG_TOKEN": "tooshort"],
+                ["serve", "--listen", "0.0.0.0:0"], database: dir + "/db.sqlite",
+                environment: ["GPSLOG_TOKEN": "tooshort"],
                 launcher: Self.timeout)
-            #expect(r.status != 0 && r.status != 124 && r.stderr.contains("$GPSLOG_TOKEN is shorter than 16"), "\(r.stderr)")
+            #expect(
+                r.status != 0 && r.status != 124 && r.stderr.contains("$GPSLOG_TOKEN is shorter than 16"), "\(r.stderr)"
+            )
             #expect(!r.stderr.contains("tooshort"))
         }
     }
@@ -53,7 +57,9 @@ import Testing
             let imported = try runGPSLog(["import", "--sample", "--name", "Sail"], database: db)
             try #require(imported.status == 0, "\(imported.stderr)")
             // Port 9 (discard) on loopback: nothing is listening, and nothing may be tried.
-            let r = try runGPSLog(["upload", "Sail", "--url", "http://127.0.0.1:9/", "--token", token], database: db, launcher: Self.timeout)
+            let r = try runGPSLog(
+                ["upload", "Sail", "--url", "http://127.0.0.1:9/", "--token", token], database: db,
+                launcher: Self.timeout)
             #expect(r.status != 0 && r.status != 124, "\(r.stdout)")
             #expect(r.stderr.contains("--token"), "\(r.stderr)")
             #expect(!r.stderr.contains("HTTP") && !r.stderr.contains("connect"), "it tried to send: \(r.stderr)")

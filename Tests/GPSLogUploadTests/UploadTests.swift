@@ -3,10 +3,11 @@ import AsyncHTTPClient
 import Foundation
 import GPSLogModel
 import GPSLogRecording
-@testable import GPSLogStore
 import GPSLogTestSupport
 import NIOCore
 import Testing
+
+@testable import GPSLogStore
 
 /// `gpslog serve` running in the background on a free loopback port.
 final class ServeProcess {
@@ -17,7 +18,9 @@ final class ServeProcess {
     init(folder: String, token: String?) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         database = folder + "/received.sqlite"
-        let process = try BackgroundGPSLog(["serve", "--listen", "127.0.0.1:0"] + (token.map { ["--token", $0] } ?? []), database: database, folder: folder)
+        let process = try BackgroundGPSLog(
+            ["serve", "--listen", "127.0.0.1:0"] + (token.map { ["--token", $0] } ?? []), database: database,
+            folder: folder)
         self.process = process
         var found: String?
         _ = waitUntil(timeout: 30) {
@@ -51,12 +54,15 @@ struct UploadTests {
     static func points(_ db: String, receiver: Bool = false) throws -> [Point] {
         let store = try Store(path: db)
         defer { store.close() }
-        let s = try store.database.makeStatement("""
+        let s = try store.database.makeStatement(
+            """
             SELECT TimeStamp, Latitude, Longitude FROM Entries JOIN Sessions ON Sessions.ID = Entries.Session
             WHERE Marked = 0 AND IsHeadingChanged = 0 \(receiver ? "AND Receiver IS NOT NULL" : "") ORDER BY TimeStamp
             """)
         var out: [Point] = []
-        while try s.step() { out.append(Point(time: s.int64(at: 0)!, latitude: s.double(at: 1)!, longitude: s.double(at: 2)!)) }
+        while try s.step() {
+            out.append(Point(time: s.int64(at: 0)!, latitude: s.double(at: 1)!, longitude: s.double(at: 2)!))
+        }
         return out
     }
 
@@ -75,7 +81,9 @@ struct UploadTests {
             let expected = try Self.points(db)
             #expect(expected.count > 100)
 
-            let r = try runGPSLog(["upload", "Sail", "--url", serve.url, "--token", Self.token, "--batch-size", "25", "--json"], database: db)
+            let r = try runGPSLog(
+                ["upload", "Sail", "--url", serve.url, "--token", Self.token, "--batch-size", "25", "--json"],
+                database: db)
             #expect(r.status == 0, "\(r.stderr)")
             #expect(!r.stdout.contains(Self.token) && !r.stderr.contains(Self.token))
             #expect(try serve.points() == expected)
@@ -83,7 +91,10 @@ struct UploadTests {
 
             // A second run sends nothing: everything was confirmed.
             let again = try runGPSLog(["upload", "Sail", "--url", serve.url, "--token", Self.token], database: db)
-            #expect(again.status == 0 && again.stdout.contains("0 points in 0 batches (\(expected.count) confirmed before)"), "\(again.stdout)")
+            #expect(
+                again.status == 0
+                    && again.stdout.contains("0 points in 0 batches (\(expected.count) confirmed before)"),
+                "\(again.stdout)")
             #expect(try serve.points() == expected)
 
             // The received session is the device's trip, with the sender's mode.
@@ -93,13 +104,19 @@ struct UploadTests {
             // A refusal (4xx) stops at once with the server's message, and the token is not in it.
             let other = dir + "/other.sqlite"
             #expect(try runGPSLog(["import", "--sample", "--name", "Sail"], database: other).status == 0)
-            let wrong = try runGPSLog(["upload", "Sail", "--url", serve.url, "--token", "not-the-right-token"], database: other)
-            #expect(wrong.status == 1 && wrong.stderr.contains("HTTP 401") && wrong.stderr.contains("missing or wrong token"), "\(wrong.stderr)")
+            let wrong = try runGPSLog(
+                ["upload", "Sail", "--url", serve.url, "--token", "not-the-right-token"], database: other)
+            #expect(
+                wrong.status == 1 && wrong.stderr.contains("HTTP 401")
+                    && wrong.stderr.contains("missing or wrong token"), "\(wrong.stderr)")
             #expect(!wrong.stderr.contains("not-the-right-token"))
 
             // OwnTracks HTTP: one message per POST, the device from X-Limit-U/X-Limit-D.
             let owntracks = try runGPSLog(
-                ["upload", "Sail", "--url", serve.url + "pub", "--token", Self.token, "--format", "owntracks", "--device-id", "rob/boat"], database: other)
+                [
+                    "upload", "Sail", "--url", serve.url + "pub", "--token", Self.token, "--format", "owntracks",
+                    "--device-id", "rob/boat",
+                ], database: other)
             #expect(owntracks.status == 0, "\(owntracks.stderr)")
             let listedAgain = try runGPSLog(["sessions", "--json"], database: serve.database)
             #expect(listedAgain.stdout.contains("rob/boat"), "\(listedAgain.stdout)")
@@ -115,8 +132,11 @@ struct UploadTests {
             let db = try sampleDatabase(dir)
             let expected = try Self.points(db)
             let r = try runGPSLog(
-                ["upload", "Sail", "--url", server.url + "?lat=%LAT&lon=%LON&ts=%TS&bat=%BAT&token=" + Self.token, "--token", Self.token,
-                 "--batch-size", "10", "--timeout", "1", "--max-attempts", "40", "--json"],
+                [
+                    "upload", "Sail", "--url", server.url + "?lat=%LAT&lon=%LON&ts=%TS&bat=%BAT&token=" + Self.token,
+                    "--token", Self.token,
+                    "--batch-size", "10", "--timeout", "1", "--max-attempts", "40", "--json",
+                ],
                 database: db, environment: ["GPSLOG_RETRY_DELAY": "0.02"])
             #expect(r.status == 0, "\(r.stderr)")
             #expect(!r.stdout.contains(Self.token) && !r.stderr.contains(Self.token))
@@ -130,13 +150,16 @@ struct UploadTests {
             let store = try Store(path: db)
             defer { store.close() }
             let session = try store.resolveSession("Sail")
-            let progress = try store.database.scalar("SELECT Sent FROM Uploads WHERE Session = ?", [.text(session.id)])?.int64
+            let progress = try store.database.scalar("SELECT Sent FROM Uploads WHERE Session = ?", [.text(session.id)])?
+                .int64
             #expect(progress == Int64(expected.count))
             #expect(server.log.allSatisfy { $0.authorization == "Bearer " + Self.token })
             // Overland's URL parameters come from the latest point; unknown values are -1.
             let last = try #require(expected.last)
             let uri = try #require(server.log.first?.uri)
-            #expect(uri.contains("lat=\(String(format: "%.7f", Double(last.latitude) / 1e7))&lon=") && uri.contains("&ts=\(last.time / 1000)&bat=-1"), "\(uri)")
+            #expect(
+                uri.contains("lat=\(String(format: "%.7f", Double(last.latitude) / 1e7))&lon=")
+                    && uri.contains("&ts=\(last.time / 1000)&bat=-1"), "\(uri)")
             // Overland's `current` rides along while more than two batches wait, and not at the end.
             #expect(server.log.first?.hasCurrent == true && server.log.last?.hasCurrent == false)
         }
@@ -170,7 +193,10 @@ struct UploadTests {
     func serveAcceptsRealPayloadsAndRejectsBadOnesWithoutChangingAnything() async throws {
         try await withTemporaryDirectory { dir in
             let serve = try ServeProcess(folder: dir, token: Self.token)
-            func post(_ body: String, path: String = "", headers: [(String, String)] = [("Authorization", "Bearer " + Self.token)]) async throws -> (Int, String) {
+            func post(
+                _ body: String, path: String = "",
+                headers: [(String, String)] = [("Authorization", "Bearer " + Self.token)]
+            ) async throws -> (Int, String) {
                 var request = HTTPClientRequest(url: serve.url + path)
                 request.method = .POST
                 for (k, v) in headers { request.headers.add(name: k, value: v) }
@@ -178,7 +204,8 @@ struct UploadTests {
                 let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
                 return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
             }
-            let overland = try String(contentsOfFile: TestPaths.sharedData + "/payloads/overland-geodata.json", encoding: .utf8)
+            let overland = try String(
+                contentsOfFile: TestPaths.sharedData + "/payloads/overland-geodata.json", encoding: .utf8)
             #expect(try await post(overland) == (200, #"{"result":"ok"}"#))
             // The second feature has no geometry (an app event): skipped. Sent twice: stored once.
             #expect(try serve.points().count == 1)
@@ -189,12 +216,17 @@ struct UploadTests {
             let basic = "Basic " + Data("rob:\(Self.token)".utf8).base64EncodedString()
             var locationTimes = Set<String>()
             for file in ["owntracks-2024-03.rec", "owntracks-2023-02_old.rec"] {
-                let lines = try String(contentsOfFile: TestPaths.sharedData + "/payloads/" + file, encoding: .utf8).split(whereSeparator: \.isNewline)
+                let lines = try String(contentsOfFile: TestPaths.sharedData + "/payloads/" + file, encoding: .utf8)
+                    .split(whereSeparator: \.isNewline)
                 for line in lines {
                     guard let brace = line.firstIndex(of: "{") else { continue }
                     let json = String(line[brace...])
-                    if json.contains(#""_type":"location""#), let tst = json.firstRange(of: /"tst":\d+/) { locationTimes.insert(String(json[tst])) }
-                    let (status, body) = try await post(json, path: "pub", headers: [("Authorization", basic), ("X-Limit-U", "rob"), ("X-Limit-D", "phone")])
+                    if json.contains(#""_type":"location""#), let tst = json.firstRange(of: /"tst":\d+/) {
+                        locationTimes.insert(String(json[tst]))
+                    }
+                    let (status, body) = try await post(
+                        json, path: "pub",
+                        headers: [("Authorization", basic), ("X-Limit-U", "rob"), ("X-Limit-D", "phone")])
                     #expect(status == 200 && body == "[]", "\(status) \(body)")
                 }
             }
@@ -206,8 +238,14 @@ struct UploadTests {
             let before = stored
             let bad: [(String, Int, String)] = [
                 ("{not json", 400, "not JSON"),
-                (#"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,95]},"properties":{"timestamp":"2026-01-01T00:00:00Z"}}]}"#, 422, "geometry.coordinates"),
-                (#"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,52.1]},"properties":{"timestamp":"2026-01-01T00:00:00Z"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,52.1]},"properties":{"timestamp":"yesterday"}}]}"#, 422, "locations[1].properties.timestamp"),
+                (
+                    #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,95]},"properties":{"timestamp":"2026-01-01T00:00:00Z"}}]}"#,
+                    422, "geometry.coordinates"
+                ),
+                (
+                    #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,52.1]},"properties":{"timestamp":"2026-01-01T00:00:00Z"}},{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3,52.1]},"properties":{"timestamp":"yesterday"}}]}"#,
+                    422, "locations[1].properties.timestamp"
+                ),
                 (#"{"_type":"location","lat":52.1,"lon":5.3}"#, 422, "tst"),
                 (#"{"hello":"world"}"#, 400, "neither an Overland batch"),
             ]
@@ -232,8 +270,11 @@ struct UploadTests {
             defer { gpsd.stop() }
             let db = dir + "/gpslog.sqlite"
             let recorder = try BackgroundGPSLog(
-                ["record", "--name", "Live", "--source", "gpsd://127.0.0.1:\(gpsd.port)", "--send", serve.url, "--token", Self.token,
-                 "--send-interval", "1s", "--batch-size", "20", "--geocode", "off"],
+                [
+                    "record", "--name", "Live", "--source", "gpsd://127.0.0.1:\(gpsd.port)", "--send", serve.url,
+                    "--token", Self.token,
+                    "--send-interval", "1s", "--batch-size", "20", "--geocode", "off",
+                ],
                 database: db, folder: dir)
             // Points reach the server while the recording goes on.
             #expect(try waitUntil(timeout: 60) { try serve.points().count >= 10 }, "\(recorder.stderr)")

@@ -13,11 +13,12 @@ struct XMLStreamWriterTests {
         try w.element("label", "a<b & c>d")
         try w.endElement()
         try w.finish()
-        #expect(w.contents == """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <session name="Tom &amp; &quot;Jerry&quot; &lt;3 🚲"><label>a&lt;b &amp; c&gt;d</label></session>
+        #expect(
+            w.contents == """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <session name="Tom &amp; &quot;Jerry&quot; &lt;3 🚲"><label>a&lt;b &amp; c&gt;d</label></session>
 
-            """)
+                """)
     }
 
     @Test func writesToAFileDescriptor() throws {
@@ -38,7 +39,10 @@ struct XMLStreamWriterTests {
 
 struct XMLStreamReaderTests {
     @Test func streamsElementsAttributesAndText() throws {
-        let r = try XMLStreamReader(bytes: Array(#"<gpx xmlns="http://www.topografix.com/GPX/1/1"><trkpt lat="52.1" lon="5.2"><ele>-4.5</ele></trkpt></gpx>"#.utf8))
+        let r = try XMLStreamReader(
+            bytes: Array(
+                #"<gpx xmlns="http://www.topografix.com/GPX/1/1"><trkpt lat="52.1" lon="5.2"><ele>-4.5</ele></trkpt></gpx>"#
+                    .utf8))
         var seen: [String] = []
         while try r.read() {
             if r.nodeType == .element && r.localName == "trkpt" {
@@ -78,21 +82,21 @@ struct SchemaValidatorTests {
             let validator = try SchemaValidator(schemaPath: Self.schema)
             let good = dir + "/good.gpx"
             try """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1" creator="gpslog">
-                  <trk><trkseg><trkpt lat="52.85" lon="5.31"><ele>-4</ele><time>2018-08-20T09:47:37Z</time></trkpt></trkseg></trk>
-                </gpx>
-                """.write(toFile: good, atomically: true, encoding: .utf8)
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1" creator="gpslog">
+              <trk><trkseg><trkpt lat="52.85" lon="5.31"><ele>-4</ele><time>2018-08-20T09:47:37Z</time></trkpt></trkseg></trk>
+            </gpx>
+            """.write(toFile: good, atomically: true, encoding: .utf8)
             #expect(validator.validate(file: good).isEmpty)
             let bad = dir + "/bad.gpx"
             try """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1" creator="gpslog">
-                  <trk><trkseg>
-                    <trkpt lat="98.1" lon="5.31"/>
-                  </trkseg></trk>
-                </gpx>
-                """.write(toFile: bad, atomically: true, encoding: .utf8)
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1" creator="gpslog">
+              <trk><trkseg>
+                <trkpt lat="98.1" lon="5.31"/>
+              </trkseg></trk>
+            </gpx>
+            """.write(toFile: bad, atomically: true, encoding: .utf8)
             let errors = validator.validate(file: bad)
             #expect(errors.count == 1)
             #expect(errors.first?.line == 4)

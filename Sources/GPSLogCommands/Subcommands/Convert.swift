@@ -16,22 +16,36 @@ extension GPSLog {
 
         @Argument(help: "Input file.") var input: String
         @Argument(help: "Output file, or - for standard output.") var output: String
-        @Option(help: ArgumentHelp("Input format, when the content does not say it.", valueName: ImportFormat.allCases.map(\.rawValue).joined(separator: "|")))
+        @Option(
+            help: ArgumentHelp(
+                "Input format, when the content does not say it.",
+                valueName: ImportFormat.allCases.map(\.rawValue).joined(separator: "|")))
         var from: String?
-        @Option(help: ArgumentHelp("Output format (default: from the output file's extension).", valueName: ExportFormat.allCases.map(\.rawValue).joined(separator: "|")))
+        @Option(
+            help: ArgumentHelp(
+                "Output format (default: from the output file's extension).",
+                valueName: ExportFormat.allCases.map(\.rawValue).joined(separator: "|")))
         var to: String?
         @Option(help: "Simplify tracks with GEOS to this tolerance in metres.") var simplify: Double?
-        @Option(help: ArgumentHelp("UTC date for NMEA logs that carry none.", valueName: "YYYY-MM-DD")) var date: String?
+        @Option(help: ArgumentHelp("UTC date for NMEA logs that carry none.", valueName: "YYYY-MM-DD")) var date:
+            String?
 
         func validate() throws {
             if let from, ImportFormat(rawValue: from) == nil {
-                throw ValidationError("--from must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+                throw ValidationError(
+                    "--from must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             if outputFormat == nil {
-                throw ValidationError("Say --to \(ExportFormat.allCases.map(\.rawValue).joined(separator: "|")) (the output's extension does not say it).")
+                throw ValidationError(
+                    "Say --to \(ExportFormat.allCases.map(\.rawValue).joined(separator: "|")) (the output's extension does not say it)."
+                )
             }
-            if let date, ImportOptions.parseDate(date) == nil { throw ValidationError("--date must be YYYY-MM-DD, not '\(date)'.") }
-            if let simplify, simplify <= 0 || !simplify.isFinite { throw ValidationError("--simplify must be a positive number of metres.") }
+            if let date, ImportOptions.parseDate(date) == nil {
+                throw ValidationError("--date must be YYYY-MM-DD, not '\(date)'.")
+            }
+            if let simplify, simplify <= 0 || !simplify.isFinite {
+                throw ValidationError("--simplify must be a positive number of metres.")
+            }
         }
 
         var outputFormat: ExportFormat? {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
-import GPSLogModel
 import Foundation
+import GPSLogModel
 import GPSLogStore
 
 extension GPSLog {
@@ -22,9 +22,12 @@ extension GPSLog {
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else {
                     throw CommandError.confirmationNeeded(
-                        "refusing to delete '\(found.name.visible)' (\(found.shortID)) without confirmation: stdin is not a terminal; pass --yes")
+                        "refusing to delete '\(found.name.visible)' (\(found.shortID)) without confirmation: stdin is not a terminal; pass --yes"
+                    )
                 }
-                print("Delete '\(found.name.visible)' (\(found.shortID)) with its \(summary.entryCount) entries? [y/N] ", terminator: "")
+                print(
+                    "Delete '\(found.name.visible)' (\(found.shortID)) with its \(summary.entryCount) entries? [y/N] ",
+                    terminator: "")
                 let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
                 guard answer == "y" || answer == "yes" else {
                     print("Nothing deleted.")

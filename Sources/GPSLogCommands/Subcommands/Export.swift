@@ -18,7 +18,9 @@ extension GPSLog {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Sessions: names, ids or unique id prefixes.") var sessions: [String]
-        @Option(name: .long, help: ArgumentHelp("Format.", valueName: ExportFormat.allCases.map(\.rawValue).joined(separator: "|")))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Format.", valueName: ExportFormat.allCases.map(\.rawValue).joined(separator: "|")))
         var format: String?
         @Option(name: [.short, .long], help: "Output file, or - for standard output.") var output: String = "-"
         @Option(help: "Only entries at or after this time (ISO 8601).") var from: String?
@@ -31,12 +33,20 @@ extension GPSLog {
         func validate() throws {
             if sessions.isEmpty { throw ValidationError("Name at least one session to export.") }
             if resolvedFormat == nil {
-                throw ValidationError("Say --format \(ExportFormat.allCases.map(\.rawValue).joined(separator: "|")) (or use a file name whose extension says it).")
+                throw ValidationError(
+                    "Say --format \(ExportFormat.allCases.map(\.rawValue).joined(separator: "|")) (or use a file name whose extension says it)."
+                )
             }
             if !(50...1000).contains(batchSize) { throw ValidationError("--batch-size must be from 50 to 1000.") }
-            if let from, Timestamp(iso8601: from) == nil { throw ValidationError("--from must be ISO 8601, e.g. 2026-05-01T08:00:00Z.") }
-            if let to, Timestamp(iso8601: to) == nil { throw ValidationError("--to must be ISO 8601, e.g. 2026-05-01T18:00:00Z.") }
-            if let simplify, simplify <= 0 || !simplify.isFinite { throw ValidationError("--simplify must be a positive number of metres.") }
+            if let from, Timestamp(iso8601: from) == nil {
+                throw ValidationError("--from must be ISO 8601, e.g. 2026-05-01T08:00:00Z.")
+            }
+            if let to, Timestamp(iso8601: to) == nil {
+                throw ValidationError("--to must be ISO 8601, e.g. 2026-05-01T18:00:00Z.")
+            }
+            if let simplify, simplify <= 0 || !simplify.isFinite {
+                throw ValidationError("--simplify must be a positive number of metres.")
+            }
         }
 
         var resolvedFormat: ExportFormat? {
@@ -67,7 +77,9 @@ extension GPSLog {
             let paths = try exporter.export(exports, to: output)
             progress.finish()
             if output != "-" {
-                print("Wrote \(paths.count == 1 ? paths[0] : "\(paths.count) files: \(paths.first!) ... \(paths.last!)").")
+                print(
+                    "Wrote \(paths.count == 1 ? paths[0] : "\(paths.count) files: \(paths.first!) ... \(paths.last!)")."
+                )
             }
         }
     }

@@ -22,17 +22,24 @@ extension GPSLog {
         @Argument(help: "Sessions (default: --all).") var sessions: [String] = []
         @Flag(help: "Every session.") var all = false
         @Option(help: "Provider.") var provider: String = GeocoderSpec.defaultProvider
-        @Option(help: "Requests per time: 1/s, 4/min, 1/min (default: 4/min for the public Nominatim, 1/s for other servers).")
+        @Option(
+            help:
+                "Requests per time: 1/s, 4/min, 1/min (default: 4/min for the public Nominatim, 1/s for other servers)."
+        )
         var rate: String?
-        @Option(help: "Contact (e-mail or URL) for the User-Agent; required by the public Nominatim.") var contact: String?
+        @Option(help: "Contact (e-mail or URL) for the User-Agent; required by the public Nominatim.") var contact:
+            String?
         @Option(help: "Language of the addresses (accept-language).") var language: String = "en"
-        @Option(help: "Geohash precision of a cache cell: 7 (~150 m, street), 6 (~1 km, neighbourhood), 5 (~5 km, town).")
+        @Option(
+            help: "Geohash precision of a cache cell: 7 (~150 m, street), 6 (~1 km, neighbourhood), 5 (~5 km, town).")
         var precision: Int = 7
         @Flag(help: "Lift a 403 block or a pause of the provider, then go on.") var reset = false
         @Flag(help: "Print the summary as JSON.") var json = false
 
         func validate() throws {
-            if rate.map({ GeocodeRate($0) == nil }) == true { throw ValidationError("--rate must look like 1/s, 4/min or 1/min.") }
+            if rate.map({ GeocodeRate($0) == nil }) == true {
+                throw ValidationError("--rate must look like 1/s, 4/min or 1/min.")
+            }
             if ![5, 6, 7].contains(precision) { throw ValidationError("--precision must be 5, 6 or 7.") }
             if !sessions.isEmpty && all { throw ValidationError("Name sessions or --all, not both.") }
         }
@@ -61,16 +68,25 @@ extension GPSLog {
             if json {
                 print(try JSONOutput.render(report))
             } else {
-                var line = "Geocoded with \(made.geocoder.cacheKey): \(report.addressed) entries addressed; \(report.cells) cells, "
-                line += "\(report.requests) requests, \(report.cacheHits) cache hits, \(report.negatives) without an address, \(report.failures) failures"
-                if let r = report.requestsPerUncachedCell { line += String(format: ", %.2f requests per uncached cell", r) }
+                var line =
+                    "Geocoded with \(made.geocoder.cacheKey): \(report.addressed) entries addressed; \(report.cells) cells, "
+                line +=
+                    "\(report.requests) requests, \(report.cacheHits) cache hits, \(report.negatives) without an address, \(report.failures) failures"
+                if let r = report.requestsPerUncachedCell {
+                    line += String(format: ", %.2f requests per uncached cell", r)
+                }
                 print(line + ".")
             }
             if let blocked = report.blocked {
-                throw CommandError.refused("\(made.geocoder.cacheKey) is blocked (\(blocked)); fix the cause (a contact in --contact, your own server), then run with --reset.")
+                throw CommandError.refused(
+                    "\(made.geocoder.cacheKey) is blocked (\(blocked)); fix the cause (a contact in --contact, your own server), then run with --reset."
+                )
             }
             if let until = report.pausedUntil {
-                FileHandle.standardError.write(Data("\(made.geocoder.cacheKey) asked us to slow down (HTTP 429/503): paused until \(until); run again after that.\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "\(made.geocoder.cacheKey) asked us to slow down (HTTP 429/503): paused until \(until); run again after that.\n"
+                            .utf8))
             }
         }
     }

@@ -21,25 +21,38 @@ extension GPSLog {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Files to import ('-' for standard input).") var files: [String] = []
-        @Option(help: "Session name (default: the track's or the file's name; with several files, NAME 1, NAME 2, ...).") var name: String?
-        @Option(help: ArgumentHelp("Format, when the content does not say it.", valueName: ImportFormat.allCases.map(\.rawValue).joined(separator: "|")))
+        @Option(
+            help: "Session name (default: the track's or the file's name; with several files, NAME 1, NAME 2, ...).")
+        var name: String?
+        @Option(
+            help: ArgumentHelp(
+                "Format, when the content does not say it.",
+                valueName: ImportFormat.allCases.map(\.rawValue).joined(separator: "|")))
         var format: String?
         @Flag(help: "Import the real recording bundled with gpslog.") var sample = false
         @Option(help: ArgumentHelp("UTC date for logs that carry none (GGA-only NMEA).", valueName: "YYYY-MM-DD"))
         var date: String?
         @Option(help: "Time zone of a GPS Log database's local times (e.g. Europe/Amsterdam).") var timezone: String?
-        @Option(help: ArgumentHelp("Trip mode of the new sessions.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
+        @Option(
+            help: ArgumentHelp(
+                "Trip mode of the new sessions.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
         var mode: String?
 
         func validate() throws {
             if files.isEmpty && !sample { throw ValidationError("Name at least one file to import, or --sample.") }
             if let format, ImportFormat(rawValue: format) == nil {
-                throw ValidationError("--format must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+                throw ValidationError(
+                    "--format must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
-            if let date, ImportOptions.parseDate(date) == nil { throw ValidationError("--date must be YYYY-MM-DD, not '\(date)'.") }
-            if let timezone, TimeZone(identifier: timezone) == nil { throw ValidationError("--timezone '\(timezone)' is not a known time zone (e.g. Europe/Amsterdam, UTC).") }
+            if let date, ImportOptions.parseDate(date) == nil {
+                throw ValidationError("--date must be YYYY-MM-DD, not '\(date)'.")
+            }
+            if let timezone, TimeZone(identifier: timezone) == nil {
+                throw ValidationError("--timezone '\(timezone)' is not a known time zone (e.g. Europe/Amsterdam, UTC).")
+            }
             if let mode, TripMode(rawValue: mode) == nil {
-                throw ValidationError("--mode must be one of \(TripMode.allCases.map(\.rawValue).joined(separator: ", ")).")
+                throw ValidationError(
+                    "--mode must be one of \(TripMode.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
         }
 
@@ -57,7 +70,8 @@ extension GPSLog {
                 let fixedID = Sample.sessionID
                 let id = try store.session(id: fixedID) == nil ? fixedID : nil
                 let result = try importer.importText(
-                    Sample.nmea, file: Sample.fileName, name: name ?? Sample.sessionName, mode: mode.flatMap(TripMode.init(rawValue:)),
+                    Sample.nmea, file: Sample.fileName, name: name ?? Sample.sessionName,
+                    mode: mode.flatMap(TripMode.init(rawValue:)),
                     sessionID: id, into: store)
                 report(result, progress: progress)
             }
@@ -68,7 +82,9 @@ extension GPSLog {
                 fileImporter.mode = mode.flatMap(TripMode.init(rawValue:))
                 if let zone = timezone.flatMap(TimeZone.init(identifier:)) { fileImporter.timeZone = zone }
                 let format = file == "-" ? ImportFormat.nmea : self.format.flatMap(ImportFormat.init(rawValue:))
-                for result in try fileImporter.importFile(file, format: format, into: store) { report(result, progress: progress) }
+                for result in try fileImporter.importFile(file, format: format, into: store) {
+                    report(result, progress: progress)
+                }
             }
         }
 
@@ -76,7 +92,8 @@ extension GPSLog {
             progress?.finish()
             var line = "Imported '\(result.session.name)' (\(result.session.shortID)): \(result.entries) entries"
             if let s = result.statistics {
-                line += " from \(s.fixes) fixes and \(s.headings) headings; skipped \(s.badChecksum) bad checksums, \(s.unparsable) unparsable sentences"
+                line +=
+                    " from \(s.fixes) fixes and \(s.headings) headings; skipped \(s.badChecksum) bad checksums, \(s.unparsable) unparsable sentences"
             }
             print(line + ".")
         }

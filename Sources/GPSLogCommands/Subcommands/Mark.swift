@@ -25,8 +25,12 @@ extension GPSLog {
             }
             if session != nil {
                 guard let lat, let lon else { throw ValidationError("A manual mark needs --lat and --lon.") }
-                guard abs(lat) <= 90, abs(lon) <= 180 else { throw ValidationError("--lat must be within ±90 and --lon within ±180.") }
-                if let time, Timestamp(iso8601: time) == nil { throw ValidationError("--time must be ISO 8601, e.g. 2026-05-01T12:00:00Z.") }
+                guard abs(lat) <= 90, abs(lon) <= 180 else {
+                    throw ValidationError("--lat must be within ±90 and --lon within ±180.")
+                }
+                if let time, Timestamp(iso8601: time) == nil {
+                    throw ValidationError("--time must be ISO 8601, e.g. 2026-05-01T12:00:00Z.")
+                }
             }
         }
 
@@ -38,14 +42,18 @@ extension GPSLog {
                 let db = global.databasePath
                 let response = try await ControlClient.send(
                     .mark(label: label), socketPath: ControlSocket.path(forDatabase: db), database: db)
-                guard response.ok, let mark = response.mark else { throw RecordingError.recorder(response.error ?? "the recorder refused the mark") }
+                guard response.ok, let mark = response.mark else {
+                    throw RecordingError.recorder(response.error ?? "the recorder refused the mark")
+                }
                 info = mark
             }
             if json {
                 print(try JSONOutput.render(info))
             } else {
                 let position = Format.position(latitude: info.latitude, longitude: info.longitude)
-                print("Marked \(position) at \(info.time)\(info.label.map { " '\($0.visible)'" } ?? "") (entry \(info.entryID)).")
+                print(
+                    "Marked \(position) at \(info.time)\(info.label.map { " '\($0.visible)'" } ?? "") (entry \(info.entryID))."
+                )
             }
         }
 
@@ -59,7 +67,9 @@ extension GPSLog {
                 id: Identifier.uuidV7(time: when, using: &rng), latitude: lat, longitude: lon, time: when, marked: true,
                 label: label.flatMap { $0.isEmpty ? nil : $0 })
             try store.append([entry], to: target.id)
-            return MarkInfo(entryID: entry.id, sessionID: target.id, time: when.iso8601(), latitude: lat, longitude: lon, label: entry.label)
+            return MarkInfo(
+                entryID: entry.id, sessionID: target.id, time: when.iso8601(), latitude: lat, longitude: lon,
+                label: entry.label)
         }
     }
 }

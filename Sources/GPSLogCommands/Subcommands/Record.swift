@@ -23,7 +23,8 @@ extension GPSLog {
         @Option(help: "Session name.") var name: String
         @Option(help: "Where fixes come from.") var source: String = SourceSpec.defaultSource.text
         @OptionGroup(title: "Sampling") var sampling: SamplingOptions
-        @Option(help: ArgumentHelp("Trip mode.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|"))) var mode: TripMode?
+        @Option(help: ArgumentHelp("Trip mode.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
+        var mode: TripMode?
         @OptionGroup(title: "Addresses") var geocoding: RecordGeocodingOptions
         @OptionGroup(title: "Live sending") var sending: LiveSendingOptions
         @Flag(help: "Log every commit.") var verbose = false
@@ -35,11 +36,16 @@ extension GPSLog {
 
         func run() async throws {
             let plan = RecordingPlan(
-                databasePath: global.databasePath, name: name, mode: mode, policy: sampling.policy, source: try SourceSpec.parse(source),
+                databasePath: global.databasePath, name: name, mode: mode, policy: sampling.policy,
+                source: try SourceSpec.parse(source),
                 geocoding: geocoding.plan, sending: try sending.plan)
-            switch try await Recording.run(plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose)) {
-            case let .recorded(session, entries, marks, distance):
-                print("Recorded '\(session.name.visible)' (\(session.shortID)): \(entries) entries, \(marks) marks, \(Format.distance(distance)).")
+            switch try await Recording.run(
+                plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
+            {
+            case .recorded(let session, let entries, let marks, let distance):
+                print(
+                    "Recorded '\(session.name.visible)' (\(session.shortID)): \(entries) entries, \(marks) marks, \(Format.distance(distance))."
+                )
             case .noFix:
                 print("No fix arrived: no session was recorded.")
             }

@@ -9,7 +9,8 @@ extension GPSLog {
     /// Receives Overland batches and OwnTracks HTTP posts into sessions, one per device.
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Receive Overland batches and OwnTracks HTTP posts (from phones or `gpslog upload`) into sessions.",
+            abstract:
+                "Receive Overland batches and OwnTracks HTTP posts (from phones or `gpslog upload`) into sessions.",
             discussion: """
                 Point Overland's Receiver Endpoint, OwnTracks' HTTP URL, or `gpslog upload --url` at \
                 http://HOST:PORT/ (any path). Each device gets a session (Overland: its device_id, a new session per \
@@ -21,11 +22,14 @@ extension GPSLog {
 
         @OptionGroup var global: GlobalOptions
         @Option(help: "Address and port to listen on (port 0: any free port).") var listen: String = "127.0.0.1:8080"
-        @Option(help: "Token every request must carry (default: $GPSLOG_TOKEN). Required when not on loopback.") var token: String?
+        @Option(help: "Token every request must carry (default: $GPSLOG_TOKEN). Required when not on loopback.")
+        var token: String?
         @Flag(help: "Log every request.") var verbose = false
 
         var hostPort: (host: String, port: Int)? {
-            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+                (0...65535).contains(port)
+            else { return nil }
             var host = String(listen[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             return (host.isEmpty ? "127.0.0.1" : host, port)
@@ -34,12 +38,16 @@ extension GPSLog {
         func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token) }
 
         func validate() throws {
-            guard let hp = hostPort else { throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080.") }
+            guard let hp = hostPort else {
+                throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080.")
+            }
             let loopback = ["127.0.0.1", "localhost", "::1"].contains(hp.host)
             let token = try resolvedToken()
             if !loopback {
                 guard let token else {
-                    throw ValidationError("Listening on \(hp.host) lets anyone on the network write into your database: give --token (or $GPSLOG_TOKEN).")
+                    throw ValidationError(
+                        "Listening on \(hp.host) lets anyone on the network write into your database: give --token (or $GPSLOG_TOKEN)."
+                    )
                 }
                 do {
                     try token.checkStrongEnoughOffLoopback(origin: self.token == nil ? "$GPSLOG_TOKEN" : "--token")
@@ -57,7 +65,8 @@ extension GPSLog {
             let receiver = Receiver(databasePath: path, token: try resolvedToken(), logger: logger)
             try await receiver.run(host: host, port: port) { bound in
                 // One line on stdout, so scripts (and tests) learn the port when it was 0.
-                let line = "Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/ (database \(path))\n"
+                let line =
+                    "Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/ (database \(path))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
         }

@@ -18,8 +18,10 @@ extension GPSLog {
             let store = try global.openStore()
             defer { store.close() }
             for session in try Recovery.closeAbandonedSessions(in: store) {
-                FileHandle.standardError.write(Data(
-                    "note: closed session '\(session.name.visible)' (\(session.shortID)), left open by a recorder that stopped abruptly, at its last entry (\(session.end.map(Format.time) ?? "?")).\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "note: closed session '\(session.name.visible)' (\(session.shortID)), left open by a recorder that stopped abruptly, at its last entry (\(session.end.map(Format.time) ?? "?")).\n"
+                            .utf8))
             }
             let summaries = try store.summaries()
             if json {
@@ -27,7 +29,8 @@ extension GPSLog {
                 return
             }
             guard !summaries.isEmpty else {
-                print("No sessions in \(store.path) yet. Record one with `gpslog record --name NAME`, or import a file.")
+                print(
+                    "No sessions in \(store.path) yet. Record one with `gpslog record --name NAME`, or import a file.")
                 return
             }
             let rows = summaries.map { s in
@@ -37,9 +40,10 @@ extension GPSLog {
                     Format.distance(s.distance),
                 ]
             }
-            print(Format.table(
-                header: ["NAME", "ID", "START (UTC)", "END (UTC)", "ENTRIES", "MARKS", "DISTANCE"], rows: rows,
-                rightAligned: [4, 5, 6]))
+            print(
+                Format.table(
+                    header: ["NAME", "ID", "START (UTC)", "END (UTC)", "ENTRIES", "MARKS", "DISTANCE"], rows: rows,
+                    rightAligned: [4, 5, 6]))
         }
     }
 }

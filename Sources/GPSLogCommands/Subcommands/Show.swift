@@ -32,9 +32,19 @@ extension GPSLog {
             if let mode = found.mode { lines.append(("Mode", mode.rawValue)) }
             if let ms = summary.durationMilliseconds { lines.append(("Duration", Format.duration(milliseconds: ms))) }
             lines.append(("Distance", Format.distance(summary.distance)))
-            lines.append(("Entries", "\(summary.entryCount) (\(summary.trackPointCount) track points standing for \(summary.fixCount) fixes, \(summary.markCount) marks, \(summary.headingChangeCount) heading changes)"))
-            if let a = summary.minLatitude, let b = summary.minLongitude, let c = summary.maxLatitude, let d = summary.maxLongitude {
-                lines.append(("Bounding box", "\(Format.position(latitude: a, longitude: b)) to \(Format.position(latitude: c, longitude: d))"))
+            lines.append(
+                (
+                    "Entries",
+                    "\(summary.entryCount) (\(summary.trackPointCount) track points standing for \(summary.fixCount) fixes, \(summary.markCount) marks, \(summary.headingChangeCount) heading changes)"
+                ))
+            if let a = summary.minLatitude, let b = summary.minLongitude, let c = summary.maxLatitude,
+                let d = summary.maxLongitude
+            {
+                lines.append(
+                    (
+                        "Bounding box",
+                        "\(Format.position(latitude: a, longitude: b)) to \(Format.position(latitude: c, longitude: d))"
+                    ))
             }
             if let v = summary.maxSpeed { lines.append(("Max speed", Format.speed(v))) }
             if let v = summary.averageSpeed { lines.append(("Average speed", Format.speed(v))) }
@@ -45,7 +55,8 @@ extension GPSLog {
             if !marks.isEmpty {
                 print("\nMarks:")
                 for mark in marks {
-                    var line = "  \(Format.time(mark.time))  \(Format.position(latitude: mark.latitude, longitude: mark.longitude))"
+                    var line =
+                        "  \(Format.time(mark.time))  \(Format.position(latitude: mark.latitude, longitude: mark.longitude))"
                     line += "  \(mark.label?.visible ?? "(no label)")"
                     if let address = mark.address { line += "  - \(address.visible)" }
                     print(line)

@@ -7,15 +7,20 @@ extension GPSLog {
     /// Shows what the running recorder sees, as Overland's tracker screen does.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the running recording: fix age, position, accuracy, speed, entries, bad sentences, duration, distance.")
+            abstract:
+                "Show the running recording: fix age, position, accuracy, speed, entries, bad sentences, duration, distance."
+        )
 
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
             let db = global.databasePath
-            let response = try await ControlClient.send(.status, socketPath: ControlSocket.path(forDatabase: db), database: db)
-            guard response.ok, let s = response.status else { throw RecordingError.recorder(response.error ?? "no status") }
+            let response = try await ControlClient.send(
+                .status, socketPath: ControlSocket.path(forDatabase: db), database: db)
+            guard response.ok, let s = response.status else {
+                throw RecordingError.recorder(response.error ?? "no status")
+            }
             if json {
                 print(try JSONOutput.render(s))
                 return
@@ -29,7 +34,10 @@ extension GPSLog {
 enum StatusText {
     static func render(_ s: RecorderStatus) -> String {
         var lines: [(String, String)] = [
-            ("Recording", "\(s.sessionName)\(s.sessionID.map { " (\($0.prefix(8)))" } ?? " (waiting for the first fix)")"),
+            (
+                "Recording",
+                "\(s.sessionName)\(s.sessionID.map { " (\($0.prefix(8)))" } ?? " (waiting for the first fix)")"
+            ),
             ("Source", "\(s.source)\(s.connected ? "" : " (not connected)"), pid \(s.pid)"),
         ]
         if let age = s.lastFixAgeSeconds, let t = s.lastFixTime {
@@ -49,18 +57,21 @@ enum StatusText {
         if let d = s.durationSeconds { lines.append(("Duration", Format.duration(milliseconds: Int64(d * 1000)))) }
         lines.append(("Distance", Format.distance(s.distanceMeters)))
         if let a = s.addresses {
-            var text = "\(a.addressed) entries addressed by \(a.provider): \(a.cells) cells, \(a.requests) requests, \(a.cacheHits) cache hits, \(a.negatives) without an address, \(a.failures) failures"
+            var text =
+                "\(a.addressed) entries addressed by \(a.provider): \(a.cells) cells, \(a.requests) requests, \(a.cacheHits) cache hits, \(a.negatives) without an address, \(a.failures) failures"
             if a.cells > 0 { text += String(format: ", %.2f requests per cell", Double(a.requests) / Double(a.cells)) }
             if let until = a.pausedUntil { text += "; paused until \(until)" }
             if let blocked = a.blocked { text += "; blocked: \(blocked)" }
             lines.append(("Addresses", text))
         }
         if let sending = s.sending {
-            var text = "\(sending.queued) queued for \(sending.destination), \(sending.sent) sent, last batch \(sending.lastSentAt ?? "never")"
+            var text =
+                "\(sending.queued) queued for \(sending.destination), \(sending.sent) sent, last batch \(sending.lastSentAt ?? "never")"
             if let error = sending.lastError { text += "; last attempt failed: \(error)" }
             lines.append(("Sending", text))
         }
         let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 }.joined(separator: "\n")
+        return lines.map { $0.0 + ":" + String(repeating: " ", count: width - $0.0.count + 1) + $0.1 }.joined(
+            separator: "\n")
     }
 }

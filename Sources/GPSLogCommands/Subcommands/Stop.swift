@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
-import GPSLogModel
 import Foundation
+import GPSLogModel
 import GPSLogRecording
 
 extension GPSLog {
@@ -13,7 +13,8 @@ extension GPSLog {
 
         func run() async throws {
             let db = global.databasePath
-            let response = try await ControlClient.send(.stop, socketPath: ControlSocket.path(forDatabase: db), database: db)
+            let response = try await ControlClient.send(
+                .stop, socketPath: ControlSocket.path(forDatabase: db), database: db)
             guard response.ok else { throw RecordingError.recorder(response.error ?? "the recorder refused to stop") }
             // The recorder commits and closes the session after answering; wait for it to let go of the database.
             for _ in 0..<100 where RecordingLock.isHeld(database: db) {

@@ -8,7 +8,8 @@ extension GPSLog {
     /// Sends sessions to an Overland-compatible server (or an OwnTracks HTTP endpoint), resuming where it stopped.
     struct Upload: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Upload sessions as Overland batches (or OwnTracks messages), resuming after the last confirmed batch.",
+            abstract:
+                "Upload sessions as Overland batches (or OwnTracks messages), resuming after the last confirmed batch.",
             discussion: """
                 A batch counts as sent only when the server answers {"result":"ok"} (any 2xx with --accept-2xx; \
                 any 2xx for OwnTracks). What each server confirmed is kept per session in the database, so a re-run, \
@@ -19,7 +20,8 @@ extension GPSLog {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Sessions to upload.") var sessions: [String]
-        @Option(help: "The server's endpoint, e.g. https://example.org/api/overland or http://127.0.0.1:8080/.") var url: String
+        @Option(help: "The server's endpoint, e.g. https://example.org/api/overland or http://127.0.0.1:8080/.")
+        var url: String
         @OptionGroup var sending: SendingOptions
         @Flag(help: "Print the summary as JSON.") var json = false
 
@@ -31,7 +33,8 @@ extension GPSLog {
             let store = try global.openStore()
             defer { store.close() }
             let resolved = try sessions.map { try store.resolveSession($0) }
-            let uploader = Uploader(store: store, destination: try sending.destination(url: url), options: sending.uploaderOptions)
+            let uploader = Uploader(
+                store: store, destination: try sending.destination(url: url), options: sending.uploaderOptions)
             var reports: [UploadReport] = []
             for session in resolved {
                 let bar = ProgressBar(label: "Uploading '\(session.name)'")
@@ -50,7 +53,8 @@ extension GPSLog {
                 bar.finish()
                 reports.append(report)
                 if !json {
-                    var line = "Uploaded '\(session.name)' to \(report.destination): \(report.sent) points in \(report.batches) batches"
+                    var line =
+                        "Uploaded '\(session.name)' to \(report.destination): \(report.sent) points in \(report.batches) batches"
                     if report.alreadySent > 0 { line += " (\(report.alreadySent) confirmed before)" }
                     if report.retries > 0 { line += ", \(report.retries) retries" }
                     print(line + ".")

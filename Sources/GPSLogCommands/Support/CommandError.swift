@@ -14,7 +14,7 @@ enum CommandError: LocalizedError {
         switch self {
         case .confirmationNeeded(let text): text
         case .refused(let text): text
-        case let .file(path, reason): "\(path): \(reason)"
+        case .file(let path, let reason): "\(path): \(reason)"
         }
     }
 }

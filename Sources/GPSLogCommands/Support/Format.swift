@@ -12,7 +12,9 @@ enum Format {
     /// "2 h 05 min", "3 min 20 s", "42 s".
     static func duration(milliseconds: Int64) -> String {
         let total = Int((Double(milliseconds) / 1000).rounded())
-        let h = total / 3600, m = (total / 60) % 60, s = total % 60
+        let h = total / 3600
+        let m = (total / 60) % 60
+        let s = total % 60
         if h > 0 { return String(format: "%d h %02d min", h, m) }
         if m > 0 { return String(format: "%d min %02d s", m, s) }
         return "\(s) s"
@@ -30,7 +32,9 @@ enum Format {
 
     /// "52.850157° N, 5.313620° E".
     static func position(latitude: Double, longitude: Double) -> String {
-        String(format: "%.6f° %@, %.6f° %@", abs(latitude), latitude < 0 ? "S" : "N", abs(longitude), longitude < 0 ? "W" : "E")
+        String(
+            format: "%.6f° %@, %.6f° %@", abs(latitude), latitude < 0 ? "S" : "N", abs(longitude),
+            longitude < 0 ? "W" : "E")
     }
 
     /// The widest a table cell gets: a longer one is cut with "…", so one long name cannot pad every row.

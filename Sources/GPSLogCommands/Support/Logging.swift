@@ -34,12 +34,14 @@ struct EscapingLogHandler: LogHandler {
     }
 
     func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String,
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String,
         line: UInt
     ) {
         inner.log(
             level: level, message: "\(message.description.visible)",
-            metadata: metadata?.reduce(into: [:]) { $0[$1.key.visible] = .string($1.value.description.visible) }, source: source,
+            metadata: metadata?.reduce(into: [:]) { $0[$1.key.visible] = .string($1.value.description.visible) },
+            source: source,
             file: file, function: function, line: line)
     }
 }

@@ -28,7 +28,8 @@ final class ProgressBar {
             let fraction = min(1, Double(count) / Double(total))
             let width = 30
             let filled = Int(fraction * Double(width))
-            line = "\r\u{1B}[K\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(fraction * 100))%"
+            line =
+                "\r\u{1B}[K\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(fraction * 100))%"
         }
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true

@@ -7,17 +7,22 @@ import GPSLogUpload
 /// How batches are sent: shared by `upload` and `record --send`.
 struct SendingOptions: ParsableArguments {
     @Option(help: "Bearer token for the server (default: $GPSLOG_TOKEN). Never logged or shown.") var token: String?
-    @Option(help: "Overland device_id for points without one; for --format owntracks, user/device (X-Limit-U, X-Limit-D).")
+    @Option(
+        help: "Overland device_id for points without one; for --format owntracks, user/device (X-Limit-U, X-Limit-D).")
     var deviceID: String?
     @Option(help: "Locations per Overland batch.") var batchSize: Int = 200
-    @Flag(name: .customLong("accept-2xx"), help: "Count any 2xx answer as confirmed, not only {\"result\":\"ok\"}.") var accept2xx = false
+    @Flag(name: .customLong("accept-2xx"), help: "Count any 2xx answer as confirmed, not only {\"result\":\"ok\"}.")
+    var accept2xx = false
     @Option(help: ArgumentHelp("What to POST.", valueName: "overland|owntracks")) var format: String = "overland"
     @Option(help: "Seconds to wait for each answer.") var timeout: Double = 30
-    @Option(help: "Attempts per batch (network errors, timeouts, 5xx, 429 are retried with backoff).") var maxAttempts: Int = 10
+    @Option(help: "Attempts per batch (network errors, timeouts, 5xx, 429 are retried with backoff).") var maxAttempts:
+        Int = 10
 
     func validate() throws {
         _ = try resolvedToken()
-        if Destination.Format(rawValue: format) == nil { throw ValidationError("--format must be overland or owntracks.") }
+        if Destination.Format(rawValue: format) == nil {
+            throw ValidationError("--format must be overland or owntracks.")
+        }
         if batchSize < 1 || batchSize > 10_000 { throw ValidationError("--batch-size must be from 1 to 10000.") }
         if timeout <= 0 { throw ValidationError("--timeout must be positive.") }
         if maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1.") }
@@ -29,7 +34,9 @@ struct SendingOptions: ParsableArguments {
     func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token) }
 
     func destination(url: String) throws -> Destination {
-        try Destination(url: url, format: Destination.Format(rawValue: format) ?? .overland, token: try resolvedToken(), deviceID: deviceID)
+        try Destination(
+            url: url, format: Destination.Format(rawValue: format) ?? .overland, token: try resolvedToken(),
+            deviceID: deviceID)
     }
 
     var uploaderOptions: Uploader.Options {

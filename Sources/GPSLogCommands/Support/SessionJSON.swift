@@ -52,7 +52,9 @@ struct SessionJSON: Encodable {
             boundingBox = BoundingBox(minLatitude: a, minLongitude: b, maxLatitude: c, maxLongitude: d)
         }
         markList = marks?.map {
-            MarkJSON(id: $0.id, time: $0.time.iso8601(), latitude: $0.latitude, longitude: $0.longitude, label: $0.label, address: $0.address)
+            MarkJSON(
+                id: $0.id, time: $0.time.iso8601(), latitude: $0.latitude, longitude: $0.longitude, label: $0.label,
+                address: $0.address)
         }
     }
 }

@@ -20,7 +20,10 @@ enum ByteNumber {
         if let v = simpleDecimal(t) { return v }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
             var i = 0
-            for b in t { buffer[i] = CChar(bitPattern: b); i += 1 }
+            for b in t {
+                buffer[i] = CChar(bitPattern: b)
+                i += 1
+            }
             buffer[i] = 0
             var end: UnsafeMutablePointer<CChar>?
             let v = strtod(buffer.baseAddress!, &end)
@@ -32,7 +35,8 @@ enum ByteNumber {
     // Written out, not computed: an array of literals is laid out at compile time, where a computed one is
     // initialized lazily and checked for that (`swift_once`) on every number read.
     private static let exactPowers: [Double] = [
-        1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+        1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
     ]
 
     /// `[-]digits[.digits]` with at most 15 significant digits, exactly: the digits form an integer below 2^53 and

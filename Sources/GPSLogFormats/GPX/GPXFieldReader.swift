@@ -32,8 +32,12 @@ struct GPXFieldReader {
     private var pointIsMark = false
 
     /// The element whose text is being collected.
-    private enum Field { case metaName(always: Bool), metaTime(always: Bool), trackName, trackType, trackSource
-        case ele, time, name, desc, sat, hdop, vdop, pdop, fix, speed, course }
+    private enum Field {
+        case metaName(always: Bool)
+        case metaTime(always: Bool)
+        case trackName, trackType, trackSource
+        case ele, time, name, desc, sat, hdop, vdop, pdop, fix, speed, course
+    }
     private var capturing: Field?
     private var captureDepth = 0
     private var text: [UInt8] = []
@@ -55,38 +59,58 @@ struct GPXFieldReader {
         namespace.equals("http://www.topografix.com/GPX/1/1") || namespace.equals("http://www.topografix.com/GPX/1/0")
     }
 
-    mutating func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes, visitor: any GPXVisitor) throws {
+    mutating func startElement(
+        _ element: XMLName, namespace: XMLName, attributes: XMLAttributes, visitor: any GPXVisitor
+    ) throws {
         depth += 1
         if capturing != nil { return }  // nested in an element whose text is read whole
         if !sawRoot {
             guard element.equals("gpx"), Self.isGPX(namespace) else {
                 let ns = namespace.isEmpty ? "none" : namespace.string
                 throw ImportError.unsupportedFormat(
-                    file: path, detail: "not GPX 1.0 or 1.1: the root element is <\(element.string)> in namespace '\(ns)'")
+                    file: path,
+                    detail: "not GPX 1.0 or 1.1: the root element is <\(element.string)> in namespace '\(ns)'")
             }
             sawRoot = true
             return
         }
         if inPoint {
-            if element.equals("ele") { capture(.ele) }
-            else if element.equals("time") { capture(.time) }
-            else if element.equals("name") && depth == pointDepth + 1 { capture(.name) }
-            else if element.equals("desc") && depth == pointDepth + 1 { capture(.desc) }
-            else if element.equals("sat") { capture(.sat) }
-            else if element.equals("hdop") { capture(.hdop) }
-            else if element.equals("vdop") { capture(.vdop) }
-            else if element.equals("pdop") { capture(.pdop) }
-            else if element.equals("fix") { capture(.fix) }
-            else if element.equals("speed") { capture(.speed) }
-            else if element.equals("course") { capture(.course) }
+            if element.equals("ele") {
+                capture(.ele)
+            } else if element.equals("time") {
+                capture(.time)
+            } else if element.equals("name") && depth == pointDepth + 1 {
+                capture(.name)
+            } else if element.equals("desc") && depth == pointDepth + 1 {
+                capture(.desc)
+            } else if element.equals("sat") {
+                capture(.sat)
+            } else if element.equals("hdop") {
+                capture(.hdop)
+            } else if element.equals("vdop") {
+                capture(.vdop)
+            } else if element.equals("pdop") {
+                capture(.pdop)
+            } else if element.equals("fix") {
+                capture(.fix)
+            } else if element.equals("speed") {
+                capture(.speed)
+            } else if element.equals("course") {
+                capture(.course)
+            }
             return
         }
         if inTrack {
             let child = depth == trackDepth + 1
-            if child && element.equals("name") { capture(.trackName) }
-            else if child && element.equals("type") { capture(.trackType) }
-            else if child && element.equals("src") { capture(.trackSource) }
-            else if element.equals(isRoute ? "rtept" : "trkpt") { try startPoint(attributes, mark: false) }
+            if child && element.equals("name") {
+                capture(.trackName)
+            } else if child && element.equals("type") {
+                capture(.trackType)
+            } else if child && element.equals("src") {
+                capture(.trackSource)
+            } else if element.equals(isRoute ? "rtept" : "trkpt") {
+                try startPoint(attributes, mark: false)
+            }
             return
         }
         guard Self.isGPX(namespace) else { return }
@@ -132,10 +156,12 @@ struct GPXFieldReader {
         let latBytes = attributes.value("lat")
         let lonBytes = attributes.value("lon")
         guard let lat = latBytes.flatMap(ByteNumber.double), abs(lat) <= 90 else {
-            throw ImportError.invalidValue(file: path, line: line, field: "latitude", value: latBytes.map(ByteNumber.text) ?? "")
+            throw ImportError.invalidValue(
+                file: path, line: line, field: "latitude", value: latBytes.map(ByteNumber.text) ?? "")
         }
         guard let lon = lonBytes.flatMap(ByteNumber.double), abs(lon) <= 180 else {
-            throw ImportError.invalidValue(file: path, line: line, field: "longitude", value: lonBytes.map(ByteNumber.text) ?? "")
+            throw ImportError.invalidValue(
+                file: path, line: line, field: "longitude", value: lonBytes.map(ByteNumber.text) ?? "")
         }
         current = Entry(id: "", latitude: lat, longitude: lon, time: Timestamp(milliseconds: 0))
         currentHasTime = false
@@ -149,7 +175,8 @@ struct GPXFieldReader {
         let trimmed = ByteNumber.trimmed(text)
         if trimmed.isEmpty { return nil }
         guard let v = ByteNumber.double(trimmed) else {
-            throw ImportError.invalidValue(file: path, line: line, field: field, value: String(decoding: trimmed, as: UTF8.self))
+            throw ImportError.invalidValue(
+                file: path, line: line, field: field, value: String(decoding: trimmed, as: UTF8.self))
         }
         return v
     }
@@ -183,7 +210,8 @@ struct GPXFieldReader {
         case .time:
             let t = ByteNumber.trimmed(text)
             guard let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)) else {
-                throw ImportError.invalidValue(file: path, line: line, field: "time", value: String(decoding: t, as: UTF8.self))
+                throw ImportError.invalidValue(
+                    file: path, line: line, field: "time", value: String(decoding: t, as: UTF8.self))
             }
             current.time = time
             currentHasTime = true

@@ -28,9 +28,12 @@ private final class TimedTrackPoints: GPXVisitor {
 
     func trackPoint(_ point: inout Entry, hasTime: Bool) throws {
         guard hasTime, !inRoute else { return }
-        try body(Fix(
-            time: point.time, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude, speed: point.speed,
-            course: point.course, satellites: point.satellites, hdop: point.hdop, vdop: point.vdop, pdop: point.pdop,
-            fixMode: point.fixMode))
+        try body(
+            Fix(
+                time: point.time, latitude: point.latitude, longitude: point.longitude, altitude: point.altitude,
+                speed: point.speed,
+                course: point.course, satellites: point.satellites, hdop: point.hdop, vdop: point.vdop,
+                pdop: point.pdop,
+                fixMode: point.fixMode))
     }
 }

@@ -13,13 +13,25 @@ public enum JSONText {
         out.append(UInt8(ascii: "\""))
         for b in s.utf8 {
             switch b {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\""):
+                out.append(UInt8(ascii: "\\"))
+                out.append(b)
+            case UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(b)
+            case 0x0A:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "n"))
+            case 0x0D:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "r"))
+            case 0x09:
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "t"))
             case 0..<0x20, 0x7F:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
+                out.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)],
+                ])
             default: out.append(b)
             }
         }
@@ -52,7 +64,9 @@ public enum JSONText {
     }
 
     /// Appends `,"key":number` when the value is present.
-    @inline(__always) public static func appendOptional(_ key: StaticString, _ v: Double?, places: Int, to out: inout [UInt8]) {
+    @inline(__always) public static func appendOptional(
+        _ key: StaticString, _ v: Double?, places: Int, to out: inout [UInt8]
+    ) {
         guard let v else { return }
         out.append(UInt8(ascii: ","))
         appendKey(key, to: &out)

@@ -39,7 +39,8 @@ public final class OutputFile: ByteSink {
             let name = (path as NSString).lastPathComponent
             // Unique per OutputFile, not just per process: a convert that falls back opens a second one for the same
             // destination while the first may still be on its way out.
-            let temp = (folder.isEmpty ? "." : folder) + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+            let temp =
+                (folder.isEmpty ? "." : folder) + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
             do {
                 descriptor = try systemCall { open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
             } catch {

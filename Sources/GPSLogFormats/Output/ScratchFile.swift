@@ -31,7 +31,9 @@ public final class ScratchFile: ByteSink {
         if descriptor < 0 {
             var template = Array((NSTemporaryDirectory() + "/gpslog-scratch-XXXXXX").utf8CString)
             do {
-                descriptor = try template.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in try systemCall { mkstemp(buffer.baseAddress!) } }
+                descriptor = try template.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in
+                    try systemCall { mkstemp(buffer.baseAddress!) }
+                }
             } catch {
                 throw ExportError.cannotWrite(path: "(scratch file)", reason: error.reason)
             }

@@ -34,12 +34,21 @@ public struct OverlandPayload: Sendable {
             guard let feature = item as? [String: Any], let props = feature["properties"] as? [String: Any] else {
                 throw ImportError.invalidValue(file: source, line: 0, field: field, value: "not a GeoJSON Feature")
             }
-            guard let geometry = feature["geometry"] as? [String: Any], geometry["type"] as? String == "Point" else { continue }
-            guard let c = geometry["coordinates"] as? [Any], c.count >= 2, let lon = JSONValue.double(c[0]), let lat = JSONValue.double(c[1]),
+            guard let geometry = feature["geometry"] as? [String: Any], geometry["type"] as? String == "Point" else {
+                continue
+            }
+            guard let c = geometry["coordinates"] as? [Any], c.count >= 2, let lon = JSONValue.double(c[0]),
+                let lat = JSONValue.double(c[1]),
                 abs(lat) <= 90, abs(lon) <= 180
-            else { throw ImportError.invalidValue(file: source, line: 0, field: "\(field).geometry.coordinates", value: "\(geometry["coordinates"] ?? "")") }
+            else {
+                throw ImportError.invalidValue(
+                    file: source, line: 0, field: "\(field).geometry.coordinates",
+                    value: "\(geometry["coordinates"] ?? "")")
+            }
             guard let ts = props["timestamp"] as? String, let time = Timestamp(iso8601: ts) else {
-                throw ImportError.invalidValue(file: source, line: 0, field: "\(field).properties.timestamp", value: "\(props["timestamp"] ?? "missing")")
+                throw ImportError.invalidValue(
+                    file: source, line: 0, field: "\(field).properties.timestamp",
+                    value: "\(props["timestamp"] ?? "missing")")
             }
             func known(_ key: String) -> Double? { JSONValue.double(props[key]).flatMap { $0 < 0 ? nil : $0 } }
             var e = Entry(id: "", latitude: lat, longitude: lon, time: time)
@@ -52,7 +61,9 @@ public struct OverlandPayload: Sendable {
             e.courseAccuracy = known("course_accuracy")
             e.motion = props["motion"] as? [String]
             if e.motion == [] { e.motion = nil }
-            e.batteryState = (props["battery_state"] as? String).flatMap(BatteryState.init(rawValue:)).flatMap { $0 == .unknown ? nil : $0 }
+            e.batteryState = (props["battery_state"] as? String).flatMap(BatteryState.init(rawValue:)).flatMap {
+                $0 == .unknown ? nil : $0
+            }
             e.batteryLevel = known("battery_level").map { min($0, 1) }
             e.deviceID = (props["device_id"] as? String).flatMap { $0.isEmpty ? nil : $0 }
             e.wifi = (props["wifi"] as? String).flatMap { $0.isEmpty ? nil : $0 }

@@ -10,13 +10,16 @@ public enum OwnTracksMessage {
     public static func location(_ object: [String: Any], source: String, line: Int) throws -> Entry? {
         guard object["_type"] as? String == "location" else { return nil }
         guard let lat = JSONValue.double(object["lat"]), abs(lat) <= 90 else {
-            throw ImportError.invalidValue(file: source, line: line, field: "lat", value: "\(object["lat"] ?? "missing")")
+            throw ImportError.invalidValue(
+                file: source, line: line, field: "lat", value: "\(object["lat"] ?? "missing")")
         }
         guard let lon = JSONValue.double(object["lon"]), abs(lon) <= 180 else {
-            throw ImportError.invalidValue(file: source, line: line, field: "lon", value: "\(object["lon"] ?? "missing")")
+            throw ImportError.invalidValue(
+                file: source, line: line, field: "lon", value: "\(object["lon"] ?? "missing")")
         }
         guard let tst = JSONValue.double(object["tst"]), tst >= 0, tst < 1e11 else {
-            throw ImportError.invalidValue(file: source, line: line, field: "tst", value: "\(object["tst"] ?? "missing")")
+            throw ImportError.invalidValue(
+                file: source, line: line, field: "tst", value: "\(object["tst"] ?? "missing")")
         }
         let time = Timestamp(milliseconds: Int64(tst) * 1000)
         var e = Entry(id: "", latitude: lat, longitude: lon, time: time)

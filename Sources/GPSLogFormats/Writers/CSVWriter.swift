@@ -58,7 +58,9 @@ public struct CSVWriter: TrackWriter {
 
     /// A field, quoted when it holds a comma, quote, CR or LF (quotes doubled), per RFC 4180.
     static func appendField(_ text: String, to b: inout [UInt8]) {
-        let needsQuotes = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
+        let needsQuotes = text.utf8.contains {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13
+        }
         guard needsQuotes else {
             b.append(contentsOf: text.utf8)
             return

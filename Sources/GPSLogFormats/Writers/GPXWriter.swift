@@ -79,7 +79,8 @@ public struct GPXWriter: TrackWriter {
             b.append(UInt8(ascii: ">"))
         }
         @inline(__always) func close(_ tag: StaticString) {
-            b.append(UInt8(ascii: "<")); b.append(UInt8(ascii: "/"))
+            b.append(UInt8(ascii: "<"))
+            b.append(UInt8(ascii: "/"))
             tag.withUTF8Buffer { b.append(contentsOf: $0) }
             b.append(UInt8(ascii: ">"))
         }
@@ -116,8 +117,10 @@ public struct GPXWriter: TrackWriter {
             open("gpxtpx:TrackPointExtension", 10)
             if let v = e.speed { number("gpxtpx:speed", v, Precision.speed, 12) }
             if let v = e.course { number("gpxtpx:course", min(v, 359.99), Precision.angle, 12) }
-            b.append(contentsOf: lineBreaks[10]); close("gpxtpx:TrackPointExtension")
-            b.append(contentsOf: lineBreaks[8]); close("extensions")
+            b.append(contentsOf: lineBreaks[10])
+            close("gpxtpx:TrackPointExtension")
+            b.append(contentsOf: lineBreaks[8])
+            close("extensions")
         }
         b.append(contentsOf: lineBreaks[6])
         close("trkpt")
@@ -125,7 +128,9 @@ public struct GPXWriter: TrackWriter {
 
     /// A wpt or trkpt, children in the schema's order (ele, time, name, desc, type, fix, sat, hdop, vdop, pdop,
     /// extensions).
-    private func point(_ element: String, _ e: Entry, writer w: XMLStreamWriter, name: String?, description: String?, type: String?) throws {
+    private func point(
+        _ element: String, _ e: Entry, writer w: XMLStreamWriter, name: String?, description: String?, type: String?
+    ) throws {
         try w.startElement(element)
         try w.attribute("lat", DecimalText.string(e.latitude, places: Precision.coordinate))
         try w.attribute("lon", DecimalText.string(e.longitude, places: Precision.coordinate))
@@ -143,7 +148,9 @@ public struct GPXWriter: TrackWriter {
             try w.startElement("extensions")
             try w.startElement("gpxtpx:TrackPointExtension")
             if let v = e.speed { try w.element("gpxtpx:speed", DecimalText.string(v, places: Precision.speed)) }
-            if let v = e.course { try w.element("gpxtpx:course", DecimalText.string(min(v, 359.99), places: Precision.angle)) }
+            if let v = e.course {
+                try w.element("gpxtpx:course", DecimalText.string(min(v, 359.99), places: Precision.angle))
+            }
             try w.endElement()
             try w.endElement()
         }

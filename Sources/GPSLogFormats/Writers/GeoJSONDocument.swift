@@ -49,7 +49,8 @@ public struct GeoJSONDocument {
         let multi = track.segments > 1
         try out.append { b in
             JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"#, to: &b)
-            JSONText.appendRaw(multi ? #""MultiLineString","coordinates":[["# : #""LineString","coordinates":["#, to: &b)
+            JSONText.appendRaw(
+                multi ? #""MultiLineString","coordinates":[["# : #""LineString","coordinates":["#, to: &b)
         }
         try track.coordinates.copy(to: out)
         try out.append { b in

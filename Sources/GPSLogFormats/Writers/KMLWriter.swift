@@ -57,7 +57,8 @@ public struct KMLWriter: TrackWriter {
                     try w.element("when", mark.time.iso8601())
                     try w.endElement()
                     try w.startElement("Point")
-                    var c = DecimalText.string(mark.longitude, places: Precision.coordinate) + ","
+                    var c =
+                        DecimalText.string(mark.longitude, places: Precision.coordinate) + ","
                         + DecimalText.string(mark.latitude, places: Precision.coordinate)
                     if let alt = mark.altitude { c += "," + DecimalText.string(alt, places: Precision.altitude) }
                     try w.element("coordinates", c)

@@ -30,7 +30,9 @@ public struct OverlandWriter: TrackWriter {
                 pending.removeAll(keepingCapacity: true)
             }
             try s.forEachTrackPoint { e in
-                if let p = previous { distance += Geo.distance(lat1: p.latitude, lon1: p.longitude, lat2: e.latitude, lon2: e.longitude) }
+                if let p = previous {
+                    distance += Geo.distance(lat1: p.latitude, lon1: p.longitude, lat2: e.latitude, lon2: e.longitude)
+                }
                 previous = e
                 if first == nil { first = e }
                 pending.append(e)
@@ -41,13 +43,17 @@ public struct OverlandWriter: TrackWriter {
     }
 
     /// One batch body, written to a file.
-    public func writeBatch(_ entries: [Entry], session: Session, start: Entry?, distance: Double, to out: OutputFile) throws {
+    public func writeBatch(_ entries: [Entry], session: Session, start: Entry?, distance: Double, to out: OutputFile)
+        throws
+    {
         try out.write(batchBody(entries, session: session, start: start, distance: distance))
     }
 
     /// One batch body, as bytes: the locations, `current` (the latest location, which Overland adds when more
     /// than two batches wait, so the server sees where the device is now), and `trip` when the session has a mode.
-    public func batchBody(_ entries: [Entry], session: Session, start: Entry?, distance: Double, current: Entry? = nil) -> [UInt8] {
+    public func batchBody(_ entries: [Entry], session: Session, start: Entry?, distance: Double, current: Entry? = nil)
+        -> [UInt8]
+    {
         var b: [UInt8] = []
         b.reserveCapacity(entries.count * 420 + 600)
         JSONText.appendRaw("{\"locations\":[", to: &b)

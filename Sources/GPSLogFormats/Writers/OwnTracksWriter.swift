@@ -29,7 +29,8 @@ public struct OwnTracksWriter: TrackWriter {
                     if layout == .recorder {
                         // The time of second precision, then the relative topic "*" padded to 18 (%-18s).
                         var iso: [UInt8] = []
-                        Timestamp(milliseconds: e.time.milliseconds - ((e.time.milliseconds % 1000) + 1000) % 1000).appendISO8601(to: &iso, fraction: false)
+                        Timestamp(milliseconds: e.time.milliseconds - ((e.time.milliseconds % 1000) + 1000) % 1000)
+                            .appendISO8601(to: &iso, fraction: false)
                         b.append(contentsOf: iso)
                         JSONText.appendRaw("\t*                 \t", to: &b)
                     }

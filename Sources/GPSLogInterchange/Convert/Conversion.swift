@@ -32,13 +32,18 @@ public struct Conversion {
     /// Converts. `progress` is called with the number of entries read or written since its last call.
     public func run(progress: @escaping (Int) -> Void) throws {
         let folder = NSTemporaryDirectory() + "/gpslog-convert-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let format = try inputFormat ?? ImportFormat.detect(path: input)
         if format == .gpx {
             // Both fast paths give up on the same thing, a track out of time order: after either, the store sorts.
             let streamed = outputFormat == .geojson && simplify == nil
-            if try streamed ? convertAsOneStream(progress: progress) : convertThroughSpool(folder: folder, progress: progress) { return }
+            if try streamed
+                ? convertAsOneStream(progress: progress) : convertThroughSpool(folder: folder, progress: progress)
+            {
+                return
+            }
         }
         let store = try Store(path: folder + "/convert.sqlite")
         defer { store.close() }
@@ -74,7 +79,8 @@ public struct Conversion {
         return true
     }
 
-    private func export(_ sessions: [Session], from source: any SessionSource, progress: @escaping (Int) -> Void) throws {
+    private func export(_ sessions: [Session], from source: any SessionSource, progress: @escaping (Int) -> Void) throws
+    {
         // Rows are read (decoded) on a second thread while this one formats them.
         let source = PrefetchingSource(source)
         let exports = try sessions.map { session in

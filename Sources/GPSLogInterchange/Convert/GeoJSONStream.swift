@@ -48,7 +48,8 @@ public final class GeoJSONStream: ImportTarget {
     }
 
     public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
-        let session = try TrackSpool.newSession(name: name, start: start, mode: mode, id: id, key: taken.count + 1, taken: taken)
+        let session = try TrackSpool.newSession(
+            name: name, start: start, mode: mode, id: id, key: taken.count + 1, taken: taken)
         taken[session.id] = taken.count
         pending[session.id] = Pending(session: session)
         return session
@@ -57,7 +58,9 @@ public final class GeoJSONStream: ImportTarget {
     public func hasSession(id: String) throws -> Bool { taken[id] != nil }
 
     public func appendEntries(_ entries: [Entry], to sessionID: String) throws {
-        guard var p = pending.removeValue(forKey: sessionID) else { throw StoreError.invalidSession(reason: "no session \(sessionID)") }
+        guard var p = pending.removeValue(forKey: sessionID) else {
+            throw StoreError.invalidSession(reason: "no session \(sessionID)")
+        }
         defer { pending[sessionID] = p }
         for (index, var e) in entries.enumerated() {
             try TrackSpool.checkPosition(e, index: index)

@@ -28,14 +28,29 @@ enum SpoolRecord {
         let start = out.count
         var mask: UInt32 = 0
         func has(_ bit: Bit, _ present: Bool) { if present { mask |= 1 << UInt32(bit.rawValue) } }
-        has(.altitude, e.altitude != nil); has(.horizontalAccuracy, e.horizontalAccuracy != nil)
-        has(.verticalAccuracy, e.verticalAccuracy != nil); has(.speed, e.speed != nil); has(.course, e.course != nil)
-        has(.heading, e.heading != nil); has(.headingTime, e.headingTime != nil); has(.satellites, e.satellites != nil)
-        has(.hdop, e.hdop != nil); has(.vdop, e.vdop != nil); has(.pdop, e.pdop != nil); has(.fixMode, e.fixMode != nil)
-        has(.speedAccuracy, e.speedAccuracy != nil); has(.courseAccuracy, e.courseAccuracy != nil)
-        has(.batteryLevel, e.batteryLevel != nil); has(.address, e.address != nil); has(.label, e.label != nil)
-        has(.motion, e.motion != nil); has(.batteryState, e.batteryState != nil); has(.deviceID, e.deviceID != nil)
-        has(.wifi, e.wifi != nil); has(.marked, e.marked); has(.isHeadingChanged, e.isHeadingChanged)
+        has(.altitude, e.altitude != nil)
+        has(.horizontalAccuracy, e.horizontalAccuracy != nil)
+        has(.verticalAccuracy, e.verticalAccuracy != nil)
+        has(.speed, e.speed != nil)
+        has(.course, e.course != nil)
+        has(.heading, e.heading != nil)
+        has(.headingTime, e.headingTime != nil)
+        has(.satellites, e.satellites != nil)
+        has(.hdop, e.hdop != nil)
+        has(.vdop, e.vdop != nil)
+        has(.pdop, e.pdop != nil)
+        has(.fixMode, e.fixMode != nil)
+        has(.speedAccuracy, e.speedAccuracy != nil)
+        has(.courseAccuracy, e.courseAccuracy != nil)
+        has(.batteryLevel, e.batteryLevel != nil)
+        has(.address, e.address != nil)
+        has(.label, e.label != nil)
+        has(.motion, e.motion != nil)
+        has(.batteryState, e.batteryState != nil)
+        has(.deviceID, e.deviceID != nil)
+        has(.wifi, e.wifi != nil)
+        has(.marked, e.marked)
+        has(.isHeadingChanged, e.isHeadingChanged)
         put(UInt32(0), &out)
         put(mask, &out)
         put(e.key ?? 0, &out)
@@ -114,7 +129,9 @@ enum SpoolRecord {
         if has(.label) { e.label = text() }
         if has(.motion) {
             let joined = text()
-            e.motion = joined.isEmpty ? [] : joined.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+            e.motion =
+                joined.isEmpty
+                ? [] : joined.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
         }
         if has(.batteryState) { e.batteryState = BatteryState(rawValue: text()) }
         if has(.deviceID) { e.deviceID = text() }

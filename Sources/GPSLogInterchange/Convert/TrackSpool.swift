@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import GPSLogSystem
 import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 
 /// A convert's scratch store: entries go to a private temporary file in a compact binary layout and are read back in
 /// sequence, marks stay in memory (they are few). `gpslog convert` goes through it instead of a temporary SQLite
@@ -52,7 +52,8 @@ public final class TrackSpool: ImportTarget, SessionSource {
     // MARK: - ImportTarget
 
     public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
-        let session = try TrackSpool.newSession(name: name, start: start, mode: mode, id: id, key: sessions.count + 1, taken: indexByID)
+        let session = try TrackSpool.newSession(
+            name: name, start: start, mode: mode, id: id, key: sessions.count + 1, taken: indexByID)
         indexByID[session.id] = sessions.count
         sessions.append(SessionInfo(session: session))
         return session
@@ -91,7 +92,9 @@ public final class TrackSpool: ImportTarget, SessionSource {
     }
 
     /// A convert's session, checked as the store checks one (what `Store.createSession` refuses, this refuses).
-    static func newSession(name: String, start: Timestamp, mode: TripMode?, id: String?, key: Int, taken: [String: Int]) throws -> Session {
+    static func newSession(name: String, start: Timestamp, mode: TripMode?, id: String?, key: Int, taken: [String: Int])
+        throws -> Session
+    {
         let id = (id ?? Identifier.uuidV4()).lowercased()
         guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
         let name = name.trimmedWhitespace
@@ -128,7 +131,9 @@ public final class TrackSpool: ImportTarget, SessionSource {
     }
 
     /// Every row of the session (track and marks merged in time order, ties in insertion order), within the range.
-    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void) throws {
+    public func forEachEntry(
+        of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
+    ) throws {
         guard let i = indexByID[sessionID] else { return }
         try flush()
         let marks = try self.marks(of: sessionID)
@@ -169,7 +174,9 @@ struct SpoolReader {
             if kept == chunk.count { chunk += [UInt8](repeating: 0, count: chunk.count) }
             let want = Int(min(Int64(chunk.count - kept), range.upperBound - position))
             let n = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + kept, want, off_t(position)) }
-            guard n == want else { throw ExportError.cannotWrite(path: "(spool)", reason: "short read of the scratch file") }
+            guard n == want else {
+                throw ExportError.cannotWrite(path: "(spool)", reason: "short read of the scratch file")
+            }
             position += Int64(want)
             let filled = kept + want
             var offset = 0
@@ -182,7 +189,9 @@ struct SpoolReader {
             }
             kept = filled - offset
             if kept > 0 {
-                chunk.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: kept) }
+                chunk.withUnsafeMutableBytes {
+                    $0.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: kept)
+                }
             }
         }
     }

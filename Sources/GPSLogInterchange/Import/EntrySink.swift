@@ -16,10 +16,15 @@ struct EntrySink {
 
     /// Creates the session now. `preferredID` is used when no session has it yet (a re-import of our own export
     /// keeps its ids); otherwise a random id. Entry ids without one of their own are seeded from the session id.
-    init(store: any ImportTarget, name: String, start: Timestamp, end: Timestamp? = nil, mode: TripMode?, preferredID: String?) throws {
+    init(
+        store: any ImportTarget, name: String, start: Timestamp, end: Timestamp? = nil, mode: TripMode?,
+        preferredID: String?
+    ) throws {
         self.store = store
         var id: String?
-        if let preferredID, Identifier.isUUID(preferredID), try !store.hasSession(id: preferredID.lowercased()) { id = preferredID.lowercased() }
+        if let preferredID, Identifier.isUUID(preferredID), try !store.hasSession(id: preferredID.lowercased()) {
+            id = preferredID.lowercased()
+        }
         session = try store.createSession(name: name, start: start, mode: mode, id: id)
         rng = SplitMix64(seed: SplitMix64.seed(from: session!.id))
         explicitEnd = end

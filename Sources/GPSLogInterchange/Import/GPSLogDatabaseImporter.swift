@@ -28,7 +28,9 @@ public struct GPSLogDatabaseImporter {
         }
         return try store.write {
             let results = try source.sessions().map { row in
-                try importSession(id: row.id, start: row.start, end: row.end, name: row.name, source: source, store: store, path: path)
+                try importSession(
+                    id: row.id, start: row.start, end: row.end, name: row.name, source: source, store: store, path: path
+                )
             }
             guard !results.isEmpty else { throw ImportError.noFixes(file: path, detail: "no sessions and no entries") }
             return results
@@ -54,7 +56,9 @@ public struct GPSLogDatabaseImporter {
             let isHeading = (cells.number(.isHeadingChanged) ?? 0) != 0
             let headingTime = time(cells.text(.headingTimeStamp))
             if isHeading {
-                guard let position = lastPosition, let heading = cells.number(.heading), heading >= 0, let t = headingTime else { return }
+                guard let position = lastPosition, let heading = cells.number(.heading), heading >= 0,
+                    let t = headingTime
+                else { return }
                 var e = Entry(id: "", latitude: position.0, longitude: position.1, altitude: position.2, time: t)
                 e.isHeadingChanged = true
                 e.heading = Geo.normalizedDegrees(heading)
@@ -62,14 +66,17 @@ public struct GPSLogDatabaseImporter {
                 entries.append(e)
                 return
             }
-            guard let lat = cells.number(.latitude), let lon = cells.number(.longitude), Geo.isValidPosition(latitude: lat, longitude: lon) else {
+            guard let lat = cells.number(.latitude), let lon = cells.number(.longitude),
+                Geo.isValidPosition(latitude: lat, longitude: lon)
+            else {
                 throw ImportError.invalidValue(
                     file: path, line: 0, field: "Entries row \(row) of session \(id): Latitude/Longitude",
                     value: "\(cells.text(.latitude) ?? "NULL"), \(cells.text(.longitude) ?? "NULL")")
             }
             guard let t = time(cells.text(.timeStamp)) else {
                 throw ImportError.invalidValue(
-                    file: path, line: 0, field: "Entries row \(row) of session \(id): TimeStamp", value: cells.text(.timeStamp) ?? "NULL")
+                    file: path, line: 0, field: "Entries row \(row) of session \(id): TimeStamp",
+                    value: cells.text(.timeStamp) ?? "NULL")
             }
             func known(_ c: GPSLogAppDatabase.Column) -> Double? { cells.number(c).flatMap { $0 < 0 ? nil : $0 } }
             var e = Entry(id: "", latitude: lat, longitude: lon, altitude: cells.number(.altitude), time: t)
@@ -87,9 +94,12 @@ public struct GPSLogDatabaseImporter {
         }
         let first = entries.map(\.time).min()
         let startTime = time(start) ?? first ?? Timestamp(milliseconds: 0)
-        let sessionName = self.name ?? name.flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0 } ?? start ?? "GPS Log session \(id.prefix(8))"
-        var sink = try EntrySink(store: store, name: sessionName, start: min(startTime, first ?? startTime),
-                                 end: time(end), mode: nil, preferredID: id)
+        let sessionName =
+            self.name ?? name.flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0 } ?? start
+            ?? "GPS Log session \(id.prefix(8))"
+        var sink = try EntrySink(
+            store: store, name: sessionName, start: min(startTime, first ?? startTime),
+            end: time(end), mode: nil, preferredID: id)
         for var e in entries {
             let keep = try !e.id.isEmpty && sink.canKeep(entryID: e.id)
             if !keep { e.id = sink.makeID(e.time) }

@@ -60,7 +60,9 @@ final class GPXSessions: GPXVisitor {
 
     func trackHeader(_ header: GPXTrackHeader) { builder.pointee.setHeader(header) }
 
-    func trackPoint(_ point: inout Entry, hasTime: Bool) throws { try builder.pointee.addTrackPoint(&point, hasTime: hasTime) }
+    func trackPoint(_ point: inout Entry, hasTime: Bool) throws {
+        try builder.pointee.addTrackPoint(&point, hasTime: hasTime)
+    }
 
     func endTrack() throws { try builder.pointee.finishTrack() }
 
@@ -163,7 +165,8 @@ struct GPXSessionBuilder {
         let earliestMark = t.marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min()
         let begin = min(earliestMark ?? time, time)
         track!.sink = try EntrySink(
-            store: store, name: name ?? t.header.name ?? t.defaultName, start: begin, mode: t.header.mode, preferredID: t.header.sourceID)
+            store: store, name: name ?? t.header.name ?? t.defaultName, start: begin, mode: t.header.mode,
+            preferredID: t.header.sourceID)
     }
 
     mutating func finishTrack() throws {
@@ -192,7 +195,8 @@ struct GPXSessionBuilder {
     mutating func finish() throws -> [ImportResult] {
         if !marks.isEmpty {
             let first = marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min() ?? fallbackTime()
-            var sink = try EntrySink(store: store, name: name ?? metadataName ?? stem, start: first, mode: nil, preferredID: nil)
+            var sink = try EntrySink(
+                store: store, name: name ?? metadataName ?? stem, start: first, mode: nil, preferredID: nil)
             for var m in marks {
                 if !m.hasTime { m.entry.time = first }
                 m.entry.id = sink.makeID(m.entry.time)

@@ -22,12 +22,14 @@ public enum ImportFormat: String, CaseIterable, Sendable {
         if trimmed.hasPrefix("<") {
             if text.contains("urn:gpslog:sessions") { return .xml }
             if text.contains("<gpx") { return .gpx }
-            throw ImportError.unsupportedFormat(file: path, detail: "XML that is neither GPX nor a gpslog session export")
+            throw ImportError.unsupportedFormat(
+                file: path, detail: "XML that is neither GPX nor a gpslog session export")
         }
         if trimmed.hasPrefix("{") {
             if text.contains("\"locations\"") { return .overland }
             if text.contains("\"_type\"") { return .owntracks }
-            throw ImportError.unsupportedFormat(file: path, detail: "JSON that is neither an Overland batch nor OwnTracks messages")
+            throw ImportError.unsupportedFormat(
+                file: path, detail: "JSON that is neither an Overland batch nor OwnTracks messages")
         }
         // OwnTracks Recorder .rec: "2024-03-01T09:03:09Z<TAB>*...<TAB>{...}" (older files pad with spaces).
         if let first = trimmed.split(separator: "\n").first, first.count > 21, first.contains("{"),
@@ -37,7 +39,10 @@ public enum ImportFormat: String, CaseIterable, Sendable {
         }
         if trimmed.hasPrefix("$") || trimmed.hasPrefix("!") || trimmed.hasPrefix("#") { return .nmea }
         throw ImportError.unsupportedFormat(
-            file: path, detail: "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, gpslog XML, Overland batch JSON, OwnTracks JSON lines or .rec)")
+            file: path,
+            detail:
+                "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, gpslog XML, Overland batch JSON, OwnTracks JSON lines or .rec)"
+        )
     }
 }
 

@@ -12,10 +12,15 @@ public struct OverlandImporter {
     public init() {}
 
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ImportError.unreadable(file: path, reason: "no such readable file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ImportError.unreadable(file: path, reason: "no such readable file")
+        }
         let payload = try OverlandPayload(data, source: path)
-        let entries = payload.entries, mode = payload.mode
-        guard let first = entries.map(\.time).min() else { throw ImportError.noFixes(file: path, detail: "no location with a Point geometry") }
+        let entries = payload.entries
+        let mode = payload.mode
+        guard let first = entries.map(\.time).min() else {
+            throw ImportError.noFixes(file: path, detail: "no location with a Point geometry")
+        }
         let start = payload.tripStart.map { min($0, first) } ?? first
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         return try store.write {
@@ -37,7 +42,9 @@ public struct OwnTracksImporter {
     public init() {}
 
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw ImportError.unreadable(file: path, reason: "no such readable file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ImportError.unreadable(file: path, reason: "no such readable file")
+        }
         defer { try? handle.close() }
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         return try store.write {
@@ -51,8 +58,13 @@ public struct OwnTracksImporter {
                 guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
                     throw ImportError.malformed(file: path, line: lineNumber, reason: "not a JSON object")
                 }
-                guard let location = try OwnTracksMessage.location(object, source: path, line: lineNumber) else { return }
-                if sink == nil { sink = try EntrySink(store: store, name: name ?? stem, start: location.time, mode: nil, preferredID: nil) }
+                guard let location = try OwnTracksMessage.location(object, source: path, line: lineNumber) else {
+                    return
+                }
+                if sink == nil {
+                    sink = try EntrySink(
+                        store: store, name: name ?? stem, start: location.time, mode: nil, preferredID: nil)
+                }
                 var e = location
                 e.id = sink!.makeID(e.time)
                 try sink!.add(e)
@@ -67,7 +79,9 @@ public struct OwnTracksImporter {
                 }
             }
             if !buffer.isEmpty { try handleLine(buffer) }
-            guard var open = sink else { throw ImportError.noFixes(file: path, detail: "no OwnTracks location message") }
+            guard var open = sink else {
+                throw ImportError.noFixes(file: path, detail: "no OwnTracks location message")
+            }
             return [try open.finish()]
         }
     }

@@ -26,7 +26,9 @@ public struct NMEAImporter {
     public init() {}
 
     /// Imports a file (or `-` for standard input).
-    public func importFile(_ path: String, name: String, mode: TripMode? = nil, into store: Store) throws -> ImportResult {
+    public func importFile(_ path: String, name: String, mode: TripMode? = nil, into store: Store) throws
+        -> ImportResult
+    {
         let reader = NMEAFileReader(path: path, assumedDate: assumedDate)
         var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy)
         return try store.write {
@@ -37,7 +39,9 @@ public struct NMEAImporter {
 
     /// Imports NMEA text held in memory (the bundled sample). `sessionID` fixes the session id (deterministic
     /// golden exports); entry ids are then seeded from it too.
-    public func importText(_ text: String, file: String, name: String, mode: TripMode? = nil, sessionID: String? = nil, into store: Store) throws -> ImportResult {
+    public func importText(
+        _ text: String, file: String, name: String, mode: TripMode? = nil, sessionID: String? = nil, into store: Store
+    ) throws -> ImportResult {
         var decoder = NMEADecoder(assumedDate: assumedDate)
         var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy, sessionID: sessionID)
         return try store.write {
@@ -54,12 +58,15 @@ public struct NMEAImporter {
         if writer.pendingCount >= batchSize { try writer.flush() }
     }
 
-    private func finish(_ writer: inout SessionWriter, file: String, statistics: NMEAStatistics) throws -> ImportResult {
+    private func finish(_ writer: inout SessionWriter, file: String, statistics: NMEAStatistics) throws -> ImportResult
+    {
         try writer.finish()
         guard let session = writer.session else {
-            throw ImportError.noFixes(file: file, detail: "\(statistics.lines) lines, \(statistics.sentences) good sentences, "
-                + "\(statistics.badChecksum) bad checksums, \(statistics.epochsWithoutFix) epochs without a fix, "
-                + "\(statistics.undated) undated fixes (give --date for logs without RMC or ZDA)")
+            throw ImportError.noFixes(
+                file: file,
+                detail: "\(statistics.lines) lines, \(statistics.sentences) good sentences, "
+                    + "\(statistics.badChecksum) bad checksums, \(statistics.epochsWithoutFix) epochs without a fix, "
+                    + "\(statistics.undated) undated fixes (give --date for logs without RMC or ZDA)")
         }
         return ImportResult(session: session, entries: writer.storedEntries, statistics: statistics)
     }

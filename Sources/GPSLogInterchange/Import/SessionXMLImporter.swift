@@ -28,12 +28,16 @@ public struct SessionXMLImporter {
                 if required { throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: "") }
                 return nil
             }
-            guard let t = Timestamp(iso8601: text) else { throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: text) }
+            guard let t = Timestamp(iso8601: text) else {
+                throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: text)
+            }
             return t
         }
         func number(_ field: String) throws -> Double? {
             guard let text = attribute(field) else { return nil }
-            guard let v = Double(text), v.isFinite else { throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: text) }
+            guard let v = Double(text), v.isFinite else {
+                throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: text)
+            }
             return v
         }
         while try reader.read() {
@@ -42,18 +46,27 @@ public struct SessionXMLImporter {
                 let local = reader.localName
                 if !sawRoot {
                     guard local == "Sessions", reader.namespaceURI == SessionXMLWriter.namespace else {
-                        throw ImportError.unsupportedFormat(file: path, detail: "not a gpslog session export: the root is <\(local)> in namespace '\(reader.namespaceURI ?? "none")'")
+                        throw ImportError.unsupportedFormat(
+                            file: path,
+                            detail:
+                                "not a gpslog session export: the root is <\(local)> in namespace '\(reader.namespaceURI ?? "none")'"
+                        )
                     }
                     sawRoot = true
                     continue
                 }
                 switch local {
                 case "Session":
-                    if var open = sink { results.append(try open.finish()); sink = nil }
+                    if var open = sink {
+                        results.append(try open.finish())
+                        sink = nil
+                    }
                     let start = try time("StartTime", required: true)!
                     let modeText = attribute("Mode")
                     let mode = modeText.flatMap(TripMode.init(rawValue:))
-                    if let modeText, mode == nil { throw ImportError.invalidValue(file: path, line: reader.line, field: "Mode", value: modeText) }
+                    if let modeText, mode == nil {
+                        throw ImportError.invalidValue(file: path, line: reader.line, field: "Mode", value: modeText)
+                    }
                     sink = try EntrySink(
                         store: store, name: name ?? attribute("Name") ?? "Imported session", start: start,
                         end: try time("EndTime", required: false), mode: mode, preferredID: attribute("ID"))
@@ -61,10 +74,12 @@ public struct SessionXMLImporter {
                     guard var s = sink else { continue }
                     let line = reader.line
                     guard let lat = try number("Latitude"), abs(lat) <= 90 else {
-                        throw ImportError.invalidValue(file: path, line: line, field: "Latitude", value: attribute("Latitude") ?? "")
+                        throw ImportError.invalidValue(
+                            file: path, line: line, field: "Latitude", value: attribute("Latitude") ?? "")
                     }
                     guard let lon = try number("Longitude"), abs(lon) <= 180 else {
-                        throw ImportError.invalidValue(file: path, line: line, field: "Longitude", value: attribute("Longitude") ?? "")
+                        throw ImportError.invalidValue(
+                            file: path, line: line, field: "Longitude", value: attribute("Longitude") ?? "")
                     }
                     let t = try time("TimeStamp", required: true)!
                     let fileID = attribute("EntryID") ?? ""
@@ -122,8 +137,12 @@ public struct SessionXMLImporter {
 /// What every XML importer does around its parser: check the file, run in one transaction, and turn libxml2's
 /// errors into import errors naming the file and line.
 enum XMLImport {
-    static func run(_ path: String, store: any ImportTarget, _ parse: () throws -> [ImportResult]) throws -> [ImportResult] {
-        guard FileManager.default.isReadableFile(atPath: path) else { throw ImportError.unreadable(file: path, reason: "no such readable file") }
+    static func run(_ path: String, store: any ImportTarget, _ parse: () throws -> [ImportResult]) throws
+        -> [ImportResult]
+    {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw ImportError.unreadable(file: path, reason: "no such readable file")
+        }
         let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
         return try store.importTransaction(expectedBytes: size) {
             do {

@@ -31,7 +31,9 @@ public struct GPSDSource: FixSource {
                     do {
                         let gotData = try await runConnection(decoder: &decoder, continuation: continuation)
                         if gotData { backoff = 0.25 }
-                        if !Task.isCancelled { logger.warning("gpsd at \(host):\(port) closed the connection; reconnecting") }
+                        if !Task.isCancelled {
+                            logger.warning("gpsd at \(host):\(port) closed the connection; reconnecting")
+                        }
                     } catch is CancellationError {
                         break
                     } catch {
@@ -50,11 +52,15 @@ public struct GPSDSource: FixSource {
     }
 
     /// One connection: returns when gpsd closes it; true when any report arrived.
-    private func runConnection(decoder: inout GPSDDecoder, continuation: AsyncThrowingStream<[SourceEvent], Error>.Continuation) async throws -> Bool {
+    private func runConnection(
+        decoder: inout GPSDDecoder, continuation: AsyncThrowingStream<[SourceEvent], Error>.Continuation
+    ) async throws -> Bool {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(5))
             .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
             }
         stats.update { $0.connected = true }
         logger.info("connected to gpsd at \(host):\(port)")

@@ -18,7 +18,9 @@ public struct NMEASource: FixSource {
     public var statistics: SourceStatistics { stats.snapshot }
 
     public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
-        let path = path, baud = baud, stats = stats
+        let path = path
+        let baud = baud
+        let stats = stats
         return ThreadedProducer.stream(name: "gpslog nmea \(path)") { producer in
             if path != "-" && SerialPort.isCharacterDevice(path) {
                 try SerialPort.configure(path: path, baud: baud ?? 4800)
@@ -26,9 +28,11 @@ public struct NMEASource: FixSource {
             stats.update { $0.connected = true }
             defer { stats.update { $0.connected = false } }
             let reader = NMEAFileReader(path: path)
-            try reader.read({ try producer.send($0) }, progress: { s in
-                stats.update { $0.badSentences = s.badChecksum + s.unparsable }
-            })
+            try reader.read(
+                { try producer.send($0) },
+                progress: { s in
+                    stats.update { $0.badSentences = s.badChecksum + s.unparsable }
+                })
         }
     }
 }

@@ -43,7 +43,9 @@ public struct ReplaySource: FixSource {
     }
 
     public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
-        let input = input, speed = speed, stats = stats
+        let input = input
+        let speed = speed
+        let stats = stats
         return ThreadedProducer.stream(name: "gpslog replay") { producer in
             var pacer = Pacer(speed: speed)
             stats.update { $0.connected = true }
@@ -62,9 +64,11 @@ public struct ReplaySource: FixSource {
                 if try ReplaySource.isGPX(path) {
                     try GPXFixReader(path: path).read { try emit(.fix($0)) }
                 } else {
-                    try NMEAFileReader(path: path).read(emit, progress: { s in
-                        stats.update { $0.badSentences = s.badChecksum + s.unparsable }
-                    })
+                    try NMEAFileReader(path: path).read(
+                        emit,
+                        progress: { s in
+                            stats.update { $0.badSentences = s.badChecksum + s.unparsable }
+                        })
                 }
             }
         }

@@ -13,9 +13,9 @@ public enum SourceSpec: Equatable, Sendable {
     /// The spec as `--source` takes it (`parse(spec.text) == spec`).
     public var text: String {
         switch self {
-        case let .gpsd(host, port): "gpsd://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        case let .nmea(path, baud): "nmea:\(path)" + (baud.map { "?baud=\($0)" } ?? "")
-        case let .replay(path, speed): "replay:\(path)?speed=\(speed)"
+        case .gpsd(let host, let port): "gpsd://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        case .nmea(let path, let baud): "nmea:\(path)" + (baud.map { "?baud=\($0)" } ?? "")
+        case .replay(let path, let speed): "replay:\(path)?speed=\(speed)"
         }
     }
 
@@ -36,7 +36,7 @@ public enum SourceSpec: Equatable, Sendable {
             let rest = text.dropFirst("gpsd://".count)
             var host = "127.0.0.1"
             var port = 2947
-            if rest.hasPrefix("[") , let close = rest.firstIndex(of: "]") {  // [::1]:2947
+            if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {  // [::1]:2947
                 host = String(rest[rest.index(after: rest.startIndex)..<close])
                 let tail = rest[rest.index(after: close)...]
                 if tail.hasPrefix(":") { port = Int(tail.dropFirst()) ?? -1 }
@@ -53,11 +53,16 @@ public enum SourceSpec: Equatable, Sendable {
         }
         if text.hasPrefix("nmea:") {
             let (path, options) = split(text.dropFirst("nmea:".count))
-            guard !path.isEmpty else { throw SourceError.badSpec("'\(text)': expected nmea:PATH, nmea:/dev/ttyUSB0?baud=9600 or nmea:- for stdin") }
+            guard !path.isEmpty else {
+                throw SourceError.badSpec(
+                    "'\(text)': expected nmea:PATH, nmea:/dev/ttyUSB0?baud=9600 or nmea:- for stdin")
+            }
             var baud: Int?
             if let b = options["baud"] {
                 guard let n = Int(b), SerialPort.supportedBauds.contains(n) else {
-                    throw SourceError.badSpec("'\(text)': baud must be one of \(SerialPort.supportedBauds.map(String.init).joined(separator: ", "))")
+                    throw SourceError.badSpec(
+                        "'\(text)': baud must be one of \(SerialPort.supportedBauds.map(String.init).joined(separator: ", "))"
+                    )
                 }
                 baud = n
             }
@@ -75,7 +80,8 @@ public enum SourceSpec: Equatable, Sendable {
             }
             return .replay(path: path, speed: speed)
         }
-        throw SourceError.badSpec("unknown source '\(text)': use gpsd://HOST:PORT, nmea:PATH[?baud=N] or replay:PATH[?speed=N]")
+        throw SourceError.badSpec(
+            "unknown source '\(text)': use gpsd://HOST:PORT, nmea:PATH[?baud=N] or replay:PATH[?speed=N]")
     }
 }
 
@@ -88,7 +94,7 @@ public enum SourceError: LocalizedError, Equatable {
     public var errorDescription: String? {
         switch self {
         case .badSpec(let text): text
-        case let .cannotOpen(path, reason): "cannot open \(path): \(reason)"
+        case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
         case .unsupportedReplay(let path): "\(path): replay reads NMEA logs and GPX files; this is neither"
         }
     }

@@ -33,7 +33,9 @@ final class ThreadedProducer: Sendable {
     func nextBatch() async throws -> [SourceEvent]? { try await queue.takeAll() }
 
     /// Starts `body` on a new thread; it queues events with `send` and returns when the input ends.
-    static func stream(name: String, _ body: @escaping @Sendable (ThreadedProducer) throws -> Void) -> AsyncThrowingStream<[SourceEvent], Error> {
+    static func stream(name: String, _ body: @escaping @Sendable (ThreadedProducer) throws -> Void)
+        -> AsyncThrowingStream<[SourceEvent], Error>
+    {
         let producer = ThreadedProducer()
         let thread = Thread {
             do {

@@ -329,7 +329,9 @@ public struct NMEADecoder: Sendable {
     }
 
     /// Passes an event through the time consensus; counts what it delivers (now, or held ones it releases).
-    @inline(__always) mutating func deliver(_ event: SourceEvent, at time: Timestamp, _ emit: (SourceEvent) throws -> Void) rethrows {
+    @inline(__always) mutating func deliver(
+        _ event: SourceEvent, at time: Timestamp, _ emit: (SourceEvent) throws -> Void
+    ) rethrows {
         var delivered = (fixes: 0, headings: 0)
         try times.admit(event, at: time) { e in
             if case .fix = e { delivered.fixes += 1 } else { delivered.headings += 1 }

@@ -23,7 +23,12 @@ struct NMEAField {
         var i = start
         guard i < end else { return nil }
         var negative = false
-        if base[i] == 0x2D { negative = true; i += 1 } else if base[i] == 0x2B { i += 1 }
+        if base[i] == 0x2D {
+            negative = true
+            i += 1
+        } else if base[i] == 0x2B {
+            i += 1
+        }
         var mantissa: UInt64 = 0
         var significant = 0  // digits accumulated into mantissa
         var scale = 0  // digits after the point that went into mantissa

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: MIT
 
+import GPSLogSystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 #if canImport(FoundationEssentials)
-import FoundationEssentials  // LocalizedError, without all of Foundation
+    import FoundationEssentials  // LocalizedError, without all of Foundation
 #else
-import Foundation
+    import Foundation
 #endif
-import GPSLogSystem
 
 /// Why an NMEA file could not be read.
 public enum NMEAFileError: LocalizedError, Equatable, Sendable {
@@ -56,7 +57,9 @@ public struct NMEAFileReader: Sendable {
     /// Errors thrown by `body` stop the reading and are rethrown. `progress`, when given, sees the counters after
     /// every chunk read (a live source shows its bad-sentence count from it).
     @discardableResult
-    public func read(_ body: (SourceEvent) throws -> Void, progress: ((NMEAStatistics) -> Void)? = nil) throws -> NMEAStatistics {
+    public func read(_ body: (SourceEvent) throws -> Void, progress: ((NMEAStatistics) -> Void)? = nil) throws
+        -> NMEAStatistics
+    {
         var fd: Int32 = STDIN_FILENO
         if path != "-" {
             do {
