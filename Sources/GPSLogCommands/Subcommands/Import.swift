@@ -67,12 +67,10 @@ extension GPSLog {
             if sample {
                 // The sample's session id is derived from its bytes, so its exports are the same on every machine;
                 // a second import of it gets a random id.
-                let fixedID = Sample.sessionID
-                let id = try store.session(id: fixedID) == nil ? fixedID : nil
                 let result = try importer.importText(
                     Sample.nmea, file: Sample.fileName, name: name ?? Sample.sessionName,
                     mode: mode.flatMap(TripMode.init(rawValue:)),
-                    sessionID: id, into: store)
+                    sessionID: Sample.sessionID, onlyIfFree: true, into: store)
                 report(result, progress: progress)
             }
             for (i, file) in files.enumerated() {

@@ -38,13 +38,18 @@ public struct NMEAImporter {
     }
 
     /// Imports NMEA text held in memory (the bundled sample). `sessionID` fixes the session id (deterministic
-    /// golden exports); entry ids are then seeded from it too.
+    /// golden exports); entry ids are then seeded from it too. With `onlyIfFree`, a session id already taken gives
+    /// way to a random one, decided inside the import's transaction (so processes importing at once cannot both
+    /// take it).
     public func importText(
-        _ text: String, file: String, name: String, mode: TripMode? = nil, sessionID: String? = nil, into store: Store
+        _ text: String, file: String, name: String, mode: TripMode? = nil, sessionID: String? = nil,
+        onlyIfFree: Bool = false,
+        into store: Store
     ) throws -> ImportResult {
         var decoder = NMEADecoder(assumedDate: assumedDate)
-        var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy, sessionID: sessionID)
         return try store.write {
+            let id = try sessionID.flatMap { id in try onlyIfFree && store.session(id: id) != nil ? nil : id }
+            var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy, sessionID: id)
             try decoder.decode(text: text) { try accept($0, into: &writer) }
             return try finish(&writer, file: file, statistics: decoder.statistics)
         }
