@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "GPSLogReceiver",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogFormats",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),

@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -33,13 +34,16 @@ public struct Receiver: Sendable {
     /// Serves until cancelled (SIGINT/SIGTERM). `onListening` gets the bound port (useful with port 0).
     public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let sink = try ReceiverStore(path: databasePath)
+        let budget = BodyBudget(limit: 32 << 20)
+        mapLargeAllocationsSeparately()
         let router = Router(context: ReceiverContext.self)
         let token = token
         let logger = logger
         // "/" and every other path: apps differ in what they append.
         for path in ["/", "**"] {
             router.post(RouterPath(path)) { request, context -> Response in
-                await Receiver.handle(request, context: context, sink: sink, token: token, logger: logger)
+                await Receiver.handle(
+                    request, context: context, sink: sink, budget: budget, token: token, logger: logger)
             }
         }
         let registry = ConnectionRegistry(limits: limits)
@@ -58,7 +62,8 @@ public struct Receiver: Sendable {
     }
 
     static func handle(
-        _ request: Request, context: ReceiverContext, sink: ReceiverStore, token: AccessToken?, logger: Logger
+        _ request: Request, context: ReceiverContext, sink: ReceiverStore, budget: BodyBudget, token: AccessToken?,
+        logger: Logger
     ) async -> Response {
         let credentials = Credentials(request)
         if let token, !credentials.matches(token.secret) {
@@ -67,30 +72,45 @@ public struct Receiver: Sendable {
                 .unauthorized, #"{"error":"missing or wrong token: send Authorization: Bearer TOKEN"}"#,
                 extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])
         }
+        // The body's share of the budget: what it says it is, at most the largest body taken.
+        let declared = request.headers[.contentLength].flatMap { Int($0) }.map { max(0, $0) } ?? context.maxUploadSize
+        let reserved = min(declared, context.maxUploadSize)
+        await budget.acquire(reserved)
+        let response = await handleBody(request, context: context, credentials: credentials, sink: sink, logger: logger)
+        await budget.release(reserved)
+        return response
+    }
+
+    /// Reads, checks and stores one authorised request's body.
+    static func handleBody(
+        _ request: Request, context: ReceiverContext, credentials: Credentials, sink: ReceiverStore, logger: Logger
+    ) async -> Response {
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: context.maxUploadSize)
         } catch {
             return json(.contentTooLarge, #"{"error":"the body is larger than 16 MiB: send smaller batches"}"#)
         }
-        let object: Any
+        let payload: ReceivedPayload
         do {
-            object = try JSONSerialization.jsonObject(with: Data(buffer: body))
+            payload = try ReceivedPayload(Data(buffer: body), source: "request")
+        } catch ImportError.malformed(_, _, let reason) {
+            return json(.badRequest, errorJSON("the body is \(reason)"))
         } catch {
-            return json(.badRequest, errorJSON("the body is not JSON (\(error.localizedDescription))"))
+            return json(.unprocessableContent, errorJSON((error as? LocalizedError)?.errorDescription ?? "\(error)"))
         }
         do {
-            if let dict = object as? [String: Any], dict["locations"] != nil {
-                let payload = try OverlandPayload(object: dict, source: "request")
-                let stored = try await sink.storeOverland(payload)
+            switch payload {
+            case .overland(let body):
+                let batch = try OverlandPayload(body: body, source: "request")
+                let stored = try await sink.storeOverland(batch)
                 logger.info(
-                    "stored \(stored.stored) of \(payload.entries.count) Overland locations in '\(stored.session)' (\(stored.duplicates) already there)"
+                    "stored \(stored.stored) of \(batch.entries.count) Overland locations in '\(stored.session)' (\(stored.duplicates) already there)"
                 )
                 return json(.ok, #"{"result":"ok"}"#)
-            }
-            if let dict = object as? [String: Any], dict["_type"] != nil {
-                let device = credentials.ownTracksDevice(topic: dict["topic"] as? String, tid: dict["tid"] as? String)
-                guard let location = try OwnTracksMessage.location(dict, source: "request", line: 0) else {
+            case .ownTracks(let message):
+                let device = credentials.ownTracksDevice(topic: message.topic, tid: message.tid)
+                guard let location = try OwnTracksMessage.location(message, source: "request", line: 0) else {
                     return json(.ok, "[]")  // transition, waypoint, lwt...: nothing to store, nothing to say
                 }
                 let stored = try await sink.storeOwnTracks(location, device: device)
@@ -98,11 +118,12 @@ public struct Receiver: Sendable {
                     "stored \(stored.stored) OwnTracks location in '\(stored.session)'\(stored.duplicates > 0 ? " (already there)" : "")"
                 )
                 return json(.ok, "[]")
+            case .neither:
+                return json(
+                    .badRequest,
+                    errorJSON(
+                        "neither an Overland batch ({\"locations\":[...]}) nor an OwnTracks message ({\"_type\":...})"))
             }
-            return json(
-                .badRequest,
-                errorJSON(
-                    "neither an Overland batch ({\"locations\":[...]}) nor an OwnTracks message ({\"_type\":...})"))
         } catch let error as ImportError {
             return json(.unprocessableContent, errorJSON(error.errorDescription ?? "\(error)"))
         } catch {

@@ -15,59 +15,110 @@ public struct OverlandPayload: Sendable {
 
     /// - Parameter source: the file or request named in errors.
     public init(_ data: Data, source: String) throws {
-        let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw ImportError.malformed(file: source, line: 0, reason: "not JSON (\(error.localizedDescription))")
-        }
-        try self.init(object: root, source: source)
+        try self.init(body: PayloadJSON.decode(Body.self, from: data, source: source, line: 0), source: source)
     }
 
-    public init(object root: Any, source: String) throws {
-        guard let body = root as? [String: Any], let locations = body["locations"] as? [Any] else {
+    /// Checks a decoded body: every location's position and time, by field.
+    public init(body: Body, source: String) throws {
+        guard let locations = body.locations else {
             throw ImportError.unsupportedFormat(file: source, detail: "not an Overland batch: no \"locations\" array")
         }
-        let trip = body["trip"] as? [String: Any]
-        mode = (trip?["mode"] as? String).flatMap(TripMode.init(rawValue:))
-        tripStart = (trip?["start"] as? String).flatMap { Timestamp(iso8601: $0) }
-        for (i, item) in locations.enumerated() {
+        mode = body.trip?.mode.flatMap(TripMode.init(rawValue:))
+        tripStart = body.trip?.start.flatMap { Timestamp(iso8601: $0) }
+        entries.reserveCapacity(locations.count)
+        for (i, feature) in locations.enumerated() {
             let field = "locations[\(i)]"
-            guard let feature = item as? [String: Any], let props = feature["properties"] as? [String: Any] else {
-                throw ImportError.invalidValue(file: source, line: 0, field: field, value: "not a GeoJSON Feature")
-            }
-            guard let geometry = feature["geometry"] as? [String: Any], geometry["type"] as? String == "Point" else {
-                continue
-            }
-            guard let c = geometry["coordinates"] as? [Any], c.count >= 2, let lon = JSONValue.double(c[0]),
-                let lat = JSONValue.double(c[1]),
-                abs(lat) <= 90, abs(lon) <= 180
-            else {
+            guard let (lon, lat) = feature.point else { continue }
+            try PayloadJSON.position(
+                latitude: lat, longitude: lon, field: "\(field).geometry.coordinates", source: source, line: 0)
+            let props = feature.properties
+            guard let time = Timestamp(iso8601: props.timestamp) else {
                 throw ImportError.invalidValue(
-                    file: source, line: 0, field: "\(field).geometry.coordinates",
-                    value: "\(geometry["coordinates"] ?? "")")
+                    file: source, line: 0, field: "\(field).properties.timestamp", value: props.timestamp)
             }
-            guard let ts = props["timestamp"] as? String, let time = Timestamp(iso8601: ts) else {
-                throw ImportError.invalidValue(
-                    file: source, line: 0, field: "\(field).properties.timestamp",
-                    value: "\(props["timestamp"] ?? "missing")")
-            }
-            func known(_ key: String) -> Double? { JSONValue.double(props[key]).flatMap { $0 < 0 ? nil : $0 } }
+            _ = try PayloadJSON.plausible(
+                time, field: "\(field).properties.timestamp", value: props.timestamp, source: source, line: 0)
+            func known(_ v: Double?) -> Double? { v.flatMap { $0 < 0 || !$0.isFinite ? nil : $0 } }
             var e = Entry(id: "", latitude: lat, longitude: lon, time: time)
-            e.altitude = JSONValue.double(props["altitude"])
-            e.speed = known("speed")
-            e.course = known("course").map { Geo.normalizedDegrees($0) }
-            e.horizontalAccuracy = known("horizontal_accuracy")
-            e.verticalAccuracy = known("vertical_accuracy")
-            e.speedAccuracy = known("speed_accuracy")
-            e.courseAccuracy = known("course_accuracy")
-            e.motion = props["motion"] as? [String]
-            if e.motion == [] { e.motion = nil }
-            e.batteryState = (props["battery_state"] as? String).flatMap(BatteryState.init(rawValue:)).flatMap {
+            e.altitude = props.altitude.flatMap { $0.isFinite ? $0 : nil }
+            e.speed = known(props.speed)
+            e.course = known(props.course).map { Geo.normalizedDegrees($0) }
+            e.horizontalAccuracy = known(props.horizontalAccuracy)
+            e.verticalAccuracy = known(props.verticalAccuracy)
+            e.speedAccuracy = known(props.speedAccuracy)
+            e.courseAccuracy = known(props.courseAccuracy)
+            e.motion = props.motion?.isEmpty == false ? props.motion : nil
+            e.batteryState = props.batteryState.flatMap(BatteryState.init(rawValue:)).flatMap {
                 $0 == .unknown ? nil : $0
             }
-            e.batteryLevel = known("battery_level").map { min($0, 1) }
-            e.deviceID = (props["device_id"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-            e.wifi = (props["wifi"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+            e.batteryLevel = known(props.batteryLevel).map { min($0, 1) }
+            e.deviceID = props.deviceID.flatMap { $0.isEmpty ? nil : $0 }
+            e.wifi = props.wifi.flatMap { $0.isEmpty ? nil : $0 }
             entries.append(e)
+        }
+    }
+
+    /// The body as JSON carries it, typed: a number must be a number.
+    public struct Body: Decodable, Sendable {
+        public var locations: [Feature]?
+        public var trip: Trip?
+    }
+
+    public struct Trip: Decodable, Sendable {
+        public var mode: String?
+        public var start: String?
+    }
+
+    /// A GeoJSON Feature; `point` is (longitude, latitude) for a Point geometry, nil for any other.
+    public struct Feature: Decodable, Sendable {
+        public var point: (Double, Double)?
+        public var properties: Properties
+
+        private enum Keys: String, CodingKey { case geometry, properties }
+        private enum GeometryKeys: String, CodingKey { case type, coordinates }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Keys.self)
+            properties = try c.decode(Properties.self, forKey: .properties)
+            guard c.contains(.geometry), try !c.decodeNil(forKey: .geometry) else { return }
+            let g = try c.nestedContainer(keyedBy: GeometryKeys.self, forKey: .geometry)
+            // Only a Point is a location; other geometries (and their nested coordinates) are not read.
+            guard try g.decodeIfPresent(String.self, forKey: .type) == "Point" else { return }
+            let coordinates = try g.decode([Double].self, forKey: .coordinates)
+            guard coordinates.count >= 2 else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .coordinates, in: g,
+                    debugDescription: "\(coordinates): a Point needs longitude and latitude")
+            }
+            point = (coordinates[0], coordinates[1])
+        }
+    }
+
+    /// The properties gpslog reads; others are ignored.
+    public struct Properties: Decodable, Sendable {
+        public var timestamp: String
+        public var altitude: Double?
+        public var speed: Double?
+        public var course: Double?
+        public var horizontalAccuracy: Double?
+        public var verticalAccuracy: Double?
+        public var speedAccuracy: Double?
+        public var courseAccuracy: Double?
+        public var batteryLevel: Double?
+        public var motion: [String]?
+        public var batteryState: String?
+        public var deviceID: String?
+        public var wifi: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case timestamp, altitude, speed, course, motion, wifi
+            case horizontalAccuracy = "horizontal_accuracy"
+            case verticalAccuracy = "vertical_accuracy"
+            case speedAccuracy = "speed_accuracy"
+            case courseAccuracy = "course_accuracy"
+            case batteryLevel = "battery_level"
+            case batteryState = "battery_state"
+            case deviceID = "device_id"
         }
     }
 }

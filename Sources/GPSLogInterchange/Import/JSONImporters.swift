@@ -54,13 +54,8 @@ public struct OwnTracksImporter {
             func handleLine(_ raw: Data) throws {
                 lineNumber += 1
                 guard let brace = raw.firstIndex(of: UInt8(ascii: "{")) else { return }
-                let json = raw[brace...]
-                guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
-                    throw ImportError.malformed(file: path, line: lineNumber, reason: "not a JSON object")
-                }
-                guard let location = try OwnTracksMessage.location(object, source: path, line: lineNumber) else {
-                    return
-                }
+                guard let location = try OwnTracksMessage.location(Data(raw[brace...]), source: path, line: lineNumber)
+                else { return }
                 if sink == nil {
                     sink = try EntrySink(
                         store: store, name: name ?? stem, start: location.time, mode: nil, preferredID: nil)
