@@ -50,7 +50,8 @@ final class GPXSessions: GPXVisitor {
     }
 
     func metadata(name: String?, time: Timestamp?) {
-        builder.pointee.metadataName = name
+        // An empty <name> is no name: the track's, then the file's, is used.
+        builder.pointee.metadataName = name.flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0 }
         builder.pointee.metadataTime = time
     }
 
@@ -165,7 +166,8 @@ struct GPXSessionBuilder {
         let earliestMark = t.marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min()
         let begin = min(earliestMark ?? time, time)
         track!.sink = try EntrySink(
-            store: store, name: name ?? t.header.name ?? t.defaultName, start: begin, mode: t.header.mode,
+            store: store, name: name ?? t.header.name.flatMap { $0.isEmpty ? nil : $0 } ?? t.defaultName, start: begin,
+            mode: t.header.mode,
             preferredID: t.header.sourceID)
     }
 
