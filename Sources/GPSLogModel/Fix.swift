@@ -62,9 +62,8 @@ public struct Fix: Sendable, Equatable {
     /// True when latitude and longitude are finite and within range (`Geo.isValidPosition`).
     public var hasValidPosition: Bool { Geo.isValidPosition(latitude: latitude, longitude: longitude) }
 
-    /// A valid position that is not exactly 0°, 0°: receivers and firmware report "no position" that way, and
-    /// one such fix adds two 5,000 km legs to a track. A real fix on the equator at the prime meridian has decimals.
-    public var hasPlausiblePosition: Bool { hasValidPosition && !(latitude == 0 && longitude == 0) }
+    /// Not exactly 0°, 0° either (`Geo.isPlausiblePosition`): receivers' "no position".
+    public var hasPlausiblePosition: Bool { Geo.isPlausiblePosition(latitude: latitude, longitude: longitude) }
 }
 
 /// A heading report: where the vessel or vehicle points (NMEA HDT/HDG, gpsd ATT), which is not its course.

@@ -19,6 +19,12 @@ public enum Geo {
         latitudeRange.contains(latitude) && longitudeRange.contains(longitude)
     }
 
+    /// A valid position that is not exactly 0°, 0°: receivers and firmware report "no position" that way, and one
+    /// such fix adds two 5,000 km legs to a track. A real fix at the equator on the prime meridian has decimals.
+    @inline(__always) public static func isPlausiblePosition(latitude: Double, longitude: Double) -> Bool {
+        isValidPosition(latitude: latitude, longitude: longitude) && (latitude != 0 || longitude != 0)
+    }
+
     /// The IUGG mean Earth radius in metres, the usual choice for haversine distances.
     public static let earthRadius = 6_371_008.8
 

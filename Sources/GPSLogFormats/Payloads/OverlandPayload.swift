@@ -26,18 +26,19 @@ public struct OverlandPayload: Sendable {
         mode = body.trip?.mode.flatMap(TripMode.init(rawValue:))
         tripStart = body.trip?.start.flatMap { Timestamp(iso8601: $0) }
         entries.reserveCapacity(locations.count)
+        let window = TimeWindow.current
         for (i, feature) in locations.enumerated() {
-            let field = "locations[\(i)]"
+            func field(_ rest: String) -> String { "locations[\(i)]." + rest }  // made only for a refusal
             guard let (lon, lat) = feature.point else { continue }
             try PayloadJSON.position(
-                latitude: lat, longitude: lon, field: "\(field).geometry.coordinates", source: source, line: 0)
+                latitude: lat, longitude: lon, field: field("geometry.coordinates"), source: source, line: 0)
             let props = feature.properties
             guard let time = Timestamp(iso8601: props.timestamp) else {
                 throw ImportError.invalidValue(
-                    file: source, line: 0, field: "\(field).properties.timestamp", value: props.timestamp)
+                    file: source, line: 0, field: field("properties.timestamp"), value: props.timestamp)
             }
             _ = try PayloadJSON.plausible(
-                time, field: "\(field).properties.timestamp", value: props.timestamp, source: source, line: 0)
+                time, in: window, field: field("properties.timestamp"), value: props.timestamp, source: source, line: 0)
             func known(_ v: Double?) -> Double? { v.flatMap { $0 < 0 || !$0.isFinite ? nil : $0 } }
             var e = Entry(id: "", latitude: lat, longitude: lon, time: time)
             e.altitude = props.altitude.flatMap { $0.isFinite ? $0 : nil }

@@ -57,7 +57,8 @@ public enum OwnTracksMessage {
             throw ImportError.invalidValue(file: source, line: line, field: "tst", value: "\(l.tst) (whole seconds)")
         }
         let time = try PayloadJSON.plausible(
-            Timestamp(milliseconds: Int64(l.tst) * 1000), field: "tst", value: "\(Int64(l.tst))", source: source,
+            Timestamp(milliseconds: Int64(l.tst) * 1000), in: .current, field: "tst", value: "\(Int64(l.tst))",
+            source: source,
             line: line)
         var e = Entry(id: "", latitude: l.lat, longitude: l.lon, time: time)
         e.horizontalAccuracy = l.acc.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
