@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogModel
 
 /// Why a file could not be imported. Nothing of the file is stored when one of these is thrown.
 public enum ImportError: LocalizedError, Equatable {
@@ -23,7 +24,9 @@ public enum ImportError: LocalizedError, Equatable {
         case .unreadable(let file, let reason):
             return "\(file): cannot read it: \(reason)."
         case .invalidValue(let file, let line, let field, let value):
-            return "\(file)\(line > 0 ? ":\(line)" : ""): \(field) '\(value)' is not valid; nothing was imported."
+            // The value is shown cut: it came from the file, and may be megabytes long.
+            return
+                "\(file)\(line > 0 ? ":\(line)" : ""): \(field) '\(value.truncated(to: 120))' is not valid; nothing was imported."
         case .malformed(let file, let line, let reason):
             return "\(file)\(line > 0 ? ":\(line)" : ""): \(reason); nothing was imported."
         }

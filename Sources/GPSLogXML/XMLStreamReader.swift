@@ -114,14 +114,18 @@ public final class XMLStreamReader {
         return String(cString: raw)
     }
 
-    /// Reads the text content of the current element up to its end tag (nil for an empty element).
-    public func readElementText() throws -> String {
+    /// Reads the text content of the current element up to its end tag (nil for an empty element), keeping at most
+    /// `limit` UTF-8 bytes of it (a hostile element's text costs no more than a real one's).
+    public func readElementText(limit: Int = .max) throws -> String {
         if isEmptyElement { return "" }
         var text = ""
         let startDepth = depth
         while try read() {
             switch nodeType {
-            case .text, .cdata, .significantWhitespace, .whitespace: text += value ?? ""
+            case .text, .cdata, .significantWhitespace, .whitespace:
+                let room = limit - text.utf8.count
+                guard room > 0, let value else { continue }
+                text += value.utf8.count <= room ? value : String(decoding: value.utf8.prefix(room), as: UTF8.self)
             case .endElement where depth == startDepth: return text
             default: continue
             }

@@ -72,4 +72,70 @@ struct GPXReaderTests {
         }
         #expect(error?.errorDescription?.contains("not GPX 1.0 or 1.1") == true)
     }
+
+    /// Keeps what the reader hands on: the track's name and each waypoint's label and address.
+    final class TextCollector: GPXVisitor {
+        var trackName: String?
+        var labels: [String?] = []
+        var addresses: [String?] = []
+        func trackHeader(_ header: GPXTrackHeader) { trackName = header.name }
+        func waypoint(_ point: inout Entry, hasTime: Bool) throws {
+            labels.append(point.label)
+            addresses.append(point.address)
+        }
+        func trackPoint(_ point: inout Entry, hasTime: Bool) throws {}
+    }
+
+    func read(_ text: String) throws -> TextCollector {
+        try withTemporaryDirectory { dir in
+            let path = dir + "/t.gpx"
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let collector = TextCollector()
+            try GPXReader.read(path, into: collector)
+            return collector
+        }
+    }
+
+    static func document(_ body: String) -> String {
+        #"<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1">"# + body
+            + "</gpx>"
+    }
+
+    /// Hardening finding 6: a 200 MB track name was read whole (818 MB) and became the session name. The reader
+    /// now keeps a text's limit (in bytes, four to a character) as it reads, and white space around it is no text.
+    @Test func longTextsAreCutWhileReading() throws {
+        let huge = String(repeating: "A", count: 5_000_000)
+        let padding = String(repeating: " ", count: 3_000_000)
+        let collector = try read(
+            Self.document(
+                "<wpt lat=\"1\" lon=\"1\"><name>\(huge)</name><desc>\(huge)</desc></wpt>"
+                    + "<trk><name>\(padding)Harbour run\(padding)</name><trkseg/></trk>"
+                    + "<trk><name>\(huge)</name><trkseg/></trk>"))
+        #expect(collector.labels.count == 1)
+        let label = try #require(collector.labels[0])
+        let address = try #require(collector.addresses[0])
+        #expect(label.utf8.count == (TextLimit.label + 1) * 4)
+        #expect(address.utf8.count == (TextLimit.address + 1) * 4)
+        #expect(label.truncated(to: TextLimit.label).count == TextLimit.label)
+        #expect(collector.trackName?.utf8.count == (TextLimit.sessionName + 1) * 4)
+    }
+
+    @Test func paddingAroundANameIsNotText() throws {
+        let padding = String(repeating: " \n", count: 2_000_000)
+        let collector = try read(Self.document("<trk><name>\(padding)Harbour run\(padding)</name><trkseg/></trk>"))
+        #expect(collector.trackName == "Harbour run")
+    }
+
+    /// A number or time longer than any real one is refused, naming the line and showing the value cut.
+    @Test func anOverlongNumberIsRefusedNamingTheLine() throws {
+        let digits = String(repeating: "1", count: 1_000_000)
+        let error = #expect(throws: ImportError.self) {
+            try read(
+                Self.document("\n<trk><trkseg><trkpt lat=\"1\" lon=\"1\">\n<ele>\(digits)</ele></trkpt></trkseg></trk>")
+            )
+        }
+        let message = try #require(error?.errorDescription)
+        #expect(message.contains("t.gpx:3: ele '111"))
+        #expect(message.count < 300)
+    }
 }

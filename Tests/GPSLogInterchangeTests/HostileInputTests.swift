@@ -13,6 +13,12 @@ struct HostileInputTests {
     static let gpxHead = #"<?xml version="1.0" encoding="UTF-8"?>"# + gpxRoot
     static let validPoint = #"<trkpt lat="52.1" lon="5.1"><time>2024-01-01T00:00:00Z</time></trkpt>"#
 
+    static let sessionsHead =
+        #"<?xml version="1.0"?><Sessions xmlns="urn:gpslog:sessions:1"><Session Name="s" StartTime="2024-01-01T00:00:00Z">"#
+    static func sessionEntry(_ attributes: String) -> String {
+        #"<Entry Latitude="52" Longitude="5" TimeStamp="2024-01-01T00:00:00Z" "# + attributes + "/>"
+    }
+
     static let cases: [(name: String, content: [UInt8], message: String)] = [
         (
             "xxe.gpx",
@@ -70,6 +76,21 @@ struct HostileInputTests {
                 "{\"_type\":\"location\",\"lat\":52,\"lon\":5,\"tst\":1700000000}\n{\"_type\":\"location\",\"lat\":52,\"lon\":500,\"tst\":1700000001}\n"
                     .utf8),
             "owntracks.jsonl:2: lon '500' is not valid"
+        ),
+        // A session export edited by hand: the database's rules are checked where the entry is read, so the refusal
+        // names the line (the database could name only the entry's place in its batch).
+        (
+            "label.xml",
+            Array(
+                (sessionsHead + "\n" + sessionEntry("") + "\n" + sessionEntry(#"Label="Buoy""#)
+                    + "</Session></Sessions>")
+                    .utf8),
+            "label.xml:3: this Entry breaks the rule label_only_on_marks"
+        ),
+        (
+            "course.xml",
+            Array((sessionsHead + "\n\n" + sessionEntry(#"Course="360""#) + "</Session></Sessions>").utf8),
+            "course.xml:3: this Entry breaks the rule course_in_range"
         ),
     ]
 

@@ -41,6 +41,10 @@ struct GPXFieldReader {
     private var capturing: Field?
     private var captureDepth = 0
     private var text: [UInt8] = []
+    /// The most bytes kept of the field's text: a hostile 200 MB `<name>` costs no more than a real one.
+    private var textCap = 0
+    /// The field's text was longer than `textCap` (a number or time that long is refused; a text is cut).
+    private var textOverflowed = false
 
     init(path: String) {
         self.path = path
@@ -53,6 +57,22 @@ struct GPXFieldReader {
         capturing = field
         captureDepth = depth
         text.removeAll(keepingCapacity: true)
+        textOverflowed = false
+        textCap = Self.byteCap(field)
+    }
+
+    /// Bytes kept of each field: a text's limit in characters at up to 4 UTF-8 bytes each, plus one character so
+    /// the store's `truncated(to:)` still sees it is too long and marks the cut; 64 bytes for a number or time.
+    private static func byteCap(_ field: Field) -> Int {
+        let characters: Int
+        switch field {
+        case .metaName, .trackName: characters = TextLimit.sessionName
+        case .name: characters = TextLimit.label
+        case .desc: characters = TextLimit.address
+        case .trackType, .trackSource: characters = TextLimit.deviceID
+        case .metaTime, .ele, .time, .sat, .hdop, .vdop, .pdop, .fix, .speed, .course: return 64
+        }
+        return (characters + 1) * 4
     }
 
     private static func isGPX(_ namespace: XMLName) -> Bool {
@@ -130,7 +150,29 @@ struct GPXFieldReader {
     }
 
     mutating func characters(_ chunk: UnsafeBufferPointer<UInt8>) {
-        if capturing != nil { text.append(contentsOf: chunk) }
+        guard let field = capturing, !textOverflowed else { return }
+        var chunk = chunk[...]
+        // Leading white space of a trimmed field is dropped as it comes, so padding cannot push the text out.
+        if text.isEmpty && Self.isTrimmed(field) {
+            guard let first = chunk.firstIndex(where: { !ByteNumber.isSpace($0) }) else { return }
+            chunk = chunk[first...]
+        }
+        let room = textCap - text.count
+        if chunk.count <= room {
+            text.append(contentsOf: chunk)
+        } else {
+            text.append(contentsOf: chunk.prefix(room))
+            // Trailing white space past the cap is not more text.
+            textOverflowed = chunk.dropFirst(room).contains { !ByteNumber.isSpace($0) }
+        }
+    }
+
+    /// Fields whose text is used trimmed (all but a waypoint's name and description, kept as written).
+    private static func isTrimmed(_ field: Field) -> Bool {
+        switch field {
+        case .name, .desc: return false
+        default: return true
+        }
     }
 
     mutating func endElement(_ element: XMLName, namespace: XMLName, visitor: any GPXVisitor) throws {
@@ -173,12 +215,15 @@ struct GPXFieldReader {
     /// A number from the collected text; nil when empty; an error naming the line when not a finite number.
     private func number(_ field: String) throws -> Double? {
         let trimmed = ByteNumber.trimmed(text)
-        if trimmed.isEmpty { return nil }
-        guard let v = ByteNumber.double(trimmed) else {
-            throw ImportError.invalidValue(
-                file: path, line: line, field: field, value: String(decoding: trimmed, as: UTF8.self))
-        }
+        if trimmed.isEmpty && !textOverflowed { return nil }
+        guard !textOverflowed, let v = ByteNumber.double(trimmed) else { throw invalid(field, trimmed) }
         return v
+    }
+
+    /// The refusal of a field's value, which is shown cut when it was longer than what is kept.
+    private func invalid(_ field: String, _ value: ArraySlice<UInt8>) -> ImportError {
+        let shown = String(decoding: value, as: UTF8.self) + (textOverflowed ? "…" : "")
+        return ImportError.invalidValue(file: path, line: line, field: field, value: shown)
     }
 
     private mutating func finishField(_ field: Field, visitor: any GPXVisitor) throws {
@@ -190,7 +235,7 @@ struct GPXFieldReader {
             }
         case .metaTime(let always):
             if always || metadataTime == nil {
-                metadataTime = Timestamp(iso8601Bytes: Array(ByteNumber.trimmed(text)))
+                metadataTime = textOverflowed ? nil : Timestamp(iso8601Bytes: Array(ByteNumber.trimmed(text)))
                 visitor.metadata(name: metadataName, time: metadataTime)
             }
         case .trackName:
@@ -209,9 +254,8 @@ struct GPXFieldReader {
         case .ele: current.altitude = try number("ele")
         case .time:
             let t = ByteNumber.trimmed(text)
-            guard let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)) else {
-                throw ImportError.invalidValue(
-                    file: path, line: line, field: "time", value: String(decoding: t, as: UTF8.self))
+            guard !textOverflowed, let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)) else {
+                throw invalid("time", t)
             }
             current.time = time
             currentHasTime = true

@@ -109,13 +109,21 @@ public struct SessionXMLImporter {
                     e.batteryLevel = try number("BatteryLevel")
                     e.deviceID = attribute("DeviceID")
                     e.wifi = attribute("Wifi")
+                    // Refused here, naming the line, rather than by the database, which can name only the entry.
+                    if let rule = Store.brokenRule(e) {
+                        throw ImportError.malformed(
+                            file: path, line: line, reason: "this Entry breaks the rule \(rule) (Schema/*.sql)")
+                    }
                     if reader.isEmptyElement {
                         try sink!.add(e)
                     } else {
                         current = e
                     }
                 case "Address":
-                    if current != nil { current!.address = try reader.readElementText() }
+                    if current != nil {
+                        // Kept to four bytes a character of the store's limit (which cuts it to characters).
+                        current!.address = try reader.readElementText(limit: (TextLimit.address + 1) * 4)
+                    }
                 default:
                     continue
                 }
