@@ -4,8 +4,8 @@ import GPSLogModel
 /// Where a session's rows are read from: the user's `Store`, or a convert's `TrackSpool` (both conform in
 /// GPSLogInterchange).
 public protocol SessionSource: AnyObject {
-    /// A session's marks in time order.
-    func marks(of sessionID: String) throws -> [Entry]
+    /// A session's marks in time order (ties in insertion order), within the range, streamed.
+    func forEachMark(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws
     /// Every row of a session in time order (ties in insertion order), within the range, streamed. A source may
     /// leave out what `fields` does not ask for (the store does; a spool holds every field anyway).
     func forEachEntry(
@@ -22,11 +22,10 @@ extension SessionSource {
     }
 }
 
-/// One session as the writers see it: its row, its marks, and its entries streamed from the store.
+/// One session as the writers see it: its row, and its marks and entries streamed from the store (GPX, whose schema
+/// puts every wpt before the first trk, reads the marks first and the track after: two reads, flat memory).
 public struct SessionExport {
     public let session: Session
-    /// Marks in time order (few: kept in memory so GPX can write them first, as its schema orders wpt before trk).
-    public let marks: [Entry]
     let store: any SessionSource
     let from: Timestamp?
     let to: Timestamp?
@@ -35,20 +34,22 @@ public struct SessionExport {
     /// Called for every entry read (progress bars of long exports; formats that read twice call it twice).
     public var onEntry: (() -> Void)?
 
-    /// Loads a session's marks (within the time range). `kept`: the keys of the track points to write, nil for all
-    /// (a simplified track; GPSLogInterchange computes them with GEOS).
+    /// A session to export (within the time range). `kept`: the keys of the track points to write, nil for all (a
+    /// simplified track; GPSLogInterchange computes them with GEOS).
     public init(
         store: any SessionSource, session: Session, from: Timestamp? = nil, to: Timestamp? = nil,
         keeping kept: Set<Int64>? = nil
-    ) throws {
+    ) {
         self.store = store
         self.session = session
         self.from = from
         self.to = to
         self.kept = kept
-        marks = try store.marks(of: session.id).filter { mark in
-            (from.map { mark.time >= $0 } ?? true) && (to.map { mark.time <= $0 } ?? true)
-        }
+    }
+
+    /// The marks in time order (within the time range), streamed.
+    public func forEachMark(_ body: (Entry) throws -> Void) throws {
+        try store.forEachMark(of: session.id, from: from, to: to, body)
     }
 
     /// Every row in time order: track points, marks and heading changes (within the time range). `.track` fields

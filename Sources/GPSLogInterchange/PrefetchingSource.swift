@@ -9,7 +9,7 @@ import GPSLogSystem
 /// and writing, one after the other).
 ///
 /// Rows travel in batches of `batchSize` through a queue of at most `depth` batches, so memory stays flat. The
-/// source is used by one thread at a time: `marks` runs on the caller's thread, and `forEachEntry` returns only
+/// source is used by one thread at a time: `forEachMark` runs on the caller's thread, and `forEachEntry` returns only
 /// after the reading thread has finished with the source (also when `body` throws).
 public final class PrefetchingSource: SessionSource, @unchecked Sendable {
     // @unchecked: `base` is touched by one thread at a time, as said above.
@@ -23,7 +23,12 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
         self.depth = depth
     }
 
-    public func marks(of sessionID: String) throws -> [Entry] { try base.marks(of: sessionID) }
+    /// The marks, read on the caller's thread (GPX reads them before the track, GeoJSON after it).
+    public func forEachMark(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void)
+        throws
+    {
+        try base.forEachMark(of: sessionID, from: from, to: to, body)
+    }
 
     public func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void

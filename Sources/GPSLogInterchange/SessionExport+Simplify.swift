@@ -11,6 +11,6 @@ extension SessionExport {
             tolerance > 0
                 ? try Simplifier.keptKeys(of: session.id, in: store, from: from, to: to, tolerance: tolerance) : nil
         }
-        try self.init(store: store, session: session, from: from, to: to, keeping: kept)
+        self.init(store: store, session: session, from: from, to: to, keeping: kept)
     }
 }

@@ -10,4 +10,10 @@ extension Store: SessionSource {
     ) throws {
         try entries(of: sessionID, from: from, to: to, fields: fields).forEach(body)
     }
+
+    public func forEachMark(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void)
+        throws
+    {
+        try marks(of: sessionID, from: from, to: to).forEach(body)
+    }
 }

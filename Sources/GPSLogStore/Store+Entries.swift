@@ -364,6 +364,13 @@ public final class EntryCursor {
     public func forEach(_ body: (Entry) throws -> Void) throws {
         while let entry = try next() { try body(entry) }
     }
+
+    /// Every remaining entry, in an array (for results known to be small, and tests).
+    public func all() throws -> [Entry] {
+        var entries: [Entry] = []
+        try forEach { entries.append($0) }
+        return entries
+    }
 }
 
 @available(*, unavailable)

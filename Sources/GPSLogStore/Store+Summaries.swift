@@ -89,16 +89,22 @@ extension Store {
         }
     }
 
-    /// A session's marks in time order.
-    public func marks(of sessionID: String) throws -> [Entry] {
+    /// A cursor over a session's marks in time order (ties in insertion order), within the range, one row at a
+    /// time: a session of a million marks exports in flat memory (through the marks' own index, so the track's rows
+    /// are not walked).
+    public func marks(of sessionID: String, from: Timestamp? = nil, to: Timestamp? = nil) throws -> EntryCursor {
         return try sqlite {
-            let s = try database.cachedStatement(
-                "SELECT \(Store.entryColumns) FROM Entries WHERE Session = ? AND Marked = 1 ORDER BY TimeStamp, Key")
-            defer { s.reset() }
-            try s.bind(sessionID, at: 1)
-            var marks: [Entry] = []
-            while try s.step() { marks.append(Store.readEntry(s)) }
-            return marks
+            // A fresh statement, not the cache: the track's cursor may be open at the same time.
+            let statement = try database.makeStatement(
+                """
+                SELECT \(Store.entryColumns) FROM Entries
+                WHERE Session = ?1 AND Marked = 1 AND TimeStamp >= ?2 AND TimeStamp <= ?3
+                ORDER BY TimeStamp, Key
+                """)
+            try statement.bind(sessionID, at: 1)
+            try statement.bind(from?.milliseconds ?? Int64.min, at: 2)
+            try statement.bind(to?.milliseconds ?? Int64.max, at: 3)
+            return EntryCursor(statement: statement, store: self)
         }
     }
 }

@@ -50,3 +50,14 @@ public func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: In
         done += n
     }
 }
+
+/// Creates a scratch file in `folder` that no other process can open: mode 0600 (`mkstemp`), and unlinked at once,
+/// so it holds user data without a name and nothing is left behind, even by a crash. Returns its descriptor.
+public func unlinkedScratchFile(in folder: String, prefix: String) throws(SystemCallError) -> Int32 {
+    var template = Array((folder + "/" + prefix + "-XXXXXX").utf8CString)
+    let fd = try template.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in
+        try systemCall { mkstemp(buffer.baseAddress!) }
+    }
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    return fd
+}

@@ -56,7 +56,7 @@ struct RecordCommandTests {
             defer { store.close() }
             let session = try store.resolveSession("Sail")
             #expect(session.end != nil)
-            let marks = try store.marks(of: session.id)
+            let marks = try store.marks(of: session.id).all()
             #expect(marks.map(\.label) == ["Buoy \"7\" <&>"])
             #expect(marks.first?.id == mark.entryID && marks.first?.latitude == mark.latitude)
         }

@@ -82,7 +82,7 @@ struct NetworkGeocodingTests {
             #expect(report.requestsPerUncachedCell == 1)
             // The mark was asked at its exact point.
             #expect(server.log.contains { $0.latitude == 52.8492133 && $0.longitude == 5.311535 })
-            let mark = try store.marks(of: session.id).first
+            let mark = try store.marks(of: session.id).next()
             #expect(
                 mark?.address?.contains(
                     flavor == .nominatim

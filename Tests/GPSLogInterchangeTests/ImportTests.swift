@@ -41,9 +41,9 @@ struct ImportTests {
                 mark.label = label
                 try store.append(makeEntries(count: 3, seed: 9) + [mark], to: s.id)
                 let xml = dir + "/out/s.xml"
-                try Exporter(format: .xml).export([try SessionExport(store: store, session: s)], to: xml)
+                try Exporter(format: .xml).export([SessionExport(store: store, session: s)], to: xml)
                 let jsonl = dir + "/out/s.jsonl"
-                try Exporter(format: .geojson).export([try SessionExport(store: store, session: s)], to: jsonl)
+                try Exporter(format: .geojson).export([SessionExport(store: store, session: s)], to: jsonl)
                 let geo =
                     try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jsonl)))
                     as! [String: Any]
@@ -51,7 +51,7 @@ struct ImportTests {
                 #expect(props["label"] as? String == label)
                 try withTemporaryStore { other, _ in
                     let back = try FileImporter().importFile(xml, into: other)
-                    let marks = try other.marks(of: back[0].session.id)
+                    let marks = try other.marks(of: back[0].session.id).all()
                     #expect(marks.first?.label == "Tab\there \"q\" <&> 🚲 bell\u{FFFD}")
                     #expect(back[0].session.name == "Tab\there \"q\" <&> 🚲 bell\u{FFFD}")
                 }

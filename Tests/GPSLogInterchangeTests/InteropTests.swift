@@ -21,7 +21,7 @@ struct InteropTests {
         try store.entries(of: session.id).forEach { e in
             if !e.marked && !e.isHeadingChanged { track.append((e.latitude, e.longitude)) }
         }
-        return (track, try store.marks(of: session.id).map { ($0.latitude, $0.longitude) })
+        return (track, try store.marks(of: session.id).all().map { ($0.latitude, $0.longitude) })
     }
 
     /// Rows of GPSBabel's unicsv output as (lat, lon).

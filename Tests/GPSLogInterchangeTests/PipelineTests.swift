@@ -106,7 +106,7 @@ struct PipelineTests {
                 let entries = makeEntries(count: 60_000, seed: 4)
                 let session = try store.createSession(name: "Long", start: entries[0].time)
                 try store.append(entries, to: session.id)
-                var export = try SessionExport(store: PrefetchingSource(store), session: session)
+                var export = SessionExport(store: PrefetchingSource(store), session: session)
                 var reads = 0
                 export.onEntry = { reads += 1 }
                 try Exporter(format: .geojson).export([export], to: dir + "/long.geojson")

@@ -111,7 +111,7 @@ struct SchemaValidationTests {
                 var exporter = Exporter(format: .overland)
                 exporter.batchSize = 50
                 let paths = try exporter.export(
-                    [try SessionExport(store: store, session: session)], to: dir + "/batch.json")
+                    [SessionExport(store: store, session: session)], to: dir + "/batch.json")
                 #expect(
                     paths.map { ($0 as NSString).lastPathComponent } == [
                         "batch.json", "batch-0002.json", "batch-0003.json",

@@ -214,7 +214,7 @@ struct SessionStoreTests {
             #expect(summary.firstTime == entries[0].time && summary.lastTime == entries[10].time)
             #expect(summary.maxLongitude == 6 && summary.minLatitude == 52)
             #expect(abs((summary.averageSpeed ?? 0) - 10) < 0.1)
-            #expect(try store.marks(of: s.id).map(\.label) == ["End"])
+            #expect(try store.marks(of: s.id).all().map(\.label) == ["End"])
         }
     }
     /// The track's length follows time order (not insertion order; ties in insertion order) and skips marks and

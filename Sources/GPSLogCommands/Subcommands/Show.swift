@@ -18,9 +18,9 @@ extension GPSLog {
             defer { store.close() }
             let found = try store.resolveSession(session)
             let summary = try store.summary(of: found)
-            let marks = try store.marks(of: found.id)
             if json {
-                print(try JSONOutput.render(SessionJSON(summary, marks: marks)))
+                // The JSON document holds the list of marks; the text below streams them.
+                print(try JSONOutput.render(SessionJSON(summary, marks: try store.marks(of: found.id).all())))
                 return
             }
             var lines: [(String, String)] = [
@@ -52,9 +52,9 @@ extension GPSLog {
             for (key, value) in lines {
                 print(key + ":" + String(repeating: " ", count: width - key.count + 1) + value)
             }
-            if !marks.isEmpty {
+            if summary.markCount > 0 {
                 print("\nMarks:")
-                for mark in marks {
+                try store.marks(of: found.id).forEach { mark in
                     var line =
                         "  \(Format.time(mark.time))  \(Format.position(latitude: mark.latitude, longitude: mark.longitude))"
                     line += "  \(mark.label?.visible ?? "(no label)")"

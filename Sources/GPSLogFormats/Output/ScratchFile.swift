@@ -29,15 +29,11 @@ public final class ScratchFile: ByteSink {
 
     private func spill() throws {
         if descriptor < 0 {
-            var template = Array((NSTemporaryDirectory() + "/gpslog-scratch-XXXXXX").utf8CString)
             do {
-                descriptor = try template.withUnsafeMutableBufferPointer { buffer throws(SystemCallError) in
-                    try systemCall { mkstemp(buffer.baseAddress!) }
-                }
+                descriptor = try unlinkedScratchFile(in: NSTemporaryDirectory(), prefix: "gpslog-scratch")
             } catch {
                 throw ExportError.cannotWrite(path: "(scratch file)", reason: error.reason)
             }
-            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         }
         try OutputFile.writeAll(descriptor, buffer, path: "(scratch file)")
         spilled += buffer.count

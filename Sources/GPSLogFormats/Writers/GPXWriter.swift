@@ -24,7 +24,7 @@ public struct GPXWriter: TrackWriter {
             if let first = sessions.map(\.session.start).min() { try w.element("time", first.iso8601()) }
             try w.endElement()
             for s in sessions {
-                for mark in s.marks {
+                try s.forEachMark { mark in
                     try point("wpt", mark, writer: w, name: mark.label, description: mark.address, type: "mark")
                 }
             }

@@ -17,32 +17,45 @@ public struct GeoJSONDocument {
     public func end() throws { try out.write("\n]}\n") }
 
     private mutating func separator() throws {
-        try out.write(firstFeature ? "\n" : ",\n")
+        try out.write(firstFeature ? "\n" : Self.featureSeparator)
         firstFeature = false
     }
 
-    /// A session's features: its track (none without track points), then each mark.
-    public mutating func add(_ session: Session, track: GeoJSONTrack, marks: [Entry]) throws {
-        if track.points > 0 {
-            try separator()
-            try writeTrack(session, track)
-        }
-        for mark in marks {
-            try separator()
-            try out.append { b in
-                JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":"#, to: &b)
-                GeoJSONWriter.appendPosition(mark, to: &b)
-                JSONText.appendRaw(#"},"properties":{"kind":"mark","time":"#, to: &b)
-                JSONText.appendTime(mark.time, to: &b)
-                JSONText.appendOptional("label", mark.label, to: &b)
-                JSONText.appendOptional("address", mark.address, to: &b)
-                JSONText.appendRaw(#","session":"#, to: &b)
-                JSONText.appendString(session.id, to: &b)
-                JSONText.appendRaw(#","id":"#, to: &b)
-                JSONText.appendString(mark.id, to: &b)
-                JSONText.appendRaw("}}", to: &b)
-            }
-        }
+    /// A session's track (nothing without track points); its marks follow, each with `addMark`.
+    public mutating func addTrack(_ session: Session, _ track: GeoJSONTrack) throws {
+        guard track.points > 0 else { return }
+        try separator()
+        try writeTrack(session, track)
+    }
+
+    /// One mark of `session`.
+    public mutating func addMark(_ mark: Entry, of session: Session) throws {
+        try separator()
+        try out.append { Self.appendMark(mark, of: session, to: &$0) }
+    }
+
+    /// Features set aside as they came (`convert`'s marks), each but the first after `featureSeparator`.
+    public mutating func addFeatures(_ features: ScratchFile) throws {
+        try separator()
+        try features.copy(to: out)
+    }
+
+    /// What separates two features.
+    public static let featureSeparator = ",\n"
+
+    /// A mark's Feature.
+    public static func appendMark(_ mark: Entry, of session: Session, to b: inout [UInt8]) {
+        JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":"#, to: &b)
+        GeoJSONWriter.appendPosition(mark, to: &b)
+        JSONText.appendRaw(#"},"properties":{"kind":"mark","time":"#, to: &b)
+        JSONText.appendTime(mark.time, to: &b)
+        JSONText.appendOptional("label", mark.label, to: &b)
+        JSONText.appendOptional("address", mark.address, to: &b)
+        JSONText.appendRaw(#","session":"#, to: &b)
+        JSONText.appendString(session.id, to: &b)
+        JSONText.appendRaw(#","id":"#, to: &b)
+        JSONText.appendString(mark.id, to: &b)
+        JSONText.appendRaw("}}", to: &b)
     }
 
     private func writeTrack(_ session: Session, _ track: GeoJSONTrack) throws {

@@ -15,7 +15,8 @@ public struct GeoJSONWriter: TrackWriter {
         for s in sessions {
             var track = GeoJSONTrack()
             try s.forEachTrackPoint(fields: .track) { try track.add($0) }
-            try document.add(s.session, track: track, marks: s.marks)
+            try document.addTrack(s.session, track)
+            try s.forEachMark { try document.addMark($0, of: s.session) }
         }
         try document.end()
         try out.commit()

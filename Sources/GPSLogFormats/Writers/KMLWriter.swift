@@ -49,7 +49,7 @@ public struct KMLWriter: TrackWriter {
                     try w.endElement()
                     try w.endElement()
                 }
-                for mark in s.marks {
+                try s.forEachMark { mark in
                     try w.startElement("Placemark")
                     try w.element("name", mark.label ?? "Mark")
                     if let address = mark.address { try w.element("description", address) }

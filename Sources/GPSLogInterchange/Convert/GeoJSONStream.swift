@@ -12,7 +12,9 @@ import GPSLogStore
 /// A track out of time order throws `NeedsSorting` before anything reaches the destination: the caller then takes
 /// the path that sorts. A file destination is written to its temporary file and renamed only by `finish()`;
 /// for standard output the document is set aside in a scratch file until then. Each session's features are
-/// written when its import finishes it, so only the track being read is held (and that spills to disk past 1 MB).
+/// written when its import finishes it, so only the session being read is held: its track, and its marks as
+/// features (they come after its track points and go after its track), each spilling to disk past 1 MB. Marks out
+/// of time order throw `NeedsSorting` too.
 public final class GeoJSONStream: ImportTarget {
     /// A track is not in time order: convert through a store that sorts instead.
     public struct NeedsSorting: Error {}
@@ -20,8 +22,10 @@ public final class GeoJSONStream: ImportTarget {
     private struct Pending {
         var session: Session
         var track = GeoJSONTrack()
-        var marks: [Entry] = []
+        var marks = ScratchFile()
+        var markCount = 0
         var lastTrackTime: Timestamp?
+        var lastMarkTime: Timestamp?
     }
 
     private let output: OutputFile?
@@ -67,7 +71,14 @@ public final class GeoJSONStream: ImportTarget {
             e.key = nextKey
             nextKey += 1
             if e.marked {
-                p.marks.append(e)
+                if let last = p.lastMarkTime, e.time < last { throw NeedsSorting() }
+                p.lastMarkTime = e.time
+                let first = p.markCount == 0
+                try p.marks.append { b in
+                    if !first { b.append(contentsOf: GeoJSONDocument.featureSeparator.utf8) }
+                    GeoJSONDocument.appendMark(e, of: p.session, to: &b)
+                }
+                p.markCount += 1
                 continue
             }
             if let last = p.lastTrackTime, e.time < last { throw NeedsSorting() }
@@ -81,8 +92,8 @@ public final class GeoJSONStream: ImportTarget {
     public func finishSession(id: String, end: Timestamp) throws {
         guard var p = pending.removeValue(forKey: id) else { return }
         p.session.end = end
-        let marks = p.marks.sorted { ($0.time, $0.key ?? 0) < ($1.time, $1.key ?? 0) }
-        try document.add(p.session, track: p.track, marks: marks)
+        try document.addTrack(p.session, p.track)
+        if p.markCount > 0 { try document.addFeatures(p.marks) }
     }
 
     /// GeoJSON names marks by id, not track points.

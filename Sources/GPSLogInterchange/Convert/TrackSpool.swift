@@ -5,48 +5,36 @@ import GPSLogModel
 import GPSLogStore
 import GPSLogSystem
 
-/// A convert's scratch store: entries go to a private temporary file in a compact binary layout and are read back in
-/// sequence, marks stay in memory (they are few). `gpslog convert` goes through it instead of a temporary SQLite
+/// A convert's scratch store: entries go to private temporary files in a compact binary layout (the track to one,
+/// the marks to another) and are read back in sequence, merged in time order. `gpslog convert` goes through it instead of a temporary SQLite
 /// database because a B-tree insert and a 30-column read per point cost ten times what the whole conversion does
 /// otherwise (profiled: SQLite was 45 % of a GPX -> GeoJSON convert); memory stays flat whatever the file size.
 ///
-/// Sessions are read back in insertion order, which is time order when the file is. A session whose track is not
-/// in time order sets `needsSorting`; the caller then converts through a temporary `Store`, which sorts.
+/// Sessions are read back in insertion order, which is time order when the file is. A session whose track or marks
+/// are not in time order sets `needsSorting`; the caller then converts through a temporary `Store`, which sorts.
 public final class TrackSpool: ImportTarget, SessionSource {
     private struct SessionInfo {
         var session: Session
         var ranges: [Range<Int64>] = []
-        var marks: [Entry] = []
+        var markRanges: [Range<Int64>] = []
         var lastTrackTime: Timestamp?
+        var lastMarkTime: Timestamp?
     }
 
-    private let path: String
-    private let descriptor: Int32
+    private let track: SpoolFile
+    private let marks: SpoolFile
     private var sessions: [SessionInfo] = []
     private var indexByID: [String: Int] = [:]
-    private var buffer: [UInt8] = []
-    private var flushedBytes: Int64 = 0
     private var nextKey: Int64 = 1
     /// Called with the number of entries of each appended batch (progress bars).
     public var onAppend: ((Int) -> Void)?
     /// True when some session's track is out of time order.
     public private(set) var needsSorting = false
 
-    /// Creates the scratch file in `folder` (mode 0600; removed when the spool is freed).
+    /// Creates the scratch files in `folder` (mode 0600, unlinked at once: see `SpoolFile`).
     public init(folder: String) throws {
-        let path = folder + "/spool.bin"
-        self.path = path
-        do {
-            descriptor = try systemCall { open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
-        } catch {
-            throw ExportError.cannotWrite(path: path, reason: error.reason)
-        }
-        buffer.reserveCapacity(1 << 20)
-    }
-
-    deinit {
-        close(descriptor)
-        unlink(path)
+        track = try SpoolFile(folder: folder, name: "track")
+        marks = try SpoolFile(folder: folder, name: "marks")
     }
 
     // MARK: - ImportTarget
@@ -68,22 +56,25 @@ public final class TrackSpool: ImportTarget, SessionSource {
             e.key = nextKey
             nextKey += 1
             if e.marked {
-                sessions[i].marks.append(e)
+                if let last = sessions[i].lastMarkTime, e.time < last { needsSorting = true }
+                sessions[i].lastMarkTime = e.time
+                Self.extend(&sessions[i].markRanges, with: try marks.append(e))
                 continue
             }
             if let last = sessions[i].lastTrackTime, e.time < last { needsSorting = true }
             sessions[i].lastTrackTime = e.time
-            let start = flushedBytes + Int64(buffer.count)
-            SpoolRecord.append(e, to: &buffer)
-            let end = flushedBytes + Int64(buffer.count)
-            if let r = sessions[i].ranges.last, r.upperBound == start {
-                sessions[i].ranges[sessions[i].ranges.count - 1] = r.lowerBound..<end
-            } else {
-                sessions[i].ranges.append(start..<end)
-            }
-            if buffer.count >= 1 << 20 { try flush() }
+            Self.extend(&sessions[i].ranges, with: try track.append(e))
         }
         onAppend?(entries.count)
+    }
+
+    /// Adds a record's range to a session's list, growing the last range when the record follows it.
+    private static func extend(_ ranges: inout [Range<Int64>], with record: Range<Int64>) {
+        if let r = ranges.last, r.upperBound == record.lowerBound {
+            ranges[ranges.count - 1] = r.lowerBound..<record.upperBound
+        } else {
+            ranges.append(record)
+        }
     }
 
     public func finishSession(id: String, end: Timestamp) throws {
@@ -113,21 +104,19 @@ public final class TrackSpool: ImportTarget, SessionSource {
     /// Nothing to roll back: a failed convert removes the whole spool.
     public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T { try body() }
 
-    private func flush() throws {
-        do {
-            try buffer.withUnsafeBytes { try writeAll(descriptor, $0, at: flushedBytes) }
-        } catch let error as SystemCallError {
-            throw ExportError.cannotWrite(path: path, reason: error.reason)
-        }
-        flushedBytes += Int64(buffer.count)
-        buffer.removeAll(keepingCapacity: true)
-    }
-
     // MARK: - SessionSource
 
-    public func marks(of sessionID: String) throws -> [Entry] {
-        guard let i = indexByID[sessionID] else { return [] }
-        return sessions[i].marks.sorted { ($0.time, $0.key ?? 0) < ($1.time, $1.key ?? 0) }
+    /// The session's marks in time order (they are in it: a session whose marks are not sets `needsSorting`).
+    public func forEachMark(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void)
+        throws
+    {
+        guard let i = indexByID[sessionID] else { return }
+        try marks.flush()
+        var cursor = SpoolCursor(descriptor: marks.descriptor, ranges: sessions[i].markRanges)
+        while let mark = try cursor.next() {
+            if let to, mark.time > to { break }
+            if from.map({ mark.time >= $0 }) ?? true { try body(mark) }
+        }
     }
 
     /// Every row of the session (track and marks merged in time order, ties in insertion order), within the range.
@@ -135,64 +124,24 @@ public final class TrackSpool: ImportTarget, SessionSource {
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
     ) throws {
         guard let i = indexByID[sessionID] else { return }
-        try flush()
-        let marks = try self.marks(of: sessionID)
-        var m = 0
+        try track.flush()
+        try marks.flush()
+        var marks = SpoolCursor(descriptor: self.marks.descriptor, ranges: sessions[i].markRanges)
+        var mark = try marks.next()
         let inRange = { (e: Entry) in (from.map { e.time >= $0 } ?? true) && (to.map { e.time <= $0 } ?? true) }
-        var reader = SpoolReader(descriptor: descriptor)
+        var reader = SpoolReader(descriptor: track.descriptor)
         for range in sessions[i].ranges {
             try reader.read(range) { e in
-                while m < marks.count, (marks[m].time, marks[m].key ?? 0) < (e.time, e.key ?? 0) {
-                    if inRange(marks[m]) { try body(marks[m]) }
-                    m += 1
+                while let m = mark, (m.time, m.key ?? 0) < (e.time, e.key ?? 0) {
+                    if inRange(m) { try body(m) }
+                    mark = try marks.next()
                 }
                 if inRange(e) { try body(e) }
             }
         }
-        while m < marks.count {
-            if inRange(marks[m]) { try body(marks[m]) }
-            m += 1
-        }
-    }
-}
-
-/// Reads records back with large preads into one reused buffer (a record cut by the end of a read moves to the
-/// buffer's start; a record larger than the buffer grows it).
-struct SpoolReader {
-    let descriptor: Int32
-    private var chunk: [UInt8]
-
-    init(descriptor: Int32) {
-        self.descriptor = descriptor
-        chunk = [UInt8](repeating: 0, count: 1 << 20)
-    }
-
-    mutating func read(_ range: Range<Int64>, _ body: (Entry) throws -> Void) throws {
-        var position = range.lowerBound
-        var kept = 0
-        while position < range.upperBound {
-            if kept == chunk.count { chunk += [UInt8](repeating: 0, count: chunk.count) }
-            let want = Int(min(Int64(chunk.count - kept), range.upperBound - position))
-            let n = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + kept, want, off_t(position)) }
-            guard n == want else {
-                throw ExportError.cannotWrite(path: "(spool)", reason: "short read of the scratch file")
-            }
-            position += Int64(want)
-            let filled = kept + want
-            var offset = 0
-            try chunk.withUnsafeBytes { all in
-                let raw = UnsafeRawBufferPointer(rebasing: all[0..<filled])
-                while let (entry, size) = SpoolRecord.decode(raw, at: offset) {
-                    offset += size
-                    try body(entry)
-                }
-            }
-            kept = filled - offset
-            if kept > 0 {
-                chunk.withUnsafeMutableBytes {
-                    $0.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: kept)
-                }
-            }
+        while let m = mark {
+            if inRange(m) { try body(m) }
+            mark = try marks.next()
         }
     }
 }

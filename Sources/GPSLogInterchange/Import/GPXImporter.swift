@@ -5,7 +5,8 @@ import GPSLogModel
 import GPSLogStore
 
 /// Imports GPX 1.0 and 1.1 (read by `GPXReader`): each `trk` or `rte` becomes a session, `wpt`s become marks of the
-/// first one (name as label, desc as address). One transaction per file.
+/// first one (name as label, desc as address). One transaction per file. Memory stays flat for waypoints as for
+/// track points: they wait for their track in a scratch file (`MarkSpool`), not in memory.
 ///
 /// Points without a time (planned routes, some hand-edited tracks) take the time of the timed point before them,
 /// or after them at the start of a track; a file with no time at all takes its metadata time, else the file's
@@ -55,7 +56,7 @@ final class GPXSessions: GPXVisitor {
         builder.pointee.metadataTime = time
     }
 
-    func waypoint(_ point: inout Entry, hasTime: Bool) throws { builder.pointee.addMark(point, hasTime: hasTime) }
+    func waypoint(_ point: inout Entry, hasTime: Bool) throws { try builder.pointee.addMark(point, hasTime: hasTime) }
 
     func beginTrack(isRoute: Bool) throws { builder.pointee.beginTrack() }
 
@@ -85,14 +86,15 @@ struct GPXSessionBuilder {
     let store: any ImportTarget
     var metadataName: String?
     var metadataTime: Timestamp?
-    private var marks: [Point] = []
+    /// Waypoints no track has taken yet (they come before the tracks, which make the sessions).
+    private var marks: MarkSpool?
     private var results: [ImportResult] = []
     private lazy var stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
 
     /// The trk or rte being read.
     private struct Track {
         var defaultName: String
-        var marks: [Point]
+        var marks: MarkSpool?
         var header = GPXTrackHeader()
         var sink: EntrySink?
         var waiting: [Entry] = []  // untimed points at the start of the track
@@ -106,14 +108,17 @@ struct GPXSessionBuilder {
         self.store = store
     }
 
-    mutating func addMark(_ entry: Entry, hasTime: Bool) {
-        var p = Point(entry: entry, hasTime: hasTime)
-        p.entry.marked = true
-        marks.append(p)
+    mutating func addMark(_ entry: Entry, hasTime: Bool) throws {
+        if marks == nil { marks = try MarkSpool() }
+        var e = entry
+        e.marked = true
+        try marks!.add(e, hasTime: hasTime)
     }
 
     mutating func beginTrack() {
-        track = Track(defaultName: name ?? metadataName ?? stem, marks: results.isEmpty ? marks : [])
+        // The first track with points takes the waypoints (given back below when it has none).
+        track = Track(defaultName: name ?? metadataName ?? stem, marks: results.isEmpty ? marks : nil)
+        if results.isEmpty { marks = nil }
     }
 
     mutating func setHeader(_ header: GPXTrackHeader) { track?.header = header }
@@ -163,8 +168,7 @@ struct GPXSessionBuilder {
         // The first timed point starts the session (a file's metadata time is when the file was written,
         // sometimes years off); marks earlier than it move the start back.
         let t = track!
-        let earliestMark = t.marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min()
-        let begin = min(earliestMark ?? time, time)
+        let begin = min(t.marks?.earliest ?? time, time)
         track!.sink = try EntrySink(
             store: store, name: name ?? t.header.name.flatMap { $0.isEmpty ? nil : $0 } ?? t.defaultName, start: begin,
             mode: t.header.mode,
@@ -183,30 +187,64 @@ struct GPXSessionBuilder {
         }
         let t = track!
         track = nil
-        guard var sink = t.sink else { return }
-        for var m in t.marks {
-            if !m.hasTime { m.entry.time = sink.session!.start }
-            m.entry.id = sink.makeID(m.entry.time)
-            try sink.add(m.entry)
+        guard var sink = t.sink else {
+            if let taken = t.marks { marks = taken }
+            return
         }
-        if results.isEmpty { marks = [] }
+        try t.marks?.forEach(untimedAt: sink.session!.start) { m in
+            var m = m
+            m.id = sink.makeID(m.time)
+            try sink.add(m)
+        }
         results.append(try sink.finish())
     }
 
     /// After the document: waypoints with no track make a session of marks.
     mutating func finish() throws -> [ImportResult] {
-        if !marks.isEmpty {
-            let first = marks.compactMap { $0.hasTime ? $0.entry.time : nil }.min() ?? fallbackTime()
+        if let marks {
+            let first = marks.earliest ?? fallbackTime()
             var sink = try EntrySink(
                 store: store, name: name ?? metadataName ?? stem, start: first, mode: nil, preferredID: nil)
-            for var m in marks {
-                if !m.hasTime { m.entry.time = first }
-                m.entry.id = sink.makeID(m.entry.time)
-                try sink.add(m.entry)
+            try marks.forEach(untimedAt: first) { m in
+                var m = m
+                m.id = sink.makeID(m.time)
+                try sink.add(m)
             }
             results.append(try sink.finish())
         }
         guard !results.isEmpty else { throw ImportError.noFixes(file: path, detail: "no track, route or waypoint") }
         return results
+    }
+}
+
+/// Waypoints waiting for the track that takes them, in file order, in a scratch file: a GPX of a million waypoints
+/// imports in flat memory. An untimed waypoint is dated when it is read back.
+struct MarkSpool {
+    private let file: SpoolFile
+    /// The earliest time of a timed waypoint.
+    private(set) var earliest: Timestamp?
+    // A time no GPX time can be (`Timestamp` parses years 0...9999): the record of a waypoint without one.
+    private static let untimed = Timestamp(milliseconds: .min)
+
+    init() throws { file = try SpoolFile(name: "waypoints") }
+
+    mutating func add(_ mark: Entry, hasTime: Bool) throws {
+        var mark = mark
+        if hasTime {
+            earliest = min(earliest ?? mark.time, mark.time)
+        } else {
+            mark.time = Self.untimed
+        }
+        try file.append(mark)
+    }
+
+    /// Each waypoint in file order, an untimed one at `time`.
+    func forEach(untimedAt time: Timestamp, _ body: (Entry) throws -> Void) throws {
+        try file.flush()
+        var cursor = SpoolCursor(descriptor: file.descriptor, ranges: [0..<file.end])
+        while var mark = try cursor.next() {
+            if mark.time == Self.untimed { mark.time = time }
+            try body(mark)
+        }
     }
 }
