@@ -261,7 +261,8 @@ struct GPXFieldReader {
             currentHasTime = true
         case .name: current.label = String(decoding: text, as: UTF8.self)
         case .desc: current.address = String(decoding: text, as: UTF8.self)
-        case .sat: current.satellites = try number("sat").map { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        // A count no receiver reports (negative, or past any constellation: 1e300 would trap converting) is none.
+        case .sat: current.satellites = try number("sat").flatMap { (0...1024).contains($0) ? Int($0) : nil }
         case .hdop: current.hdop = try number("hdop").flatMap { $0 >= 0 ? $0 : nil }
         case .vdop: current.vdop = try number("vdop").flatMap { $0 >= 0 ? $0 : nil }
         case .pdop: current.pdop = try number("pdop").flatMap { $0 >= 0 ? $0 : nil }
