@@ -3,15 +3,25 @@ import GPSLogModel
 import GPSLogSampling
 import GPSLogStore
 
-/// Feeds fixes and headings through a `Sampler` into one session, buffering new rows until `flush()`.
+/// Feeds fixes and headings through a `FixGate` and a `Sampler` into a session, buffering new rows until `flush()`.
 ///
 /// The recorder and every importer write through this type, so a replayed log and a live recording of the same
-/// fixes give the same rows. The session is created at the first stored fix, which gives it its start time.
+/// fixes give the same rows. The session is created at the first stored fix, which gives it its start time (and,
+/// with a template, its name). With a `SessionSplitter` (the recorder's `--split`), a fix that starts a new session
+/// ends the current one and opens the next; the gate and the id generator carry on.
 public struct SessionWriter {
     public let store: Store
-    public let name: String
+    public let naming: SessionNaming
     public let mode: TripMode?
     public private(set) var sampler: Sampler
+    public private(set) var gate: FixGate
+    public private(set) var splitter: SessionSplitter?
+    /// Sessions ended by a split so far.
+    public private(set) var splits = 0
+    /// The session the last split ended, and why.
+    public private(set) var splitOff: (session: Session, reason: SplitReason)?
+    /// The gate's counts when the current session began (a session keeps its own counts).
+    private var droppedBefore = DroppedFixes()
     /// Nil until the first fix is stored.
     public private(set) var session: Session?
     private let fixedSessionID: String?
@@ -32,23 +42,67 @@ public struct SessionWriter {
 
     /// - Parameters:
     ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
-    public init(store: Store, name: String, mode: TripMode? = nil, policy: SamplingPolicy, sessionID: String? = nil) {
+    ///   - splits: when to start a new session (the recorder's); nil: one session.
+    public init(
+        store: Store, naming: SessionNaming, mode: TripMode? = nil, policy: SamplingPolicy, splits: SplitRules? = nil,
+        sessionID: String? = nil
+    ) {
         self.store = store
-        self.name = name
+        self.naming = naming
         self.mode = mode
         fixedSessionID = sessionID
         sampler = Sampler(policy: policy, seed: sessionID.map(SplitMix64.seed(from:)))
+        gate = FixGate(maxSpeed: policy.maxSpeed)
+        splitter = splits.flatMap { $0.splits ? SessionSplitter(rules: $0, policy: policy) : nil }
+    }
+
+    /// A writer of one session named `name`.
+    public init(store: Store, name: String, mode: TripMode? = nil, policy: SamplingPolicy, sessionID: String? = nil) {
+        self.init(store: store, naming: .fixed(name), mode: mode, policy: policy, sessionID: sessionID)
+    }
+
+    /// The current session's name; before its first fix, what it will be named after.
+    public var name: String {
+        if let session { return session.name }
+        switch naming {
+        case .fixed(let name): return name
+        case .template(let template): return template.pattern
+        }
     }
 
     /// Rows waiting for the next flush.
     public var pendingCount: Int { pending.count }
 
-    /// Samples a fix. Creates the session at the first stored fix.
-    @discardableResult
-    public mutating func add(_ fix: Fix) throws -> SampleDecision {
-        let decision = sampler.add(fix)
-        try apply(decision)
-        return decision
+    /// What the gate refused in the current session.
+    public var dropped: DroppedFixes { gate.dropped - droppedBefore }
+
+    /// Takes a fix: through the gate, then (starting a new session first when the splitter says so) the sampler.
+    /// Creates the session at the first stored fix.
+    public mutating func add(_ fix: Fix) throws {
+        var gate = self.gate
+        defer { self.gate = gate }
+        try gate.admit(fix) { fix, moved, dropped in
+            if moved { sampler.startOver() }
+            if let reason = splitter?.check(fix), session != nil { try split(reason, dropped: dropped) }
+            try apply(sampler.add(fix))
+        }
+    }
+
+    /// Ends the current session and gets ready for the next, which the fix being added opens.
+    private mutating func split(_ reason: SplitReason, dropped: DroppedFixes) throws {
+        try finish(dropped: dropped)
+        splitOff = session.map { ($0, reason) }
+        splits += 1
+        droppedBefore = dropped
+        session = nil
+        flushedLast = nil
+        flushedLastNeedsUpdate = false
+        storedEntries = 0
+        markCount = 0
+        distance = 0
+        lastEntryTime = nil
+        lastTrackPoint = nil
+        sampler.startOver()
     }
 
     /// Samples a heading reading.
@@ -72,7 +126,9 @@ public struct SessionWriter {
 
     private mutating func ensureSession(start: Timestamp) throws {
         if session == nil {
-            session = try store.createSession(name: name, start: start, mode: mode, id: fixedSessionID)
+            // A fixed id is for one session (an import): the sessions a split opens get their own.
+            let id = splits == 0 ? fixedSessionID : nil
+            session = try store.createSession(name: naming.name(at: start), start: start, mode: mode, id: id)
         }
     }
 
@@ -126,12 +182,21 @@ public struct SessionWriter {
         }
     }
 
-    /// Flushes and ends the session at the newest row's time (or `end` when later is wanted and given).
+    /// Flushes and ends the session at the newest row's time (or `end` when later is wanted and given). The gate's
+    /// held fixes are dropped: nothing came to confirm them.
     public mutating func finish(end: Timestamp? = nil) throws {
+        gate.finish()
+        try finish(end: end, dropped: gate.dropped)
+    }
+
+    private mutating func finish(end: Timestamp? = nil, dropped: DroppedFixes) throws {
         try flush()
         guard var session else { return }
         let endTime = max(end ?? session.start, lastEntryTime ?? session.start)
-        try store.finishSession(id: session.id, end: endTime)
+        try store.writeJoiningTransaction {
+            try store.finishSession(id: session.id, end: endTime)
+            try store.setDroppedFixes(dropped - droppedBefore, of: session.id)
+        }
         session.end = endTime
         self.session = session
     }

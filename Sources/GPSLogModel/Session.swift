@@ -53,6 +53,8 @@ public struct SessionSummary: Sendable, Equatable {
     public var maxLongitude: Double?
     /// Highest recorded speed in m/s.
     public var maxSpeed: Double?
+    /// Fixes the recording refused before sampling; nil when the session was not recorded through the gate.
+    public var droppedFixes: DroppedFixes?
 
     public init(session: Session) {
         self.session = session

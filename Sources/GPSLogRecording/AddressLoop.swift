@@ -38,12 +38,15 @@ actor AddressLoop {
         defer { worker?.store.close() }
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            guard let session = await recorder.session else { continue }
+            // The current session, and the one a split ended last (its newest entries may still want addresses);
+            // `gpslog geocode` fills in whatever older sessions a long pause left.
+            let sessions = await recorder.sessionIDs.suffix(2)
+            guard !sessions.isEmpty else { continue }
             do {
                 if worker == nil {
                     worker = GeocodeWorker(store: try Store(path: databasePath), geocoder: geocoder, options: options)
                 }
-                let report = try await worker!.run(sessions: [session.id])
+                let report = try await worker!.run(sessions: Array(sessions))
                 total.add(report)
                 total.cells = worker!.seenCells.count
                 await recorder.setAddresses(total)

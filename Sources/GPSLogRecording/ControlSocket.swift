@@ -145,4 +145,8 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var addresses: GeocodeReport?
     /// Live sending (`record --send`), when on.
     public var sending: SendingStatus?
+    /// Fixes refused before sampling in this run, by reason (no position, time, speed).
+    public var droppedFixes: DroppedFixes?
+    /// Sessions this run has recorded (more than one after `--split`).
+    public var sessions: Int?
 }

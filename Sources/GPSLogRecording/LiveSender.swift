@@ -45,6 +45,9 @@ actor LiveSender {
         return result
     }
 
+    /// Sessions of this run that a split ended and whose every point the server has confirmed.
+    private var sentInFull: Set<String> = []
+
     private func perform() async -> SendingStatus {
         guard let session = await recorder.session else { return status }
         // A connection per send (every few seconds at most): the uploader is not Sendable, so it lives in this call.
@@ -56,6 +59,11 @@ actor LiveSender {
         defer { store.close() }
         let uploader = Uploader(store: store, destination: destination, options: options)
         do {
+            // Sessions a split ended first: their last points go before the new session's.
+            for id in await recorder.sessionIDs.dropLast() where !sentInFull.contains(id) {
+                guard let earlier = try store.session(id: id) else { continue }
+                if try await uploader.upload(session: earlier, isolation: self).queued == 0 { sentInFull.insert(id) }
+            }
             let report = try await uploader.upload(session: session, isolation: self)
             status.sent = report.alreadySent + report.sent
             status.queued = report.queued

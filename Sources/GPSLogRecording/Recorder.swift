@@ -24,20 +24,27 @@ public actor Recorder {
     private var lastCommit = ContinuousClock.now
     private var addresses: GeocodeReport?
     private var sending: SendingStatus?
+    /// Splits seen so far (the writer counts them).
+    private var splitsSeen = 0
+    /// The sessions of this run, oldest first: the geocoder and live sending finish the ones a split ended.
+    public private(set) var sessionIDs: [String] = []
+    /// What the gate dropped in sessions a split ended (the writer counts the current one's).
+    private var droppedBefore = DroppedFixes()
     /// Commit as soon as this many rows wait, whatever the clock says. Live receivers (1-10 fixes a second) never
     /// reach it: the once-a-second tick commits first. A replay at full speed does, and fewer, larger commits are
     /// what make it fast (each commit writes the touched pages to the WAL).
     private let maxPending = 4096
 
-    /// Opens the store and prepares a session named `name`; the session row is written at the first fix.
-    /// - Parameter thread: where the recorder's work runs (the caller shuts it down after `finish`).
+    /// Opens the store and prepares a session named by `naming`; the session row is written at the first fix.
+    /// - Parameters:
+    ///   - splits: when to start a new session (`--split`); nil: one session until the end.
+    ///   - thread: where the recorder's work runs (the caller shuts it down after `finish`).
     public init(
-        databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: any FixSource,
-        thread: StoreThread,
-        logger: Logger
+        databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
+        splits: SplitRules? = nil, source: any FixSource, thread: StoreThread, logger: Logger
     ) throws {
         let store = try Store(path: databasePath)
-        writer = SessionWriter(store: store, name: name, mode: mode, policy: policy)
+        writer = SessionWriter(store: store, naming: naming, mode: mode, policy: policy, splits: splits)
         self.source = source
         self.thread = thread
         self.logger = logger
@@ -77,8 +84,17 @@ public actor Recorder {
             lastFixArrival = .now
             let hadSession = writer.session != nil
             try writer.add(fix)
-            if !hadSession, let session = writer.session {
-                logger.info("recording session '\(session.name)' (\(session.id)) from \(source.description)")
+            if writer.splits != splitsSeen, let (ended, reason) = writer.splitOff {
+                splitsSeen = writer.splits
+                droppedBefore = droppedBefore + (try writer.store.droppedFixes(of: ended.id) ?? DroppedFixes())
+                logger.info(
+                    "session '\(ended.name)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (\(Self.words(reason)))"
+                )
+            }
+            if let session = writer.session, sessionIDs.last != session.id {
+                sessionIDs.append(session.id)
+                let verb = hadSession || sessionIDs.count > 1 ? "now recording" : "recording"
+                logger.info("\(verb) session '\(session.name)' (\(session.id)) from \(source.description)")
             }
         case .heading(let reading):
             try writer.add(reading)
@@ -125,7 +141,8 @@ public actor Recorder {
             entries: writer.storedEntries + writer.pendingCount, marks: writer.markCount, fixesReceived: fixesReceived,
             badSentences: stats.badSentences, durationSeconds: duration,
             distanceMeters: (writer.distance * 10).rounded() / 10,
-            connected: stats.connected, addresses: addresses, sending: sending)
+            connected: stats.connected, addresses: addresses, sending: sending,
+            droppedFixes: droppedBefore + writer.dropped, sessions: sessionIDs.count)
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.
@@ -138,6 +155,14 @@ public actor Recorder {
     public func finish() throws -> Session? {
         try writer.finish()
         return writer.session
+    }
+
+    static func words(_ reason: SplitReason) -> String {
+        switch reason {
+        case .gap: return "no fix for the --split gap"
+        case .stop: return "moving again after standing still for the --split stop"
+        case .daily: return "midnight"
+        }
     }
 
     static func seconds(_ d: Duration) -> Double {

@@ -12,9 +12,12 @@ import Logging
 /// Everything `gpslog record` asks for: what to record, from where, and what runs beside it.
 public struct RecordingPlan: Sendable {
     public var databasePath: String
-    public var name: String
+    /// A name, or a template filled from each session's first fix.
+    public var naming: SessionNaming
     public var mode: TripMode?
     public var policy: SamplingPolicy
+    /// When to start a new session; nil: one session until the end.
+    public var splits: SplitRules?
     public var source: SourceSpec
     /// Reverse geocoding while recording; nil: off.
     public var geocoding: Geocoding?
@@ -22,14 +25,14 @@ public struct RecordingPlan: Sendable {
     public var sending: Sending?
 
     public init(
-        databasePath: String, name: String, mode: TripMode?, policy: SamplingPolicy, source: SourceSpec,
-        geocoding: Geocoding? = nil,
-        sending: Sending? = nil
+        databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
+        splits: SplitRules? = nil, source: SourceSpec, geocoding: Geocoding? = nil, sending: Sending? = nil
     ) {
         self.databasePath = databasePath
-        self.name = name
+        self.naming = naming
         self.mode = mode
         self.policy = policy
+        self.splits = splits
         self.source = source
         self.geocoding = geocoding
         self.sending = sending
@@ -65,8 +68,9 @@ public struct RecordingPlan: Sendable {
 
 /// How a recording ended.
 public enum RecordingOutcome: Sendable, Equatable {
-    /// The session, with the totals kept while writing it.
-    case recorded(Session, entries: Int, marks: Int, distance: Double)
+    /// The last session, with the totals kept while writing it, and how many sessions the run recorded (more than
+    /// one after `--split`).
+    case recorded(Session, entries: Int, marks: Int, distance: Double, sessions: Int)
     /// No fix ever arrived: no session was written.
     case noFix
 }
@@ -90,8 +94,8 @@ public enum Recording {
         let source = try makeSource(plan.source, logger: logger)
         let threads = (recorder: StoreThread(), addresses: StoreThread(), sender: StoreThread())
         let recorder = try Recorder(
-            databasePath: path, name: plan.name, mode: plan.mode, policy: plan.policy, source: source,
-            thread: threads.recorder, logger: logger)
+            databasePath: path, naming: plan.naming, mode: plan.mode, policy: plan.policy, splits: plan.splits,
+            source: source, thread: threads.recorder, logger: logger)
         let addresses = try plan.geocoding.map { g -> Task<Void, Never> in
             let made = try g.provider.make(contact: g.contact)
             if let notice = made.notice { logger.notice("\(notice)") }
@@ -121,9 +125,11 @@ public enum Recording {
             logger.info("sent \(sent.sent) points to \(sent.destination); \(sent.queued) waiting")
         }
         let totals = await recorder.totals
+        let sessions = await recorder.sessionIDs.count
         for thread in [threads.recorder, threads.addresses, threads.sender] { await thread.shutdown() }
         guard let session else { return .noFix }
-        return .recorded(session, entries: totals.entries, marks: totals.marks, distance: totals.distance)
+        return .recorded(
+            session, entries: totals.entries, marks: totals.marks, distance: totals.distance, sessions: sessions)
     }
 
     /// Closes the sessions a recorder that died (kill -9, power cut) left open, and says so.

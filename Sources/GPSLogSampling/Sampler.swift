@@ -76,6 +76,13 @@ public struct Sampler: Sendable {
         return .newEntry(entry)
     }
 
+    /// Forgets the last entry and time, keeping the id generator: the next fix is a new entry whatever came before
+    /// (the first fix of a new session, or of a new timeline the `FixGate` believed).
+    public mutating func startOver() {
+        lastEntry = nil
+        lastAcceptedTime = nil
+    }
+
     /// Decides what to do with a heading reading.
     public mutating func add(_ reading: HeadingReading) -> SampleDecision {
         guard reading.degrees.isFinite else { return .dropped(.invalidPosition) }

@@ -18,6 +18,8 @@ public struct SamplingPolicy: Sendable, Equatable {
     public var stationarySpeed: Double
     /// A heading that moves more than this many degrees from the last recorded one writes a heading-change entry.
     public var headingFilter: Double
+    /// The fastest believable speed in m/s: a fix implying more is held back (`FixGate`); nil: no limit.
+    public var maxSpeed: Double?
 
     /// Default radius for "the same place": 3 m is about the 50 % circular error of a consumer GNSS receiver in open
     /// sky (u-blox M8/M9 class: 2.0-2.5 m CEP), so a receiver at rest mostly wanders inside it.
@@ -25,11 +27,16 @@ public struct SamplingPolicy: Sendable, Equatable {
     /// Default speed limit for "the same place": 0.5 m/s is above the speed noise of a receiver at rest
     /// (0.1-0.3 m/s) and well below walking pace (1.4 m/s), so slow movement is never folded away.
     public static let defaultStationarySpeed = 0.5
+    /// Default speed limit, 125 m/s (450 km/h): above any car, boat, train or walker (the fastest train in service,
+    /// Shanghai's maglev, runs at 431 km/h), far below the jumps of a multipath or cold-start fix. `--mode plane`
+    /// turns it off.
+    public static let defaultMaxSpeed = 125.0
 
     public init(
         intervalMilliseconds: Int64 = 1000, minDistance: Double? = nil, minTimeMilliseconds: Int64? = nil,
         maxAccuracy: Double? = nil, samePlaceRadius: Double = SamplingPolicy.defaultSamePlaceRadius,
-        stationarySpeed: Double = SamplingPolicy.defaultStationarySpeed, headingFilter: Double = 5
+        stationarySpeed: Double = SamplingPolicy.defaultStationarySpeed, headingFilter: Double = 5,
+        maxSpeed: Double? = SamplingPolicy.defaultMaxSpeed
     ) {
         self.intervalMilliseconds = intervalMilliseconds
         self.minDistance = minDistance
@@ -38,5 +45,6 @@ public struct SamplingPolicy: Sendable, Equatable {
         self.samePlaceRadius = samePlaceRadius
         self.stationarySpeed = stationarySpeed
         self.headingFilter = headingFilter
+        self.maxSpeed = maxSpeed
     }
 }

@@ -52,6 +52,33 @@ extension Store {
         }
     }
 
+    /// Keeps what a recording refused before sampling in the session's row (written when the session ends, so a
+    /// commit costs no extra page).
+    public func setDroppedFixes(_ dropped: DroppedFixes, of sessionID: String) throws {
+        try sqlite {
+            try database.run(
+                "UPDATE Sessions SET DroppedPosition = ?, DroppedTime = ?, DroppedSpeed = ? WHERE ID = ?",
+                [
+                    .integer(Int64(dropped.position)), .integer(Int64(dropped.time)), .integer(Int64(dropped.speed)),
+                    .text(sessionID),
+                ])
+        }
+    }
+
+    /// What a recording refused before sampling; nil when the session was not recorded through the gate.
+    public func droppedFixes(of sessionID: String) throws -> DroppedFixes? {
+        try sqlite {
+            let s = try database.cachedStatement(
+                "SELECT DroppedPosition, DroppedTime, DroppedSpeed FROM Sessions WHERE ID = ?")
+            defer { s.reset() }
+            try s.bind(sessionID, at: 1)
+            guard try s.step(), let position = s.int(at: 0), let time = s.int(at: 1), let speed = s.int(at: 2) else {
+                return nil
+            }
+            return DroppedFixes(position: position, time: time, speed: speed)
+        }
+    }
+
     /// Ends a session at its newest entry (its start when it has none): how a session left open by a recorder
     /// that died is closed.
     /// - Returns: the end time written.

@@ -44,6 +44,7 @@ extension Store {
             }
             s.reset()
             summary.distance = try trackLength(sessionID: session.id)
+            summary.droppedFixes = try droppedFixes(of: session.id)
             return summary
         }
     }

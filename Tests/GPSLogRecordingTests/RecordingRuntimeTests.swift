@@ -19,7 +19,8 @@ struct RecordingRuntimeTests {
             let thread = StoreThread()
             let source = ReplaySource(input: .nmeaText(Sample.nmea, name: "sample"), speed: 0)
             let recorder = try Recorder(
-                databasePath: dir + "/db.sqlite", name: "Pinned", mode: nil, policy: SamplingPolicy(), source: source,
+                databasePath: dir + "/db.sqlite", naming: .fixed("Pinned"), mode: nil, policy: SamplingPolicy(),
+                source: source,
                 thread: thread,
                 logger: Logger(label: "test"))
             #expect(!thread.isCurrent, "the test itself is not on the recorder's thread")

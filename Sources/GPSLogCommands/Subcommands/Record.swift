@@ -10,17 +10,20 @@ extension GPSLog {
     /// Records a named session from a live or replayed source: option parsing, then one call to the runtime.
     struct Record: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Record a named session until Ctrl-C, SIGTERM or `gpslog stop`.",
+            abstract: "Record sessions until Ctrl-C, SIGTERM or `gpslog stop`.",
             discussion: """
                 Sources: gpsd://HOST:PORT (default gpsd://127.0.0.1:2947), nmea:PATH[?baud=N] (a serial device, a \
                 file, or - for stdin), replay:PATH[?speed=N] (a recorded NMEA or GPX file at N times its own pace; \
                 speed=0 as fast as possible; replay:sample is the recording bundled with gpslog). Entries are \
                 committed at least once a second; `gpslog mark`, `status` and `stop` talk to the recorder from \
-                another shell.
+                another shell. With --split, a recorder that runs for months starts a new session after a gap, a \
+                stop or at midnight. Times come from the fixes only, never from the system clock: a fix at 0,0, \
+                a time going backwards or jumping ahead, and a speed above --max-speed are dropped unless the \
+                fixes after them agree, and counted in `gpslog status` and `show`.
                 """)
 
         @OptionGroup var global: GlobalOptions
-        @Option(help: "Session name.") var name: String
+        @OptionGroup(title: "Sessions") var sessions: SessionOptions
         @Option(help: "Where fixes come from.") var source: String = SourceSpec.defaultSource.text
         @OptionGroup(title: "Sampling") var sampling: SamplingOptions
         @Option(help: ArgumentHelp("Trip mode.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
@@ -30,21 +33,21 @@ extension GPSLog {
         @Flag(help: "Log every commit.") var verbose = false
 
         func validate() throws {
-            if name.allSatisfy(\.isWhitespace) { throw ValidationError("--name must not be empty.") }
             do { _ = try SourceSpec.parse(source) } catch { throw ValidationError(error.localizedDescription) }
         }
 
         func run() async throws {
             let plan = RecordingPlan(
-                databasePath: global.databasePath, name: name, mode: mode, policy: sampling.policy,
-                source: try SourceSpec.parse(source),
+                databasePath: global.databasePath, naming: try sessions.naming(), mode: mode,
+                policy: sampling.policy(mode: mode), splits: try sessions.rules(), source: try SourceSpec.parse(source),
                 geocoding: geocoding.plan, sending: try sending.plan)
             switch try await Recording.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
             {
-            case .recorded(let session, let entries, let marks, let distance):
+            case .recorded(let session, let entries, let marks, let distance, let count):
+                let earlier = count > 1 ? " (the last of \(count) sessions)" : ""
                 print(
-                    "Recorded '\(session.name.visible)' (\(session.shortID)): \(entries) entries, \(marks) marks, \(Format.distance(distance))."
+                    "Recorded '\(session.name.visible)' (\(session.shortID))\(earlier): \(entries) entries, \(marks) marks, \(Format.distance(distance))."
                 )
             case .noFix:
                 print("No fix arrived: no session was recorded.")

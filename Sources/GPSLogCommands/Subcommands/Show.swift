@@ -48,6 +48,7 @@ extension GPSLog {
             }
             if let v = summary.maxSpeed { lines.append(("Max speed", Format.speed(v))) }
             if let v = summary.averageSpeed { lines.append(("Average speed", Format.speed(v))) }
+            if let dropped = summary.droppedFixes { lines.append(("Dropped fixes", dropped.summary)) }
             let width = lines.map(\.0.count).max() ?? 0
             for (key, value) in lines {
                 print(key + ":" + String(repeating: " ", count: width - key.count + 1) + value)

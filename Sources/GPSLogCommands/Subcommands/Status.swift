@@ -54,6 +54,8 @@ enum StatusText {
         if let v = s.speed { lines.append(("Speed", Format.speed(v))) }
         lines.append(("Entries", "\(s.entries) (\(s.marks) marks) from \(s.fixesReceived) fixes"))
         lines.append(("Bad sentences", "\(s.badSentences)"))
+        if let dropped = s.droppedFixes { lines.append(("Dropped fixes", dropped.summary)) }
+        if let n = s.sessions, n > 1 { lines.append(("Sessions", "\(n) recorded by this run (--split)")) }
         if let d = s.durationSeconds { lines.append(("Duration", Format.duration(milliseconds: Int64(d * 1000)))) }
         lines.append(("Distance", Format.distance(s.distanceMeters)))
         if let a = s.addresses {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import Foundation
 import GPSLogGeocoding
+import GPSLogModel
 import GPSLogRecording
 import GPSLogSampling
 import GPSLogUpload
@@ -15,6 +17,8 @@ struct SamplingOptions: ParsableArguments {
     @Option(help: "Degrees the heading must turn to write a heading-change entry.") var headingFilter: Double = 5
     @Option(help: "Radius in metres of \"the same place\" for instance counts.") var samePlace: Double = SamplingPolicy
         .defaultSamePlaceRadius
+    @Option(help: "Drop fixes implying more than this speed in km/h, unless the next ones confirm them (off: none).")
+    var maxSpeed: String = String(Int(SamplingPolicy.defaultMaxSpeed * 3.6))
 
     func validate() throws {
         if headingFilter < 0 || headingFilter >= 180 {
@@ -22,13 +26,83 @@ struct SamplingOptions: ParsableArguments {
         }
         if let d = minDistance, d < 0 { throw ValidationError("--min-distance must not be negative.") }
         if let a = maxAccuracy, a <= 0 { throw ValidationError("--max-accuracy must be positive.") }
+        if maxSpeed != "off", Double(maxSpeed).map({ $0 > 0 && $0.isFinite }) != true {
+            throw ValidationError("--max-speed must be a speed in km/h, such as 450, or off.")
+        }
     }
 
-    var policy: SamplingPolicy {
-        SamplingPolicy(
+    /// The policy; `--mode plane` has no speed limit.
+    func policy(mode: TripMode?) -> SamplingPolicy {
+        let limit = maxSpeed == "off" || mode == .plane ? nil : Double(maxSpeed).map { $0 / 3.6 }
+        return SamplingPolicy(
             intervalMilliseconds: interval.milliseconds, minDistance: minDistance,
             minTimeMilliseconds: minTime?.milliseconds,
-            maxAccuracy: maxAccuracy, samePlaceRadius: samePlace, headingFilter: headingFilter)
+            maxAccuracy: maxAccuracy, samePlaceRadius: samePlace, headingFilter: headingFilter, maxSpeed: limit)
+    }
+}
+
+/// How `record` names its sessions and when it starts a new one.
+struct SessionOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Session name, or a template filled from each session's first fix (%Y %m %d %H %M %S %F %R %j %z).",
+            discussion: "Default: the start time, \(SessionNameTemplate.defaultPattern) (as GPS Log names sessions)."))
+    var name: String?
+    @Option(
+        help: ArgumentHelp(
+            "Start a new session: gap:DURATION (no fix for that long), stop:DURATION (moving again after standing "
+                + "still that long), daily (at midnight). Repeat to combine.", valueName: "rule"))
+    var split: [String] = []
+    @Option(
+        help: "Time zone of --split daily and of names (an IANA name such as Europe/Amsterdam; default: the system's).")
+    var timezone: String?
+
+    func validate() throws {
+        if let name, name.allSatisfy(\.isWhitespace) { throw ValidationError("--name must not be empty.") }
+        if let timezone, TimeZone(identifier: timezone) == nil {
+            throw ValidationError(
+                "--timezone '\(timezone.visible)' is not a time zone: use an IANA name such as Europe/Amsterdam or UTC."
+            )
+        }
+        _ = try rules()
+    }
+
+    var zone: TimeZone { timezone.flatMap(TimeZone.init(identifier:)) ?? .current }
+
+    /// The split rules, nil without `--split`.
+    func rules() throws -> SplitRules? {
+        guard !split.isEmpty else { return nil }
+        var rules = SplitRules(timeZone: zone)
+        for rule in split {
+            let parts = rule.split(separator: ":", maxSplits: 1).map(String.init)
+            switch (parts.first, parts.count) {
+            case ("daily", 1):
+                rules.daily = true
+            case ("gap", 2), ("stop", 2):
+                guard let d = DurationOption(argument: parts[1]), d.milliseconds > 0 else {
+                    throw ValidationError("--split \(rule.visible): \(parts[0]) needs a duration such as 10m or 1h.")
+                }
+                if parts[0] == "gap" {
+                    rules.gapMilliseconds = d.milliseconds
+                } else {
+                    rules.stopMilliseconds = d.milliseconds
+                }
+            default:
+                throw ValidationError("--split \(rule.visible) is not a rule: use gap:10m, stop:5m or daily.")
+            }
+        }
+        return rules
+    }
+
+    /// The name or template. A fixed name with splits gets the start time after it, so each session has its own.
+    func naming() throws -> SessionNaming {
+        let pattern = name ?? SessionNameTemplate.defaultPattern
+        let template = SessionNameTemplate(pattern, timeZone: zone)
+        if template.hasFields { return .template(template) }
+        if try rules() != nil {
+            return .template(SessionNameTemplate(pattern + " " + SessionNameTemplate.defaultPattern, timeZone: zone))
+        }
+        return .fixed(pattern)
     }
 }
 

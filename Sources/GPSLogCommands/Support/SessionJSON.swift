@@ -18,6 +18,8 @@ struct SessionJSON: Encodable {
     var maxSpeedMps: Double?
     var averageSpeedMps: Double?
     var boundingBox: BoundingBox?
+    /// Fixes the recording refused before sampling (absent for sessions not recorded through the gate).
+    var droppedFixes: DroppedFixes?
     var markList: [MarkJSON]?
 
     struct BoundingBox: Encodable {
@@ -51,6 +53,7 @@ struct SessionJSON: Encodable {
         if let a = s.minLatitude, let b = s.minLongitude, let c = s.maxLatitude, let d = s.maxLongitude {
             boundingBox = BoundingBox(minLatitude: a, minLongitude: b, maxLatitude: c, maxLongitude: d)
         }
+        droppedFixes = s.droppedFixes
         markList = marks?.map {
             MarkJSON(
                 id: $0.id, time: $0.time.iso8601(), latitude: $0.latitude, longitude: $0.longitude, label: $0.label,

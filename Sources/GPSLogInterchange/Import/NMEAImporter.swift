@@ -30,7 +30,7 @@ public struct NMEAImporter {
         -> ImportResult
     {
         let reader = NMEAFileReader(path: path, assumedDate: assumedDate)
-        var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy)
+        var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy(for: mode))
         return try store.write {
             let stats = try reader.read { try accept($0, into: &writer) }
             return try finish(&writer, file: path, statistics: stats)
@@ -49,10 +49,17 @@ public struct NMEAImporter {
         var decoder = NMEADecoder(assumedDate: assumedDate)
         return try store.write {
             let id = try sessionID.flatMap { id in try onlyIfFree && store.session(id: id) != nil ? nil : id }
-            var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy, sessionID: id)
+            var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy(for: mode), sessionID: id)
             try decoder.decode(text: text) { try accept($0, into: &writer) }
             return try finish(&writer, file: file, statistics: decoder.statistics)
         }
+    }
+
+    /// The policy for a trip in `mode`: a plane has no speed limit (as `record --mode plane`).
+    private func policy(for mode: TripMode?) -> SamplingPolicy {
+        var policy = policy
+        if mode == .plane { policy.maxSpeed = nil }
+        return policy
     }
 
     private func accept(_ event: SourceEvent, into writer: inout SessionWriter) throws {
