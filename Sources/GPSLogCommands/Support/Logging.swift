@@ -33,16 +33,11 @@ struct EscapingLogHandler: LogHandler {
         set { inner[metadataKey: key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String,
-        line: UInt
-    ) {
-        inner.log(
-            level: level, message: "\(message.description.visible)",
-            metadata: metadata?.reduce(into: [:]) { $0[$1.key.visible] = .string($1.value.description.visible) },
-            source: source,
-            file: file, function: function, line: line)
+    func log(event: LogEvent) {
+        var event = event
+        event.message = "\(event.message.description.visible)"
+        event.metadata = event.metadata?.reduce(into: [:]) { $0[$1.key.visible] = .string($1.value.description.visible) }
+        inner.log(event: event)
     }
 }
 
