@@ -36,7 +36,9 @@ struct EscapingLogHandler: LogHandler {
     func log(event: LogEvent) {
         var event = event
         event.message = "\(event.message.description.visible)"
-        event.metadata = event.metadata?.reduce(into: [:]) { $0[$1.key.visible] = .string($1.value.description.visible) }
+        event.metadata = event.metadata?.reduce(into: [:]) {
+            $0[$1.key.visible] = .string($1.value.description.visible)
+        }
         inner.log(event: event)
     }
 }
