@@ -145,4 +145,6 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var addresses: GeocodeReport?
     /// Live sending (`record --send`), when on.
     public var sending: SendingStatus?
+    /// The source's connection: connected or waiting since when, reconnects, last sentence (see `SourceState`).
+    public var sourceState: SourceState?
 }
