@@ -3,7 +3,7 @@
 
 SWIFT        ?= swift
 BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev
-TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3 python3 graphviz librsvg2-bin
+TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3 python3 graphviz librsvg2-bin socat
 DEMO_DB      ?= $(CURDIR)/.demo/demo.sqlite
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

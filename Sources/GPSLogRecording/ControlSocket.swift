@@ -149,4 +149,6 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var droppedFixes: DroppedFixes?
     /// Sessions this run has recorded (more than one after `--split`).
     public var sessions: Int?
+    /// The source's connection: connected or waiting since when, reconnects, last sentence (see `SourceState`).
+    public var sourceState: SourceState?
 }

@@ -23,6 +23,8 @@ public struct RecordingPlan: Sendable {
     public var geocoding: Geocoding?
     /// Live sending; nil: off.
     public var sending: Sending?
+    /// How long gpsd may send nothing before the connection is dropped and made again; nil: never.
+    public var watchdog: Duration? = GPSDSource.defaultWatchdog
 
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
@@ -91,7 +93,7 @@ public enum Recording {
         defer { withExtendedLifetime(lock) {} }
         try recover(path, holding: lock, logger: logger)
 
-        let source = try makeSource(plan.source, logger: logger)
+        let source = try makeSource(plan.source, watchdog: plan.watchdog, logger: logger)
         let threads = (recorder: StoreThread(), addresses: StoreThread(), sender: StoreThread())
         let recorder = try Recorder(
             databasePath: path, naming: plan.naming, mode: plan.mode, policy: plan.policy, splits: plan.splits,
@@ -144,12 +146,12 @@ public enum Recording {
     }
 
     /// The source a spec names; `replay:sample` is the recording bundled with gpslog (unless a file is named so).
-    static func makeSource(_ spec: SourceSpec, logger: Logger) throws -> any FixSource {
+    static func makeSource(_ spec: SourceSpec, watchdog: Duration?, logger: Logger) throws -> any FixSource {
         switch spec {
         case .gpsd(let host, let port):
-            return GPSDSource(host: host, port: port, logger: logger)
+            return GPSDSource(host: host, port: port, watchdog: watchdog, logger: logger)
         case .nmea(let path, let baud):
-            return NMEASource(path: path, baud: baud)
+            return NMEASource(path: path, baud: baud, logger: logger)
         case .replay(let path, let speed):
             if path == "sample" && !FileManager.default.fileExists(atPath: "sample") {
                 return ReplaySource(input: .nmeaText(Sample.nmea, name: "sample"), speed: speed)

@@ -30,6 +30,7 @@ struct RecordingRun {
         let stopper = Stopper(consumer: consumer)
         let server = try await ControlServer.start(path: socketPath, logger: logger) { request in
             await Self.answer(request, recorder: recorder, sender: sender, stopper: stopper, logger: logger)
+                .withSourceState(of: source)
         }
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -51,7 +52,7 @@ struct RecordingRun {
                     logger.error("cannot commit: \(error.localizedDescription)")
                     stopper.fail(error)
                 }
-                if showStatus { StatusLine.draw(await recorder.status()) }
+                if showStatus { StatusLine.draw(await recorder.status().withSourceState(of: source)) }
             }
         }
         logger.info("listening for mark/status/stop on \(socketPath)")
@@ -139,7 +140,9 @@ enum StatusLine {
         if let age = s.lastFixAgeSeconds {
             parts.append(String(format: "fix %.0fs ago", age))
         } else {
-            parts.append(s.connected ? "waiting for a fix" : "connecting")
+            parts.append(
+                s.connected
+                    ? "waiting for a fix" : s.sourceState?.waitingFor.map { "waiting for the \($0)" } ?? "connecting")
         }
         if let lat = s.latitude, let lon = s.longitude { parts.append(String(format: "%.6f,%.6f", lat, lon)) }
         if let acc = s.horizontalAccuracy { parts.append(String(format: "±%.0f m", acc)) }

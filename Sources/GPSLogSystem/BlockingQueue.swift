@@ -67,6 +67,24 @@ public final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
         w.resume(returning: batch)
     }
 
+    /// Waits up to `timeout` without queueing anything (a producer pausing before it tries its input again);
+    /// returns at once when the consumer cancels.
+    /// - Returns: true when the consumer has cancelled.
+    public func waitForCancellation(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        condition.lock()
+        defer { condition.unlock() }
+        // The deadline is monotonic; each wait is bounded again from it, so a clock set meanwhile shortens no pause
+        // and lengthens at most one.
+        while cancellation == nil {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { break }
+            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+        }
+        return cancellation != nil
+    }
+
     /// The input ended: the consumer gets what is queued, then nil, or `error` when one is given.
     public func finish(throwing error: Error? = nil) {
         condition.lock()

@@ -25,6 +25,7 @@ extension GPSLog {
         @OptionGroup var global: GlobalOptions
         @OptionGroup(title: "Sessions") var sessions: SessionOptions
         @Option(help: "Where fixes come from.") var source: String = SourceSpec.defaultSource.text
+        @OptionGroup(title: "Source") var sourceOptions: RecordSourceOptions
         @OptionGroup(title: "Sampling") var sampling: SamplingOptions
         @Option(help: ArgumentHelp("Trip mode.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
         var mode: TripMode?
@@ -37,10 +38,11 @@ extension GPSLog {
         }
 
         func run() async throws {
-            let plan = RecordingPlan(
+            var plan = RecordingPlan(
                 databasePath: global.databasePath, naming: try sessions.naming(), mode: mode,
                 policy: sampling.policy(mode: mode), splits: try sessions.rules(), source: try SourceSpec.parse(source),
                 geocoding: geocoding.plan, sending: try sending.plan)
+            plan.watchdog = sourceOptions.plan
             switch try await Recording.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
             {

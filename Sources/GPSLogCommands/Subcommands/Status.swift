@@ -40,6 +40,7 @@ enum StatusText {
             ),
             ("Source", "\(s.source)\(s.connected ? "" : " (not connected)"), pid \(s.pid)"),
         ]
+        if let state = s.sourceState { lines.append(("Connection", state.text)) }
         if let age = s.lastFixAgeSeconds, let t = s.lastFixTime {
             lines.append(("Age", String(format: "%.1f s (fix time %@)", age, t)))
         } else {

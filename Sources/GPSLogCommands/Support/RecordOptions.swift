@@ -157,3 +157,18 @@ struct LiveSendingOptions: ParsableArguments {
         }
     }
 }
+
+/// How `record` watches its source.
+struct RecordSourceOptions: ParsableArguments {
+    @Option(help: "Reconnect to gpsd when it sends nothing for this long (e.g. 10s, 1m), or off.")
+    var watchdog: String = "10s"
+
+    func validate() throws {
+        if watchdog != "off", DurationOption(argument: watchdog).map({ $0.milliseconds > 0 }) != true {
+            throw ValidationError("--watchdog must be a duration such as 5s, 10s or 1m, or off.")
+        }
+    }
+
+    /// The watchdog for `RecordingPlan.watchdog`; nil when off.
+    var plan: Duration? { DurationOption(argument: watchdog).map { .milliseconds($0.milliseconds) } }
+}

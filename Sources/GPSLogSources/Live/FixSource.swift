@@ -8,9 +8,39 @@ public struct SourceStatistics: Sendable, Equatable {
     public var badSentences = 0
     /// Whether the source is connected to its receiver (a gpsd socket, an open device).
     public var connected = false
-    /// How many times the source reconnected after losing its receiver.
+    /// How many times the source got its receiver back after losing it (a device reopened, gpsd reached again).
     public var reconnects = 0
+    /// What the source waits for while it is not connected: `device` (a serial device to come back) or `daemon`
+    /// (gpsd to answer); nil while connected, before the first attempt, and for files.
+    public var waitingFor: SourceWait?
+    /// Since when it waits (monotonic, so a clock set at boot does not make the wait look hours long).
+    public var waitingSince: ContinuousClock.Instant?
+    /// When the last sentence (NMEA) or report (gpsd JSON) arrived, whether or not it held a fix.
+    public var lastSentence: ContinuousClock.Instant?
     public init() {}
+
+    /// The source lost its receiver, or could not reach it: it waits for `what`, from now unless it already did.
+    public mutating func startWaiting(for what: SourceWait) {
+        connected = false
+        waitingFor = what
+        if waitingSince == nil { waitingSince = .now }
+    }
+
+    /// The source reached its receiver; a `reconnect` when it had it before.
+    public mutating func didConnect(reconnect: Bool) {
+        connected = true
+        waitingFor = nil
+        waitingSince = nil
+        if reconnect { reconnects += 1 }
+    }
+}
+
+/// What a source that is not connected waits for.
+public enum SourceWait: String, Sendable, Equatable, Codable {
+    /// A serial or character device (or its udev symlink) to come back.
+    case device
+    /// The gpsd daemon to answer.
+    case daemon
 }
 
 /// A live or replayed stream of fixes and headings: gpsd, an NMEA device or file, or a replay.

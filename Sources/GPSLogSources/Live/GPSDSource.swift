@@ -6,16 +6,27 @@ import NIOCore
 import NIOPosix
 
 /// Reads fixes from a gpsd daemon over its JSON protocol (`?WATCH={"enable":true,"json":true};`), and reconnects
-/// with backoff (0.25 s doubling to 30 s) whenever gpsd goes away, so a recording carries on in the same session.
+/// with backoff (`Backoff.daemon`: 0.25 s doubling to 30 s) whenever gpsd goes away or cannot be reached (also at
+/// the start: a recorder started before gpsd waits for it), so a recording carries on in the same session.
+///
+/// A watchdog drops a connection on which gpsd sent nothing for `watchdog` (a hung daemon, a wedged receiver: the
+/// socket stays open and silent) and reconnects the same way.
 public struct GPSDSource: FixSource {
     public let host: String
     public let port: Int
+    /// How long gpsd may send nothing before the connection is dropped; nil: never.
+    public let watchdog: Duration?
     private let stats = StatisticsBox()
     private let logger: Logger
 
-    public init(host: String, port: Int, logger: Logger) {
+    /// The watchdog `record` uses unless told otherwise (`--watchdog`): gpsd reports at least once a second while
+    /// a receiver has a fix, and SKY every few seconds while it has none.
+    public static let defaultWatchdog = Duration.seconds(10)
+
+    public init(host: String, port: Int, watchdog: Duration? = GPSDSource.defaultWatchdog, logger: Logger) {
         self.host = host
         self.port = port
+        self.watchdog = watchdog
         self.logger = logger
     }
 
@@ -25,25 +36,28 @@ public struct GPSDSource: FixSource {
     public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
-                var backoff = 0.25
+                var backoff = Backoff.daemon
                 var decoder = GPSDDecoder()
+                var connection = ConnectionLog()
                 while !Task.isCancelled {
                     do {
-                        let gotData = try await runConnection(decoder: &decoder, continuation: continuation)
-                        if gotData { backoff = 0.25 }
-                        if !Task.isCancelled {
-                            logger.warning("gpsd at \(host):\(port) closed the connection; reconnecting")
-                        }
+                        let ending = try await runConnection(
+                            decoder: &decoder, connection: &connection, continuation: continuation)
+                        if ending.gotData { backoff.reset() }
+                        if !Task.isCancelled { log(ending, &connection) }
                     } catch is CancellationError {
                         break
                     } catch {
-                        logger.warning("cannot reach gpsd at \(host):\(port) (\(error)); retrying in \(backoff) s")
+                        let wait = Backoff.seconds(backoff.next())
+                        logger.warning("cannot reach gpsd at \(host):\(port) (\(error)); retrying in \(wait) s")
+                        stats.update { $0.startWaiting(for: .daemon) }
+                        guard !Task.isCancelled else { break }
+                        try? await Task.sleep(for: .seconds(wait))
+                        continue
                     }
-                    stats.update { $0.connected = false }
+                    stats.update { $0.startWaiting(for: .daemon) }
                     guard !Task.isCancelled else { break }
-                    try? await Task.sleep(for: .milliseconds(Int(backoff * 1000)))
-                    backoff = min(backoff * 2, 30)
-                    stats.update { $0.reconnects += 1 }
+                    try? await Task.sleep(for: backoff.next())
                 }
                 continuation.finish()
             }
@@ -51,10 +65,44 @@ public struct GPSDSource: FixSource {
         }
     }
 
-    /// One connection: returns when gpsd closes it; true when any report arrived.
+    /// How a connection ended.
+    private struct Ending {
+        /// Any report arrived on it.
+        var gotData: Bool
+        /// The watchdog dropped it (gpsd sent nothing for too long); otherwise gpsd closed it.
+        var silent: Bool
+    }
+
+    /// What earlier connections did, for status and for not repeating the same warning all night.
+    private struct ConnectionLog {
+        /// Some connection delivered a report: the next one to deliver is a reconnect.
+        var hadData = false
+        /// Connections the watchdog dropped in a row.
+        var silentInARow = 0
+    }
+
+    private func log(_ ending: Ending, _ connection: inout ConnectionLog) {
+        guard ending.silent else {
+            connection.silentInARow = 0
+            logger.warning("gpsd at \(host):\(port) closed the connection; reconnecting")
+            return
+        }
+        connection.silentInARow += 1
+        let limit = watchdog.map { Backoff.seconds($0) } ?? 0
+        let message: Logger.Message = "gpsd at \(host):\(port) sent nothing for \(limit) s; reconnecting"
+        // A gpsd with no receiver attached stays silent on every connection: say so once, not every few seconds.
+        if connection.silentInARow == 1 {
+            logger.warning("\(message) (watchdog; repeats are logged at debug level)")
+        } else {
+            logger.debug("\(message) (\(connection.silentInARow) times in a row)")
+        }
+    }
+
+    /// One connection: returns when gpsd closes it or the watchdog drops it.
     private func runConnection(
-        decoder: inout GPSDDecoder, continuation: AsyncThrowingStream<[SourceEvent], Error>.Continuation
-    ) async throws -> Bool {
+        decoder: inout GPSDDecoder, connection: inout ConnectionLog,
+        continuation: AsyncThrowingStream<[SourceEvent], Error>.Continuation
+    ) async throws -> Ending {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(5))
             .connect(host: host, port: port) { channel in
@@ -62,25 +110,41 @@ public struct GPSDSource: FixSource {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        stats.update { $0.connected = true }
         logger.info("connected to gpsd at \(host):\(port)")
         var gotData = false
         var decoderCopy = decoder
         defer { decoder = decoderCopy }
-        try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(ByteBuffer(string: "?WATCH={\"enable\":true,\"json\":true};\n"))
-            var lines = LineSplitter()
-            for try await chunk in inbound {
-                try Task.checkCancellation()
-                gotData = true
-                var batch: [SourceEvent] = []
-                for line in lines.append(chunk) { batch += decoderCopy.decode(line: line) }
-                if !batch.isEmpty { continuation.yield(batch) }
-                let bad = decoderCopy.badLines
-                stats.update { $0.badSentences = bad }
+        let activity = Watchdog(limit: watchdog, channel: channel.channel)
+        defer { activity.cancel() }
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: "?WATCH={\"enable\":true,\"json\":true};\n"))
+                var lines = LineSplitter()
+                for try await chunk in inbound {
+                    try Task.checkCancellation()
+                    activity.touch()
+                    if !gotData {
+                        // gpsd answered: connected (a TCP connection alone may be a hung daemon's backlog).
+                        let reconnect = connection.hadData
+                        stats.update { $0.didConnect(reconnect: reconnect) }
+                        connection.hadData = true
+                        gotData = true
+                    }
+                    var batch: [SourceEvent] = []
+                    for line in lines.append(chunk) { batch += decoderCopy.decode(line: line) }
+                    if !batch.isEmpty { continuation.yield(batch) }
+                    let bad = decoderCopy.badLines
+                    stats.update {
+                        $0.badSentences = bad
+                        $0.lastSentence = .now
+                    }
+                }
             }
+        } catch {
+            // Closing the channel under the reading loop ends it with an error; that is the watchdog's doing.
+            if !activity.fired || error is CancellationError { throw error }
         }
-        return gotData
+        return Ending(gotData: gotData, silent: activity.fired)
     }
 }
 

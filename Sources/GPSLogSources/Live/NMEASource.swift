@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
+import Logging
 
 /// Reads NMEA 0183 from a serial device (set up with termios at `baud`), a file, or standard input (`-`), as fast
-/// as it arrives. Bad sentences are counted (see `statistics`) and skipped, never fatal.
+/// as it arrives. Bad sentences are counted (see `statistics`) and skipped, never fatal. A device is read through
+/// unplugs (see `DeviceReader`); a file or standard input ends the stream at its end.
 public struct NMEASource: FixSource {
     public let path: String
     public let baud: Int?
     private let stats = StatisticsBox()
+    private let logger: Logger
 
-    public init(path: String, baud: Int? = nil) {
+    public init(path: String, baud: Int? = nil, logger: Logger = Logger(label: "gpslog.nmea")) {
         self.path = path
         self.baud = baud
+        self.logger = logger
     }
 
     public var description: String { "nmea:\(path)" + (baud.map { "?baud=\($0)" } ?? "") }
@@ -19,19 +23,22 @@ public struct NMEASource: FixSource {
 
     public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
         let path = path
-        let baud = baud
         let stats = stats
+        if path != "-" && SerialPort.isDevicePath(path) {
+            let reader = DeviceReader(path: path, baud: baud ?? 4800, stats: stats, logger: logger)
+            return ThreadedProducer.stream(name: "gpslog nmea \(path)") { try reader.run($0) }
+        }
         return ThreadedProducer.stream(name: "gpslog nmea \(path)") { producer in
-            if path != "-" && SerialPort.isCharacterDevice(path) {
-                try SerialPort.configure(path: path, baud: baud ?? 4800)
-            }
-            stats.update { $0.connected = true }
+            stats.update { $0.didConnect(reconnect: false) }
             defer { stats.update { $0.connected = false } }
             let reader = NMEAFileReader(path: path)
             try reader.read(
                 { try producer.send($0) },
                 progress: { s in
-                    stats.update { $0.badSentences = s.badChecksum + s.unparsable }
+                    stats.update {
+                        $0.badSentences = s.badChecksum + s.unparsable
+                        $0.lastSentence = .now
+                    }
                 })
         }
     }

@@ -26,6 +26,12 @@ final class ThreadedProducer: Sendable {
     /// Queues one event, waiting while the queue is full. Throws `CancellationError` once stopped.
     func send(_ event: SourceEvent) throws { try queue.put(event) }
 
+    /// Waits `duration` before the next attempt at the input (a device to reopen), or less when stopped meanwhile.
+    /// - Throws: `CancellationError` once stopped.
+    func pause(for duration: Duration) throws {
+        if queue.waitForCancellation(timeout: duration) { throw CancellationError() }
+    }
+
     /// The reading loop ended (with an error, or nil at the end of the input).
     private func finish(_ error: Error?) { queue.finish(throwing: error) }
 

@@ -69,7 +69,15 @@ public struct NMEAFileReader: Sendable {
             }
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
+        return try read(descriptor: fd, body, progress: progress)
+    }
 
+    /// Decodes what `fd` delivers until read(2) returns 0, as `read(_:progress:)` does; `path` names it in errors.
+    /// The caller opened `fd` and closes it (a serial device, opened and set up once per connection).
+    @discardableResult
+    public func read(
+        descriptor fd: Int32, _ body: (SourceEvent) throws -> Void, progress: ((NMEAStatistics) -> Void)? = nil
+    ) throws -> NMEAStatistics {
         var decoder = NMEADecoder(assumedDate: assumedDate)
         let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: NMEAFileReader.chunkSize)
         defer { chunk.deallocate() }

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import Logging
+
+/// Reads NMEA from a serial device for as long as the recording runs, through unplugs: when read(2) fails (EIO,
+/// ENXIO) or ends (EOF, a hung-up line), or the path is gone, it waits for the device to come back (`Backoff.device`,
+/// 0.5 s doubling to 5 s), opens it again with the same termios settings and carries on, in the same stream of
+/// events, so the recording stays in the same session.
+///
+/// Runs on the source's own reading thread; waiting never blocks the recorder, and stopping the recording ends a wait
+/// at once.
+struct DeviceReader {
+    let path: String
+    let baud: Int
+    let stats: StatisticsBox
+    let logger: Logger
+
+    /// Reads until the consumer stops (`CancellationError`).
+    /// - Throws: `SourceError.cannotOpen` when the device refuses to open at the start (permissions, not a
+    ///   terminal); a device that is absent at the start is waited for.
+    func run(_ producer: ThreadedProducer) throws {
+        var backoff = Backoff.device
+        var hadDevice = false
+        var lostAt: ContinuousClock.Instant?
+        var earlierBad = 0  // bad sentences of earlier connections: each connection decodes afresh
+        let shown = path.visible
+        while true {
+            let fd: Int32
+            do {
+                fd = try SerialPort.openDevice(path: path, baud: baud)
+            } catch {
+                guard hadDevice || error.isAbsent else { throw error.error }
+                if stats.snapshot.waitingFor == nil {
+                    logger.warning("\(shown) is not there (\(error.error.reason)); waiting for it to appear")
+                }
+                stats.update { $0.startWaiting(for: .device) }
+                try producer.pause(for: backoff.next())
+                continue
+            }
+            if let lostAt {
+                let gap = Backoff.seconds(ContinuousClock.now - lostAt)
+                logger.notice("\(shown) is back after \(String(format: "%.1f", gap)) s; reading it again")
+            } else {
+                logger.info("reading NMEA from \(shown) at \(baud) baud")
+            }
+            stats.update { $0.didConnect(reconnect: hadDevice) }
+            hadDevice = true
+            backoff.reset()
+            let reason: String
+            do {
+                defer { close(fd) }
+                reason = try readUntilLost(fd, producer: producer, earlierBad: &earlierBad)
+            }
+            logger.warning("lost \(shown) (\(reason)); waiting for it to come back")
+            lostAt = .now
+            stats.update { $0.startWaiting(for: .device) }
+            try producer.pause(for: backoff.next())
+        }
+    }
+
+    /// Reads one connection to its end; returns why it ended. Rethrows `CancellationError` (the recording stopped).
+    private func readUntilLost(_ fd: Int32, producer: ThreadedProducer, earlierBad: inout Int) throws -> String {
+        var lines = 0
+        var bad = 0
+        defer { earlierBad += bad }
+        let base = earlierBad
+        let stats = stats
+        do {
+            try NMEAFileReader(path: path).read(
+                descriptor: fd, { try producer.send($0) },
+                progress: { s in
+                    bad = s.badChecksum + s.unparsable
+                    let arrived = s.lines > lines
+                    lines = s.lines
+                    stats.update {
+                        $0.badSentences = base + bad
+                        if arrived { $0.lastSentence = .now }
+                    }
+                })
+            return "end of input"
+        } catch NMEAFileError.readFailed(_, let message) {
+            return message
+        }
+    }
+}
+
+extension SourceError {
+    /// The reason alone, for a message that names the path itself.
+    var reason: String {
+        switch self {
+        case .cannotOpen(_, let reason): reason
+        default: errorDescription ?? "\(self)"
+        }
+    }
+}
