@@ -23,4 +23,19 @@ struct EmptyNameTests {
             #expect(list.stdout.contains("Morning walk"), "\(list.stdout)")
         }
     }
+
+    /// Found by the fuzzer: a blank Name in a session export was refused by the store, naming no file or line.
+    @Test func aBlankSessionNameInASessionExportFallsBackToTheFilesName() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir + "/Evening sail.xml"
+            try """
+            <?xml version="1.0"?><Sessions xmlns="urn:gpslog:sessions:1"><Session Name=" " StartTime="2024-05-01T06:00:00Z">\
+            <Entry Latitude="52.1" Longitude="5.3" TimeStamp="2024-05-01T06:00:00Z"/></Session></Sessions>
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+            let db = dir + "/db.sqlite"
+            let r = try runGPSLog(["import", path], database: db)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(try runGPSLog(["sessions"], database: db).stdout.contains("Evening sail"))
+        }
+    }
 }

@@ -138,4 +138,23 @@ struct GPXReaderTests {
         #expect(message.contains("t.gpx:3: ele '111"))
         #expect(message.count < 300)
     }
+
+    /// Found by the fuzzer: GPX points at 0, 0 and times in the years 0000 or 9999 were imported, and an OwnTracks
+    /// export of them wrote lines gpslog's own import refuses. Every value stored must be one gpslog reads back.
+    @Test func pointsAtZeroZeroAreSkippedAndTimesOutsideTheWindowRefused() throws {
+        let zero = try fixes(
+            Self.document(
+                "<trk><trkseg><trkpt lat=\"0\" lon=\"0\"><time>2024-05-01T08:00:00Z</time></trkpt>"
+                    + "<trkpt lat=\"52\" lon=\"5\"><time>2024-05-01T08:00:01Z</time></trkpt></trkseg></trk>"))
+        #expect(zero.map(\.latitude) == [52])
+        for year in ["0000", "1970", "9999"] {
+            let error = #expect(throws: ImportError.self) {
+                try fixes(
+                    Self.document(
+                        "\n<trk><trkseg>\n<trkpt lat=\"52\" lon=\"5\"><time>\(year)-05-01T08:00:00Z</time></trkpt></trkseg></trk>"
+                    ))
+            }
+            #expect(error?.errorDescription?.contains("t.gpx:3: time '\(year)-05-01T08:00:00Z' is not valid") == true)
+        }
+    }
 }

@@ -52,6 +52,8 @@ struct GPXFieldReader {
     }
 
     private var line: Int { parser?.line ?? 0 }
+    /// The times a point may carry (read once: the system clock does not move enough during one file to matter).
+    private let window = TimeWindow.current
 
     private mutating func capture(_ field: Field) {
         capturing = field
@@ -254,7 +256,11 @@ struct GPXFieldReader {
         case .ele: current.altitude = try number("ele")
         case .time:
             let t = ByteNumber.trimmed(text)
-            guard !textOverflowed, let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)) else {
+            // A time outside 1980 ... tomorrow is as invalid as an unreadable one (what gpslog stores, its own
+            // exports and imports must read back: OwnTracks' tst, say, refuses those years).
+            guard !textOverflowed, let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)),
+                window.contains(time)
+            else {
                 throw invalid("time", t)
             }
             current.time = time
@@ -280,6 +286,8 @@ struct GPXFieldReader {
     private mutating func finishPoint(visitor: any GPXVisitor) throws {
         guard inPoint else { return }
         inPoint = false
+        // Exactly 0, 0 is a logger's "no fix yet", not a place (`Geo.isPlausiblePosition`): such points are skipped.
+        guard Geo.isPlausiblePosition(latitude: current.latitude, longitude: current.longitude) else { return }
         if pointIsMark {
             current.label = current.label.flatMap { $0.isEmpty ? nil : $0 }
             try visitor.waypoint(&current, hasTime: currentHasTime)

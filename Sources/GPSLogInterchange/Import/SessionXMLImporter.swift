@@ -67,8 +67,11 @@ public struct SessionXMLImporter {
                     if let modeText, mode == nil {
                         throw ImportError.invalidValue(file: path, line: reader.line, field: "Mode", value: modeText)
                     }
+                    // A blank Name is no name: the session is named after the file (as a blank GPX name is).
+                    let named = attribute("Name").flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0 }
+                    let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
                     sink = try EntrySink(
-                        store: store, name: name ?? attribute("Name") ?? "Imported session", start: start,
+                        store: store, name: name ?? named ?? stem, start: start,
                         end: try time("EndTime", required: false), mode: mode, preferredID: attribute("ID"))
                 case "Entry":
                     guard var s = sink else { continue }
