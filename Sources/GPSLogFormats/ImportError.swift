@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogModel
 
 /// Why a file could not be imported. Nothing of the file is stored when one of these is thrown.
 public enum ImportError: LocalizedError, Equatable {
@@ -14,18 +15,22 @@ public enum ImportError: LocalizedError, Equatable {
     /// The file is malformed (libxml2's or the JSON parser's message).
     case malformed(file: String, line: Int, reason: String)
 
+    /// What the file said (a value, a field path, a root element's namespace) is escaped (`visible`): a refusal is one
+    /// line whatever the file holds, so no file can forge a line of the log or send escapes to a terminal. libxml2's
+    /// and the JSON parser's own words may run to two lines.
     public var errorDescription: String? {
         switch self {
         case .noFixes(let file, let detail):
-            return "\(file): no position fixes to import (\(detail)); nothing was imported."
+            return "\(file): no position fixes to import (\(detail.visible)); nothing was imported."
         case .unsupportedFormat(let file, let detail):
-            return "\(file): \(detail); nothing was imported."
+            return "\(file): \(detail.visible); nothing was imported."
         case .unreadable(let file, let reason):
             return "\(file): cannot read it: \(reason)."
         case .invalidValue(let file, let line, let field, let value):
-            return "\(file)\(line > 0 ? ":\(line)" : ""): \(field) '\(value)' is not valid; nothing was imported."
+            return
+                "\(file)\(line > 0 ? ":\(line)" : ""): \(field.visible) '\(value.visible)' is not valid; nothing was imported."
         case .malformed(let file, let line, let reason):
-            return "\(file)\(line > 0 ? ":\(line)" : ""): \(reason); nothing was imported."
+            return "\(file)\(line > 0 ? ":\(line)" : ""): \(reason.visibleKeepingLines); nothing was imported."
         }
     }
 }
