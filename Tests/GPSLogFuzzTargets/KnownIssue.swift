@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import GPSLogStore
 import GPSLogXML
 
 #if canImport(Glibc)
@@ -16,6 +17,14 @@ enum KnownIssue {
         let parser = XMLSAXParser(file: path, handler: finder)
         try? parser.parseFile()
         return finder.overflows
+    }
+
+    /// SessionXMLImporter stores an entry without checking it against the store's rules, so the store refuses it
+    /// (`IsHeadingChanged="true"` without `HeadingTimeStamp`, `Speed="-1"`...) with a `StoreError` that names the rule
+    /// and the entry's index in its batch, but not the file or the line, as an `ImportError` would.
+    static func excusesSessionXML(_ error: any Error) -> Bool {
+        if case .invalidEntry = error as? StoreError { return true }
+        return false
     }
 }
 
