@@ -14,7 +14,9 @@ extension FuzzTarget {
         checkGPX(path: path)
     }
 
-    static func checkGPX(path: String) {
+    /// - Parameter plausible: also require what the payloads promise (1980 to tomorrow, not 0, 0), which the GPX
+    ///   importer does not check yet (see `KnownIssueTests`).
+    static func checkGPX(path: String, plausible: Bool = false) {
         let spool: TrackSpool
         do {
             spool = try TrackSpool(folder: FuzzScratch.folder)
@@ -34,7 +36,8 @@ extension FuzzTarget {
                 var seen = 0
                 try spool.forEachEntry(of: result.session.id, from: nil, to: nil) { entry in
                     seen += 1
-                    FuzzInvariant.accepted(entry, from: "GPXImporter", plausibleTime: false, plausiblePosition: false)
+                    FuzzInvariant.accepted(
+                        entry, from: "GPXImporter", plausibleTime: plausible, plausiblePosition: plausible)
                 }
                 FuzzInvariant.check(
                     seen == result.entries, "GPXImporter said \(result.entries) entries, spool has \(seen)")

@@ -32,4 +32,12 @@ struct KnownIssueTests {
         FuzzTarget.checkSessionXML(
             path: Self.path(.sessionXML, "heading-change-without-heading.xml"), skippingKnownIssues: false)
     }
+
+    @Test(
+        .disabled(
+            "GPX import takes 0, 0 and any year 0000-9999 (export --format owntracks then writes what its own import refuses); reported"
+        ))
+    func gpxPointsAtZeroZeroOrOutsideTheWindowAreRefused() {
+        FuzzTarget.checkGPX(path: Self.path(.gpx, "zero-zero-and-year-0001.gpx"), plausible: true)
+    }
 }
