@@ -19,12 +19,16 @@ enum KnownIssue {
         return finder.overflows
     }
 
-    /// SessionXMLImporter stores an entry without checking it against the store's rules, so the store refuses it
-    /// (`IsHeadingChanged="true"` without `HeadingTimeStamp`, `Speed="-1"`...) with a `StoreError` that names the rule
-    /// and the entry's index in its batch, but not the file or the line, as an `ImportError` would.
+    /// SessionXMLImporter hands the store what it read without checking it against the store's rules, so the store
+    /// refuses it with a `StoreError` that names the rule but not the file or the line, as an `ImportError` would: an
+    /// entry (`IsHeadingChanged="true"` without `HeadingTimeStamp`, `Speed="-1"`...: `invalidEntry`), or a session
+    /// whose `Name` is blank (`invalidSession`, "the name is empty"; a blank GPX name now names the session after the
+    /// file).
     static func excusesSessionXML(_ error: any Error) -> Bool {
-        if case .invalidEntry = error as? StoreError { return true }
-        return false
+        switch error as? StoreError {
+        case .invalidEntry, .invalidSession: true
+        default: false
+        }
     }
 }
 
