@@ -24,7 +24,9 @@ enum FuzzMain {
         // corpus).
         if let root = environment["GPSLOG_FUZZ_SEEDS"] {
             print("max_len=\(chosen.maxLength)")
-            for path in chosen.seedFiles(packageRoot: root) { print(path) }
+            for path in chosen.seedFiles(packageRoot: root, sharedData: environment["GPSLOG_SHARED_DATA"]) {
+                print(path)
+            }
             exit(0)
         }
         target = chosen

@@ -25,9 +25,14 @@ extension FuzzTarget {
     }
 
     /// The seed files that exist, relative to the package at `root` (sorted; README and SOURCES files left out).
-    public func seedFiles(packageRoot root: String) -> [String] {
+    /// `sharedData` stands for `../shared/data` when given (the tests' `GPSLOG_SHARED_DATA`).
+    public func seedFiles(packageRoot root: String, sharedData: String? = nil) -> [String] {
         seedFolders.flatMap { folder, suffix -> [String] in
-            let dir = URL(fileURLWithPath: root).appendingPathComponent(folder).standardizedFileURL.path
+            var base = URL(fileURLWithPath: root).appendingPathComponent(folder)
+            if let sharedData, folder.hasPrefix("../shared/data") {
+                base = URL(fileURLWithPath: sharedData + folder.dropFirst("../shared/data".count))
+            }
+            let dir = base.standardizedFileURL.path
             let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
             return names.filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") && !$0.hasSuffix(".md") }.sorted()
                 .map { "\(dir)/\($0)" }

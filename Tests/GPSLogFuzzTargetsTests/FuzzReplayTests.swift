@@ -12,7 +12,7 @@ import Testing
 struct FuzzReplayTests {
     @Test(arguments: FuzzTarget.allCases)
     func everySeedAndRegressionPasses(_ target: FuzzTarget) throws {
-        let files = target.seedFiles(packageRoot: TestPaths.packageRoot)
+        let files = target.seedFiles(packageRoot: TestPaths.packageRoot, sharedData: TestPaths.sharedData)
         let committed = files.filter { $0.contains("/Tests/Fixtures/fuzz/\(target.rawValue)/seeds/") }
         #expect(!committed.isEmpty, "no committed seeds for \(target.rawValue)")
         for path in files {
