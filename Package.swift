@@ -143,6 +143,17 @@ let package = Package(
             ],
             path: "Tests/GPSLogTestSupport"
         ),
+        // The parsers that read bytes from outside, one function per fuzz target (see `make fuzz`); a library that
+        // is always built, so the replay tests below run every seed and regression file in a plain `swift test`.
+        .target(
+            name: "GPSLogFuzzTargets",
+            dependencies: [
+                "GPSLogModel", "GPSLogSources", "GPSLogFormats", "GPSLogInterchange", "GPSLogStore", "GPSLogXML",
+                "GPSLogRecording",
+            ],
+            path: "Tests/GPSLogFuzzTargets"
+        ),
+        .testTarget(name: "GPSLogFuzzTargetsTests", dependencies: ["GPSLogFuzzTargets", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogSystemTests", dependencies: ["GPSLogSystem"]),
         .testTarget(name: "GPSLogSQLiteTests", dependencies: ["GPSLogSQLite"]),
         .testTarget(name: "GPSLogXMLTests", dependencies: ["GPSLogXML", "GPSLogTestSupport"]),
@@ -193,3 +204,29 @@ let package = Package(
             dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel"]),
     ]
 )
+
+// MARK: - Fuzzing (`make fuzz`; only with GPSLOG_FUZZ=1, in its own scratch folder .build-fuzz)
+//
+// `swift build --sanitize fuzzer` would instrument every target of every package and link libFuzzer, whose `main`
+// runs the fuzzer, into every executable, host tools included (the EmbedResourcesTool plugin's). Instead our library
+// targets are compiled with libFuzzer's coverage and AddressSanitizer (`-sanitize=fuzzer,address` instruments when
+// compiling and links nothing), and only `gpslog-fuzz` is linked with libFuzzer and ASan. SwiftPM links an executable
+// with its module's entry point as `main`, hiding libFuzzer's, so `gpslog-fuzz` has a `main` of its own that calls
+// `LLVMFuzzerRunDriver` (declared by `CLibFuzzer`). The packages we use stay uninstrumented: their coverage would only
+// steer the fuzzer into NIO and BoringSSL.
+if Context.environment["GPSLOG_FUZZ"] == "1" {
+    let instrument: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    for target in package.targets where target.type == .regular {
+        target.swiftSettings = (target.swiftSettings ?? []) + instrument
+    }
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Tests/CLibFuzzer"),
+        .executableTarget(
+            name: "gpslog-fuzz",
+            dependencies: ["GPSLogFuzzTargets", "CLibFuzzer"],
+            path: "Tests/GPSLogFuzz",
+            swiftSettings: instrument,
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+        ),
+    ]
+}

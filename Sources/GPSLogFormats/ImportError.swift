@@ -15,20 +15,23 @@ public enum ImportError: LocalizedError, Equatable {
     /// The file is malformed (libxml2's or the JSON parser's message).
     case malformed(file: String, line: Int, reason: String)
 
+    /// What the file said (a value, a field path, a root element's namespace) is escaped (`visible`): a refusal is one
+    /// line whatever the file holds, so no file can forge a line of the log or send escapes to a terminal. libxml2's
+    /// and the JSON parser's own words may run to two lines.
     public var errorDescription: String? {
         switch self {
         case .noFixes(let file, let detail):
-            return "\(file): no position fixes to import (\(detail)); nothing was imported."
+            return "\(file): no position fixes to import (\(detail.visible)); nothing was imported."
         case .unsupportedFormat(let file, let detail):
-            return "\(file): \(detail); nothing was imported."
+            return "\(file): \(detail.visible); nothing was imported."
         case .unreadable(let file, let reason):
             return "\(file): cannot read it: \(reason)."
         case .invalidValue(let file, let line, let field, let value):
-            // The value is shown cut: it came from the file, and may be megabytes long.
+            // The value is shown cut (it came from the file, and may be megabytes long) and escaped.
             return
-                "\(file)\(line > 0 ? ":\(line)" : ""): \(field) '\(value.truncated(to: 120))' is not valid; nothing was imported."
+                "\(file)\(line > 0 ? ":\(line)" : ""): \(field.visible) '\(value.truncated(to: 120).visible)' is not valid; nothing was imported."
         case .malformed(let file, let line, let reason):
-            return "\(file)\(line > 0 ? ":\(line)" : ""): \(reason); nothing was imported."
+            return "\(file)\(line > 0 ? ":\(line)" : ""): \(reason.visibleKeepingLines); nothing was imported."
         }
     }
 }

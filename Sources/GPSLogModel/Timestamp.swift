@@ -166,7 +166,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         guard p.atEnd else { return nil }
         self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second, millisecond: millis)
         milliseconds -= Int64(offsetMinutes) * 60_000
+        // An offset can carry 0000-01-01 or 9999-12-31 into a year that four digits cannot write (the fuzz invariant:
+        // 9999-12-31T23:59:59-23:59 was written back as 0000-01-01T23:58:59Z).
+        guard Timestamp.writable.contains(milliseconds) else { return nil }
     }
+
+    /// The instants `iso8601()` writes with a four-digit year: 0000-01-01T00:00:00Z up to 10000-01-01T00:00:00Z.
+    /// Literals (checked in `TimestampTests`): a computed static is initialized lazily, a check on every parse.
+    public static let writable: Range<Int64> = -62_167_219_200_000..<253_402_300_800_000
 
     /// Days in a month of the proleptic Gregorian calendar.
     public static func daysIn(month: Int, year: Int) -> Int {

@@ -69,22 +69,12 @@ public final class ControlServer: Sendable {
                 var buffer = ByteBuffer()
                 for try await chunk in inbound {
                     buffer.writeImmutableBuffer(chunk)
-                    guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-                        if buffer.readableBytes > 65536 { return }
-                        continue
-                    }
-                    let line =
-                        buffer.getSlice(at: buffer.readerIndex, length: newline - buffer.readerIndex) ?? ByteBuffer()
                     let response: ControlResponse
-                    if let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line.readableBytesView))
-                    {
-                        response = await handler(request)
-                    } else {
-                        response = ControlResponse(
-                            ok: false,
-                            error:
-                                "bad request: expected one JSON object per line with a command (\(ControlRequest.commands.joined(separator: ", ")))"
-                        )
+                    switch ControlRequest.read(buffer.readableBytesView) {
+                    case .incomplete: continue
+                    case .tooLong: return
+                    case .request(let request): response = await handler(request)
+                    case .refused(let reason): response = ControlResponse(ok: false, error: reason)
                     }
                     var out = try JSONEncoder().encode(response)
                     out.append(UInt8(ascii: "\n"))

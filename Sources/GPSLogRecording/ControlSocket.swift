@@ -79,6 +79,35 @@ public enum ControlRequest: Sendable, Equatable, Codable {
     }
 }
 
+extension ControlRequest {
+    /// The longest request line the recorder waits for; a client that sends more without a newline is dropped.
+    public static let maxLineLength = 65536
+
+    /// What the bytes a client has sent so far amount to.
+    public enum Reading: Sendable, Equatable {
+        /// No newline yet: wait for more.
+        case incomplete
+        /// No newline within `maxLineLength` bytes: drop the connection without an answer.
+        case tooLong
+        /// The first line is a request.
+        case request(ControlRequest)
+        /// The first line is not a request; the answer's error says what one looks like.
+        case refused(String)
+    }
+
+    /// Reads the first line of what a client sent, as the recorder's control server does.
+    public static func read(_ bytes: some Collection<UInt8>) -> Reading {
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
+            return bytes.count > maxLineLength ? .tooLong : .incomplete
+        }
+        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(bytes[..<newline])) else {
+            return .refused(
+                "bad request: expected one JSON object per line with a command (\(commands.joined(separator: ", ")))")
+        }
+        return .request(request)
+    }
+}
+
 /// The answer: one JSON object per line.
 public struct ControlResponse: Codable, Sendable {
     public var ok: Bool

@@ -80,4 +80,17 @@ struct IdentifierTests {
         #expect(Timestamp(iso8601: "2016-12-31T23:59:60.500Z") == Timestamp(iso8601: "2017-01-01T00:00:00.500Z"))
         #expect(Timestamp(iso8601: "2016-12-31T23:59:61Z") == nil)
     }
+
+    /// What is read is what `iso8601()` can write back: an offset that carries a time out of the years 0000-9999
+    /// is refused (9999-12-31T23:59:59-23:59 came back as 0000-01-01T23:58:59Z).
+    @Test func aTimeReadsOnlyWhenItCanBeWrittenBack() throws {
+        #expect(Timestamp.writable.lowerBound == Timestamp.days(year: 0, month: 1, day: 1) * 86_400_000)
+        #expect(Timestamp.writable.upperBound == Timestamp.days(year: 10000, month: 1, day: 1) * 86_400_000)
+        #expect(Timestamp(iso8601: "9999-12-31T23:59:59-23:59") == nil)
+        #expect(Timestamp(iso8601: "0000-01-01T00:00:00+01:00") == nil)
+        for text in ["9999-12-31T23:59:59.999Z", "0000-01-01T00:00:00Z", "9999-12-31T22:00:00-01:59"] {
+            let t = try #require(Timestamp(iso8601: text))
+            #expect(Timestamp(iso8601: t.iso8601()) == t)
+        }
+    }
 }

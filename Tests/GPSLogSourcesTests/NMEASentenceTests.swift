@@ -262,4 +262,20 @@ struct NMEASentenceTests {
             assumedDate: (2018, 8, 20))
         #expect(bare.headings.map(\.degrees) == [10])
     }
+
+    @Test("a negative speed, DOP or error estimate is garbage: absent, never a value the store refuses")
+    func negativeMagnitudesAreAbsent() throws {
+        // Found by fuzzing: such a fix made the store refuse the recorder's batch (vertical_accuracy_not_negative).
+        let r = decodeLines([
+            nmea("GPGSA,A,3,01,02,,,,,,,,,,,-1.0,-2.0,-3.0"),
+            nmea("GPRMC,094736.00,A,5251.0093,N,00518.8170,E,-5.6,-221.3,200818,1.2,W,A"),
+            nmea("GPGGA,094736.00,5251.0093,N,00518.8170,E,1,12,-0.6,-4.0,M,46.0,M,,"),
+            nmea("GPGST,094736.00,1.2,-0.8,-0.6,45.0,-1.1,-0.9,-2.0"),
+            nmea("GPVTG,221.3,T,222.5,M,-5.6,N,-10.4,K,A"),
+        ])
+        let fix = try #require(r.fixes.first)
+        #expect(fix.speed == nil && fix.hdop == nil && fix.vdop == nil && fix.pdop == nil)
+        #expect(fix.horizontalAccuracy == nil && fix.verticalAccuracy == nil)
+        #expect(fix.altitude == -4 && abs(fix.course! - 138.7) < 1e-9)  // a course is an angle: normalized
+    }
 }

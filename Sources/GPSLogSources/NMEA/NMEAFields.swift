@@ -60,6 +60,13 @@ struct NMEAField {
         return negative ? -value : value
     }
 
+    /// A number that cannot be below zero (a speed, a DOP, an error estimate): a negative one is garbage and reads as
+    /// absent, as the store's rules would refuse it (`speed_not_negative`, `hdop_not_negative`, ...).
+    var magnitude: Double? {
+        guard let v = double, v >= 0 else { return nil }
+        return v
+    }
+
     /// An unsigned decimal integer of at most 9 digits. Nil when empty or not all digits.
     var int: Int? {
         guard start < end, end - start <= 9 else { return nil }

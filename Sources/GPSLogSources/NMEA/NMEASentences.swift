@@ -39,7 +39,7 @@ extension NMEADecoder {
         let time = fields.next().timeOfDay
         let status = fields.next().char
         let (ok, latitude, longitude) = NMEADecoder.position(&fields)
-        let speed = fields.next().double
+        let speed = fields.next().magnitude
         let course = fields.next().double
         let date = fields.next()
         let variation = fields.next()
@@ -83,7 +83,7 @@ extension NMEADecoder {
         let (ok, latitude, longitude) = NMEADecoder.position(&fields)
         let quality = fields.next().int ?? 0
         let satellites = fields.next().int
-        let hdop = fields.next().double
+        let hdop = fields.next().magnitude
         let altitude = fields.next().double
         guard ok, !time.isInvalid else { return false }
         guard let timeOfDay = time.value else { return true }
@@ -138,9 +138,9 @@ extension NMEADecoder {
         }
         guard NMEADecoder.isRealMode(mode) else { return true }
         if let c = trueCourse.double { epoch.vtgCourse = c }
-        if let k = knots.double {
+        if let k = knots.magnitude {
             epoch.vtgSpeed = k * NMEADecoder.metresPerSecondPerKnot
-        } else if let kmh = kilometres.double {
+        } else if let kmh = kilometres.magnitude {
             epoch.vtgSpeed = kmh / 3.6
         }
         return true
@@ -152,9 +152,9 @@ extension NMEADecoder {
         fields.skip(1)
         let mode = fields.next().int
         fields.skip(12)
-        let pdop = fields.next().double
-        let hdop = fields.next().double
-        let vdop = fields.next().double
+        let pdop = fields.next().magnitude
+        let hdop = fields.next().magnitude
+        let vdop = fields.next().magnitude
         switch mode {
         case 2: epoch.fixMode = .twoD
         case 3: epoch.fixMode = .threeD
@@ -170,9 +170,9 @@ extension NMEADecoder {
     mutating func gst(_ fields: inout NMEAFieldCursor, _ emit: (SourceEvent) throws -> Void) rethrows -> Bool {
         let time = fields.next().timeOfDay
         fields.skip(4)
-        let latitudeSigma = fields.next().double
-        let longitudeSigma = fields.next().double
-        let altitudeSigma = fields.next().double
+        let latitudeSigma = fields.next().magnitude
+        let longitudeSigma = fields.next().magnitude
+        let altitudeSigma = fields.next().magnitude
         guard !time.isInvalid else { return false }
         guard let timeOfDay = time.value else { return true }
         try enterEpoch(timeOfDay, emit)
