@@ -237,7 +237,13 @@ struct GPXFieldReader {
             }
         case .metaTime(let always):
             if always || metadataTime == nil {
-                metadataTime = textOverflowed ? nil : Timestamp(iso8601Bytes: Array(ByteNumber.trimmed(text)))
+                // Dates the file's untimed points: a time outside the window is no time (found by the fuzzer).
+                metadataTime =
+                    textOverflowed
+                    ? nil
+                    : Timestamp(iso8601Bytes: Array(ByteNumber.trimmed(text))).flatMap {
+                        window.contains($0) ? $0 : nil
+                    }
                 visitor.metadata(name: metadataName, time: metadataTime)
             }
         case .trackName:

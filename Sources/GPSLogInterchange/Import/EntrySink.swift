@@ -8,6 +8,8 @@ struct EntrySink {
     let store: any ImportTarget
     private(set) var session: Session?
     private var pending: [Entry] = []
+    /// The ids of `pending`: not in the database yet, so `canKeep` asks here too (a file that repeats an EntryID).
+    private var pendingIDs: Set<String> = []
     private(set) var stored = 0
     private var rng: SplitMix64
     private var lastTime: Timestamp?
@@ -44,13 +46,16 @@ struct EntrySink {
         return Identifier.uuidV7(time: time, using: &rng)
     }
 
-    /// Whether an entry id from the file can be kept (well-formed and not in the database yet).
+    /// Whether an entry id from the file can be kept (well-formed, and neither in the database nor in this import yet).
     func canKeep(entryID: String) throws -> Bool {
         guard Identifier.isUUID(entryID), let store = store as? Store else { return false }
-        return try store.entry(id: entryID.lowercased()) == nil
+        let id = entryID.lowercased()
+        if pendingIDs.contains(id) { return false }
+        return try store.entry(id: id) == nil
     }
 
     mutating func add(_ entry: Entry) throws {
+        if !entry.id.isEmpty { pendingIDs.insert(entry.id) }
         pending.append(entry)
         lastTime = max(lastTime ?? entry.time, entry.time)
         if pending.count >= 2000 { try flush() }
@@ -61,6 +66,7 @@ struct EntrySink {
         try store.appendEntries(pending, to: session.id)
         stored += pending.count
         pending.removeAll(keepingCapacity: true)
+        pendingIDs.removeAll(keepingCapacity: true)
     }
 
     /// Flushes and ends the session at the explicit end, else its newest entry.
