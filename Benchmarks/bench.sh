@@ -5,8 +5,9 @@
 #
 #   Benchmarks/bench.sh [--sizes "1000000 5000000"] [--runs 3] [--gpslog PATH] [--work DIR] [--smoke]
 #
-# --smoke runs every case once on 2,000 points (seconds, for `make test`). Without --gpslog it builds the release
-# binary. Inputs are cached in the work folder (default .build-bench/, ignored by git).
+# --smoke runs every case once on 2,000 points (seconds, for `make test`) and the write budget over 20 s.
+# Without --gpslog it builds the release binary. Inputs are cached in the work folder (default .build-bench/,
+# ignored by git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -113,3 +114,7 @@ awk -F'\t' -v work="$WORK" '
             printf "| %-36s | %-8s | %8.2f | %8.2f | %9.1f | %10s | %9s |%s\n", key[i], tool[i], wall[i], cpu[i], rss[i] / 1024, ratio, rr, extra
         }
     }' "$RESULTS"
+
+# The SD card's write budget: bytes written per hour of 1 Hz recording, beside gpxlogger (real time: 4 minutes).
+echo
+Benchmarks/write-budget.sh --gpslog "$GPSLOG" --work "$WORK/write-budget" $([ "$SMOKE" = 1 ] && echo --smoke)

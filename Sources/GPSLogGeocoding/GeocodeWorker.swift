@@ -100,34 +100,41 @@ public final class GeocodeWorker {
         report.cells = items.count
         seenCells.formUnion(items.lazy.map(\.cell))
         var consecutiveFailures = 0
+        // Answers that cost no request (cache hits, offline providers) are written together, in one transaction
+        // before the next network request and at the end of the run: on an SD card each commit rewrites whole
+        // pages, so one per cell would cost several pages a cell (see Benchmarks/README.md, "The SD card").
+        var batch = AddressBatch()
         for (done, item) in items.enumerated() {
             progress?(done, items.count)
+            if batch.items.count >= AddressBatch.limit { try flush(&batch, into: &report) }
             if let cached = try cachedAnswer(cell: item.cell) {
                 report.cacheHits += 1
-                if case .address(let address) = cached {
-                    report.addressed += try store.setAddress(address, entryKeys: item.keys)
+                if case .address = cached {
+                    batch.add(cached, for: item, remember: false)
                 } else {
                     report.negatives += 1
                 }
                 continue
             }
-            if geocoder.isNetwork { try await waitForSlot() }
+            if geocoder.isNetwork {
+                try flush(&batch, into: &report)
+                try await waitForSlot()
+            }
             report.requests += 1
             do {
                 let answer = try await geocoder.lookup(
                     latitude: item.latitude, longitude: item.longitude, language: options.language)
                 consecutiveFailures = 0
-                // The answer and its addresses land in one transaction: a kill leaves both or neither.
-                let written = try store.write {
-                    try remember(answer, for: item)
-                    if case .address(let address) = answer {
-                        return try store.setAddress(address, entryKeys: item.keys)
-                    }
-                    return 0
+                if case .none = answer { report.negatives += 1 }
+                // The answer and its addresses land in one transaction: a kill leaves both or neither. A network
+                // answer is written at once, so a restart never asks for it again.
+                batch.add(answer, for: item, remember: true)
+                if geocoder.isNetwork {
+                    try flush(&batch, into: &report)
+                    try clearBackoff()
                 }
-                try clearBackoff()
-                if case .address = answer { report.addressed += written } else { report.negatives += 1 }
             } catch let failure as GeocodeFailure {
+                try flush(&batch, into: &report)
                 switch failure {
                 case .rateLimited(_, let retryAfter):
                     report.pausedUntil = Timestamp(milliseconds: try pause(retryAfter: retryAfter)).iso8601()
@@ -143,6 +150,7 @@ public final class GeocodeWorker {
                 }
             }
         }
+        try flush(&batch, into: &report)
         progress?(items.count, items.count)
         return report
     }
@@ -165,6 +173,33 @@ public final class GeocodeWorker {
             items[cell]!.keys.append(e.key)
         }
         return order.map { items[$0]! }
+    }
+
+    /// Answers waiting to be written: the cache rows to remember and the addresses to set.
+    struct AddressBatch {
+        /// Cells per transaction at most (a backfill of thousands of offline cells commits now and then).
+        static let limit = 256
+        var items: [(answer: GeocodeAnswer, item: WorkItem, remember: Bool)] = []
+        mutating func add(_ answer: GeocodeAnswer, for item: WorkItem, remember: Bool) {
+            items.append((answer, item, remember))
+        }
+    }
+
+    /// Writes a batch in one transaction and counts the entries that took an address.
+    private func flush(_ batch: inout AddressBatch, into report: inout GeocodeReport) throws {
+        guard !batch.items.isEmpty else { return }
+        let items = batch.items
+        batch.items.removeAll()
+        report.addressed += try store.write {
+            var written = 0
+            for (answer, item, remember) in items {
+                if remember { try self.remember(answer, for: item) }
+                if case .address(let address) = answer {
+                    written += try store.setAddress(address, entryKeys: item.keys)
+                }
+            }
+            return written
+        }
     }
 
     // MARK: - Cache

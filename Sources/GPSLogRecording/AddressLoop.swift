@@ -36,8 +36,11 @@ actor AddressLoop {
     func run(every interval: Duration = .seconds(2)) async {
         var total = GeocodeReport(provider: geocoder.cacheKey)
         defer { worker?.store.close() }
+        // The first round soon after the start (status shows addresses early), then one every `interval`.
+        var wait = min(interval, .seconds(2))
         while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
+            try? await Task.sleep(for: wait)
+            wait = interval
             // The current session, and the one a split ended last (its newest entries may still want addresses);
             // `gpslog geocode` fills in whatever older sessions a long pause left.
             let sessions = await recorder.sessionIDs.suffix(2)

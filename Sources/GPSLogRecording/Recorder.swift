@@ -8,7 +8,8 @@ import GPSLogSources
 import GPSLogStore
 import Logging
 
-/// The recording in progress: samples a source's events into a session and commits at least once a second.
+/// The recording in progress: samples a source's events into a session and commits every `commitEvery` (marks at
+/// once).
 ///
 /// An actor, so the source loop, the once-a-second flush and the control socket (`mark`, `status`, `stop`) take
 /// turns on the one database connection it owns; it runs on a `StoreThread` of its own, so its commits never block
@@ -34,6 +35,12 @@ public actor Recorder {
     /// reach it: the once-a-second tick commits first. A replay at full speed does, and fewer, larger commits are
     /// what make it fast (each commit writes the touched pages to the WAL).
     private let maxPending = 4096
+    /// How long fixes may wait for their commit: what a kill -9 can lose (`record --commit-every`).
+    private let commitEvery: Duration
+    /// The default of `--commit-every`. Every commit rewrites whole pages (the Entries leaf and the leaves of its
+    /// two indexes, often their parents and the header page): at 1 Hz, one commit a second wrote 59 MB an hour; one
+    /// every 15 s writes 10 MB (Benchmarks/README.md, "The SD card"), and a kill -9 loses at most 15 s.
+    public static let defaultCommitEvery: Duration = .seconds(15)
 
     /// Opens the store and prepares a session named by `naming`; the session row is written at the first fix.
     /// - Parameters:
@@ -41,13 +48,15 @@ public actor Recorder {
     ///   - thread: where the recorder's work runs (the caller shuts it down after `finish`).
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
-        splits: SplitRules? = nil, source: any FixSource, thread: StoreThread, logger: Logger
+        splits: SplitRules? = nil, source: any FixSource, thread: StoreThread, logger: Logger,
+        commitEvery: Duration = Recorder.defaultCommitEvery
     ) throws {
         let store = try Store(path: databasePath)
         writer = SessionWriter(store: store, naming: naming, mode: mode, policy: policy, splits: splits)
         self.source = source
         self.thread = thread
         self.logger = logger
+        self.commitEvery = commitEvery
     }
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
@@ -102,9 +111,10 @@ public actor Recorder {
         if writer.pendingCount >= maxPending { try flush() }
     }
 
-    /// Commits what is pending if a second has passed since the last commit (called every second).
+    /// Commits what is pending once `commitEvery` has passed since the last commit (called every second; the
+    /// tenth of a second of slack keeps a 1 s interval from slipping to 2 s on a late tick).
     public func tick() throws {
-        if ContinuousClock.now - lastCommit >= .milliseconds(900) { try flush() }
+        if ContinuousClock.now - lastCommit >= commitEvery - .milliseconds(100) { try flush() }
     }
 
     /// Commits pending rows now.

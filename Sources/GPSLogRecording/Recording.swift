@@ -25,6 +25,8 @@ public struct RecordingPlan: Sendable {
     public var sending: Sending?
     /// How long gpsd may send nothing before the connection is dropped and made again; nil: never.
     public var watchdog: Duration? = GPSDSource.defaultWatchdog
+    /// How long entries may wait for their commit (`--commit-every`): what a kill -9 can lose.
+    public var commitEvery: Duration = Recorder.defaultCommitEvery
 
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
@@ -97,7 +99,7 @@ public enum Recording {
         let threads = (recorder: StoreThread(), addresses: StoreThread(), sender: StoreThread())
         let recorder = try Recorder(
             databasePath: path, naming: plan.naming, mode: plan.mode, policy: plan.policy, splits: plan.splits,
-            source: source, thread: threads.recorder, logger: logger)
+            source: source, thread: threads.recorder, logger: logger, commitEvery: plan.commitEvery)
         let addresses = try plan.geocoding.map { g -> Task<Void, Never> in
             let made = try g.provider.make(contact: g.contact)
             if let notice = made.notice { logger.notice("\(notice)") }
@@ -106,7 +108,10 @@ public enum Recording {
             let loop = AddressLoop(
                 databasePath: path, geocoder: made.geocoder, options: options, recorder: recorder,
                 thread: threads.addresses, logger: logger)
-            return Task { await loop.run() }
+            // A round's addresses are one transaction that rewrites the Entries pages they land on: one round per
+            // four commits keeps that a small part of the write budget (see Benchmarks/README.md).
+            let every = max(.seconds(2), plan.commitEvery * 4)
+            return Task { await loop.run(every: every) }
         }
         let sender = plan.sending.map {
             LiveSender(

@@ -43,13 +43,14 @@ public final class Store {
             try database.setBusyTimeout(milliseconds: busyTimeout)
             try database.setForeignKeys(enabled: true)
             // WAL: a recorder keeps writing while `mark`, `export` or `sessions` read. NORMAL synchronous is durable
-            // against a killed process (every commit is in the WAL file); only a power cut may lose the last commits.
+            // against a killed process (every commit is in the WAL file); only a power cut may lose the last commits
+            // (see Store+WriteBudget.swift).
             let mode = try Store.switchToWAL(database, busyTimeout: busyTimeout)
             if mode?.lowercased() != "wal" {
                 throw StoreError.cannotOpen(
                     path: path, reason: "could not switch to WAL journal mode (got \(mode ?? "nothing"))")
             }
-            try database.execute("PRAGMA synchronous = NORMAL")
+            try Store.applyWriteSettings(database)
         } catch let error as SQLiteError where error.isBusy {
             throw StoreError.busy(path: path, milliseconds: Int(busyTimeout))
         } catch let error as SQLiteError {

@@ -115,11 +115,14 @@ struct RecordCommandTests {
     }
 
     /// kill -9 in the middle of a recording loses no committed entry; the next `sessions` closes the session.
+    /// (Commits every second here, so that there are commits to lose; the default interval is 15 s.)
     @Test func aKilledRecorderLosesNoCommittedEntry() throws {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
             let recorder = try BackgroundGPSLog(
-                ["record", "--name", "Crash", "--source", "replay:sample?speed=4"], database: db, folder: dir)
+                ["record", "--name", "Crash", "--source", "replay:sample?speed=4", "--commit-every", "1s"],
+                database: db,
+                folder: dir)
             #expect(try waitUntil(timeout: 20) { (try status(db)?.fixesReceived ?? 0) > 30 })
             // What another process can read now has been committed.
             let committed = try Store(path: db).summary(of: try Store(path: db).resolveSession("Crash")).entryCount
@@ -153,7 +156,9 @@ struct RecordCommandTests {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
             let recorder = try BackgroundGPSLog(
-                ["record", "--name", "Crash", "--source", "replay:sample?speed=4"], database: db, folder: dir)
+                ["record", "--name", "Crash", "--source", "replay:sample?speed=4", "--commit-every", "1s"],
+                database: db,
+                folder: dir)
             #expect(try waitUntil(timeout: 20) { (try status(db)?.fixesReceived ?? 0) > 10 })
             kill(recorder.process.processIdentifier, SIGKILL)
             #expect(recorder.wait(timeout: 5) != nil)

@@ -15,7 +15,7 @@ extension GPSLog {
                 Sources: gpsd://HOST:PORT (default gpsd://127.0.0.1:2947), nmea:PATH[?baud=N] (a serial device, a \
                 file, or - for stdin), replay:PATH[?speed=N] (a recorded NMEA or GPX file at N times its own pace; \
                 speed=0 as fast as possible; replay:sample is the recording bundled with gpslog). Entries are \
-                committed at least once a second; `gpslog mark`, `status` and `stop` talk to the recorder from \
+                committed every --commit-every (marks at once); `gpslog mark`, `status` and `stop` talk to the recorder from \
                 another shell. With --split, a recorder that runs for months starts a new session after a gap, a \
                 stop or at midnight. Times come from the fixes only, never from the system clock: a fix at 0,0, \
                 a time going backwards or jumping ahead, and a speed above --max-speed are dropped unless the \
@@ -31,6 +31,7 @@ extension GPSLog {
         var mode: TripMode?
         @OptionGroup(title: "Addresses") var geocoding: RecordGeocodingOptions
         @OptionGroup(title: "Live sending") var sending: LiveSendingOptions
+        @OptionGroup(title: "Durability") var commits: CommitOptions
         @Flag(help: "Log every commit.") var verbose = false
 
         func validate() throws {
@@ -43,6 +44,7 @@ extension GPSLog {
                 policy: sampling.policy(mode: mode), splits: try sessions.rules(), source: try SourceSpec.parse(source),
                 geocoding: geocoding.plan, sending: try sending.plan)
             plan.watchdog = sourceOptions.plan
+            plan.commitEvery = commits.interval
             switch try await Recording.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
             {

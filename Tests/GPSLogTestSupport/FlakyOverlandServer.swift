@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
-import GPSLogTestSupport
 import NIOCore
 import NIOHTTP1
 
@@ -9,16 +8,16 @@ import NIOHTTP1
 /// dropped connections, garbage bodies, `{"result":"error"}`, and answers slower than the client waits. Only a
 /// batch answered `{"result":"ok"}` counts as confirmed; everything it received is logged, so a test can tell
 /// what arrived, what arrived twice, and what was confirmed.
-final class FlakyOverlandServer: @unchecked Sendable {
+public final class FlakyOverlandServer: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
-    enum Answer: CaseIterable { case ok, serverError, drop, garbage, resultError, slow }
+    public enum Answer: CaseIterable, Sendable { case ok, serverError, drop, garbage, resultError, slow }
 
-    struct Batch {
-        var uri: String
-        var timestamps: [String]
-        var hasCurrent: Bool
-        var authorization: String?
-        var answer: Answer
+    public struct Batch: Sendable {
+        public var uri: String
+        public var timestamps: [String]
+        public var hasCurrent: Bool
+        public var authorization: String?
+        public var answer: Answer
     }
 
     private let lock = NSLock()
@@ -26,14 +25,14 @@ final class FlakyOverlandServer: @unchecked Sendable {
     private var rng: SplitMix64
     private var batches: [Batch] = []
     /// The chance that a request is answered with something other than ok.
-    let failureRate: Double
+    public let failureRate: Double
     /// How long a "slow" answer takes (longer than the client's timeout in the tests).
-    let slowDelay: TimeAmount
+    public let slowDelay: TimeAmount
     /// A delay before every answer (to catch a client mid-upload).
-    let delay: TimeAmount
+    public let delay: TimeAmount
     private var channel: Channel?
 
-    init(
+    public init(
         failureRate: Double, slowDelay: TimeAmount = .milliseconds(1500), delay: TimeAmount = .zero,
         seed: UInt64 = 0x5EED_F1A4
     ) {
@@ -43,18 +42,18 @@ final class FlakyOverlandServer: @unchecked Sendable {
         rng = SplitMix64(seed: seed)
     }
 
-    var url: String { "http://127.0.0.1:\(channel?.localAddress?.port ?? 0)/api/overland" }
-    var log: [Batch] { lock.withLock { batches } }
+    public var url: String { "http://127.0.0.1:\(channel?.localAddress?.port ?? 0)/api/overland" }
+    public var log: [Batch] { lock.withLock { batches } }
     /// Timestamps of every location received, with repeats.
-    var received: [String] { log.flatMap(\.timestamps) }
+    public var received: [String] { log.flatMap(\.timestamps) }
     /// Timestamps of the locations in batches answered ok.
-    var confirmed: [String] { log.filter { $0.answer == .ok }.flatMap(\.timestamps) }
+    public var confirmed: [String] { log.filter { $0.answer == .ok }.flatMap(\.timestamps) }
 
-    func start() async throws {
+    public func start() async throws {
         channel = try await startLoopbackHTTPServer { Handler(server: self) }
     }
 
-    func stop() async { try? await channel?.close() }
+    public func stop() async { try? await channel?.close() }
 
     /// Logs one request and decides its answer.
     func decide(uri: String, body: ByteBuffer, authorization: String?) -> Answer {
@@ -97,7 +96,7 @@ final class FlakyOverlandServer: @unchecked Sendable {
                     uri: head?.uri ?? "", body: body, authorization: head?.headers.first(name: "Authorization"))
                 let loop = context.eventLoop
                 let ctx = NIOLoopBound(context, eventLoop: loop)
-                let respond = { [self] in
+                let respond: @Sendable () -> Void = { [self] in
                     let context = ctx.value
                     switch answer {
                     case .ok, .slow: self.reply(context, 200, #"{"result":"ok"}"#)
