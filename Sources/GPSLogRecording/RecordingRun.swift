@@ -55,6 +55,8 @@ struct RecordingRun {
             }
         }
         logger.info("listening for mark/status/stop on \(socketPath)")
+        // systemd Type=notify (READY, WATCHDOG, STATUS); nil outside systemd. See RecordingNotifications.swift.
+        let notifications = RecordingNotifications.start(recorder: recorder, logger: logger)
         var failure: Error?
         do {
             try await consumer.value
@@ -63,6 +65,7 @@ struct RecordingRun {
             failure = error
         }
         ticker.cancel()
+        notifications?.cancel()
         signals.forEach { $0.cancel() }
         await server.close()
         if showStatus { StatusLine.clear() }

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogTestSupport
+import Testing
+
+/// `Type=notify`: the real binary, run as systemd runs it (`$NOTIFY_SOCKET`, `$WATCHDOG_USEC`), tells a Unix datagram
+/// socket the test listens on that it is ready, alive, and how the recording goes.
+@Suite(.serialized)
+struct ServiceNotifyTests {
+    @Test func theRecorderSendsReadyWatchdogAndStatus() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let listener = try NotifyListener(path: dir + "/notify")
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", "Service", "--source", "replay:sample?speed=4"], database: db, folder: dir,
+                environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1000000"])
+            // A 1 s watchdog: WATCHDOG=1 every half of it while the recorder runs. Watch for 3 s after READY.
+            var messages = listener.receive(until: 20) { $0.contains { $0.text.contains("READY=1") } }
+            messages += listener.receive(until: 3) { _ in false }
+            #expect(try runGPSLog(["stop"], database: db).status == 0)
+            #expect(recorder.wait(timeout: 10) == 0, "\(recorder.stderr)")
+            messages += listener.receive(until: 1) { $0.contains { $0.text.contains("STOPPING=1") } }
+
+            let texts = messages.map(\.text)
+            let lines = texts.flatMap { $0.split(separator: "\n").map(String.init) }
+            #expect(lines.filter { $0 == "READY=1" }.count == 1, "\(texts)")
+            // READY comes with a status once the source is open, before any fix or after it, never twice.
+            let ready = try #require(texts.firstIndex { $0.contains("READY=1") })
+            #expect(texts[ready].contains("STATUS="))
+            let pings = messages.filter { $0.text.contains("WATCHDOG=1") }.map(\.time)
+            #expect(pings.count >= 5, "\(texts)")
+            let gaps = zip(pings.dropFirst(), pings).map { $0.timeIntervalSince($1) }
+            #expect(gaps.allSatisfy { $0 < 1.0 }, "watchdog gaps \(gaps)")
+            let statuses = lines.filter { $0.hasPrefix("STATUS=") }
+            #expect(statuses.contains { $0.hasPrefix("STATUS=fix ") && $0.contains(" entries, ") }, "\(statuses)")
+            #expect(lines.contains("STOPPING=1"), "\(texts)")
+        }
+    }
+
+    @Test func anAbstractSocketAndAWatchdogForAnotherProcess() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let name = "@gpslog-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let listener = try NotifyListener(path: name)
+            // WATCHDOG_PID names another process: the watchdog is not ours to feed (sd_watchdog_enabled(3)).
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", "Abstract", "--source", "replay:sample?speed=4"], database: db, folder: dir,
+                environment: ["NOTIFY_SOCKET": name, "WATCHDOG_USEC": "500000", "WATCHDOG_PID": "1"])
+            let messages = listener.receive(until: 20) { $0.contains { $0.text.contains("STATUS=fix ") } }
+            #expect(try runGPSLog(["stop"], database: db).status == 0)
+            #expect(recorder.wait(timeout: 10) == 0, "\(recorder.stderr)")
+            let text = messages.map(\.text).joined(separator: "\n")
+            #expect(text.contains("READY=1") && text.contains("STATUS=fix "), "\(text)")
+            #expect(!text.contains("WATCHDOG=1"))
+        }
+    }
+
+    @Test func serveIsReadyOnceItListens() throws {
+        try withTemporaryDirectory { dir in
+            let listener = try NotifyListener(path: dir + "/notify")
+            let server = try BackgroundGPSLog(
+                ["serve", "--listen", "127.0.0.1:0"], database: dir + "/gpslog.sqlite", folder: dir,
+                environment: ["NOTIFY_SOCKET": listener.path])
+            defer { kill(server.process.processIdentifier, SIGTERM) }
+            let messages = listener.receive(until: 20) { $0.contains { $0.text.contains("READY=1") } }.map(\.text)
+            #expect(messages.joined().contains("READY=1"), "\(server.stderr)")
+            // The port it announces is the one it listens on (it was 0 on the command line).
+            let port = try #require(server.stdout.split(separator: ":").last?.split(separator: "/").first)
+            #expect(messages.joined().contains("STATUS=listening on 127.0.0.1:\(port)"), "\(messages)")
+        }
+    }
+}
+
+/// A Unix datagram socket bound where `$NOTIFY_SOCKET` points (a path, or `@name` for an abstract socket), as
+/// systemd's own notify socket is.
+final class NotifyListener {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// The datagrams that arrive, each with its time of arrival, until `done` says so or `seconds` pass.
+    func receive(until seconds: Double, done: ([(time: Date, text: String)]) -> Bool) -> [(time: Date, text: String)] {
+        var messages: [(time: Date, text: String)] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && !done(messages) {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n > 0 { messages.append((Date(), String(decoding: buffer[..<n], as: UTF8.self))) }
+        }
+        return messages
+    }
+
+    deinit {
+        close(fd)
+        if !path.hasPrefix("@") { unlink(path) }
+    }
+}
