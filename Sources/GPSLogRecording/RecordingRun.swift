@@ -66,6 +66,7 @@ struct RecordingRun {
         }
         ticker.cancel()
         notifications?.cancel()
+        await notifications?.value  // STOPPING=1 goes out before the session is finished
         signals.forEach { $0.cancel() }
         await server.close()
         if showStatus { StatusLine.clear() }

@@ -104,8 +104,9 @@ public final class BackgroundGPSLog {
     public let stdoutPath: String
     public let stderrPath: String
 
-    /// Starts `gpslog arguments` with `GPSLOG_DB` set to `database` and `environment` added to this process's.
-    public init(_ arguments: [String], database: String, folder: String, environment: [String: String] = [:]) throws {
+    /// Starts `gpslog arguments` with `GPSLOG_DB` set to `database` (unset when nil) and `environment` added to this
+    /// process's.
+    public init(_ arguments: [String], database: String?, folder: String, environment: [String: String] = [:]) throws {
         stdoutPath = folder + "/recorder.out"
         stderrPath = folder + "/recorder.err"
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
