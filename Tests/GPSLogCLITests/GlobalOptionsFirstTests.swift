@@ -66,7 +66,7 @@ struct GlobalOptionsFirstTests {
             #expect(sendNow.status == 1 && sendNow.stderr.contains("the recorder is not sending"), "\(sendNow.stderr)")
             covered.insert("send-now")
             try await expectOK(["stop"], "Stopped recording 'Live'")
-            #expect(await recorder.exitStatus(timeout: 10) == 0)
+            #expect(await recorder.exitStatus(timeout: 30) == 0)
             try await expectOK(["delete", "Sail", "--yes"], "Deleted 'Sail'")
             #expect(!FileManager.default.fileExists(atPath: dir + "/unused.sqlite"))
 

@@ -18,7 +18,7 @@ struct ServiceNotifyTests {
             var messages = await listener.receive(until: 20) { $0.contains { $0.text.contains("READY=1") } }
             messages += await listener.receive(until: 4) { _ in false }
             #expect(try await runGPSLogAsync(["stop"], database: db, folder: dir).status == 0)
-            #expect(await recorder.exitStatus(timeout: 10) == 0, "\(recorder.stderr)")
+            #expect(await recorder.exitStatus(timeout: 30) == 0, "\(recorder.stderr)")
             messages += await listener.receive(until: 1) { $0.contains { $0.text.contains("STOPPING=1") } }
 
             let texts = messages.map(\.text)
@@ -50,7 +50,7 @@ struct ServiceNotifyTests {
                 environment: ["NOTIFY_SOCKET": name, "WATCHDOG_USEC": "500000", "WATCHDOG_PID": "1"])
             let messages = await listener.receive(until: 20) { $0.contains { $0.text.contains("STATUS=fix ") } }
             #expect(try await runGPSLogAsync(["stop"], database: db, folder: dir).status == 0)
-            #expect(await recorder.exitStatus(timeout: 10) == 0, "\(recorder.stderr)")
+            #expect(await recorder.exitStatus(timeout: 30) == 0, "\(recorder.stderr)")
             let text = messages.map(\.text).joined(separator: "\n")
             #expect(text.contains("READY=1") && text.contains("STATUS=fix "), "\(text)")
             #expect(!text.contains("WATCHDOG=1"))

@@ -10,8 +10,8 @@ struct ServiceUnitTests {
 
     @Test(
         .enabled(if: FileManager.default.isExecutableFile(atPath: analyze), "needs systemd-analyze (Debian: systemd)"))
-    func theUnitsPassSystemdAnalyzeVerify() throws {
-        try withTemporaryDirectory { dir in
+    func theUnitsPassSystemdAnalyzeVerify() async throws {
+        try await withTemporaryDirectory { dir in
             let bindir = URL(fileURLWithPath: TestPaths.gpslogBinary).deletingLastPathComponent().path
             var units: [String] = []
             for name in ["gpslog-record.service", "gpslog-serve.service"] {
@@ -22,7 +22,7 @@ struct ServiceUnitTests {
                     toFile: unit, atomically: true, encoding: .utf8)
                 units.append(unit)
             }
-            let r = try run(Self.analyze, ["verify", "--man=no"] + units)
+            let r = try await run(Self.analyze, ["verify", "--man=no"] + units)
             #expect(r.status == 0 && r.output.isEmpty, "\(r.output)")
 
             // A unit that systemd would reject is caught: verify is not a formality.
@@ -31,7 +31,7 @@ struct ServiceUnitTests {
                 .replacingOccurrences(of: "ProtectSystem=strict", with: "ProtectSytem=strict")
                 .replacingOccurrences(of: bindir + "/gpslog", with: dir + "/missing")
                 .write(toFile: broken, atomically: true, encoding: .utf8)
-            let refused = try run(Self.analyze, ["verify", "--man=no", broken])
+            let refused = try await run(Self.analyze, ["verify", "--man=no", broken])
             #expect(refused.status != 0 && refused.output.contains("Unknown key 'ProtectSytem'"), "\(refused.output)")
         }
     }
@@ -56,8 +56,8 @@ struct ServiceUnitTests {
         }
     }
 
-    /// Runs `path arguments`, stdout and stderr together.
-    func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs `path arguments`, stdout and stderr together, awaiting its end (see `runGPSLogAsync` for why).
+    func run(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -65,9 +65,12 @@ struct ServiceUnitTests {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        try process.run()
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        // A few lines at most: they fit in the pipe, so the process never waited for this read.
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (status, String(decoding: data, as: UTF8.self))
     }
 }
