@@ -12,7 +12,21 @@ FUZZ_SMOKE_SECONDS ?= 15
 FUZZ_TARGETS       ?=
 FUZZ_BUILD         ?= $(CURDIR)/.build-fuzz
 
-.PHONY: demo test build deps test-deps clean bench exports format graph fuzz fuzz-build
+# Install locations (`make install PREFIX=/usr DESTDIR=/tmp/stage`). Units and sysusers.d go under PREFIX/lib, where
+# systemd also looks for /usr/local; the example /etc/default/gpslog goes to SYSCONFDIR and never replaces one there.
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+DATADIR      ?= $(PREFIX)/share
+MANDIR       ?= $(DATADIR)/man
+UNITDIR      ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
+SYSCONFDIR   ?= /etc
+DOCDIR       ?= $(DATADIR)/doc/gpslog
+# release for a real install; `make install CONFIG=debug` reuses the test build (install-check does).
+CONFIG       ?= release
+STRIP        ?= strip
+
+.PHONY: demo test build deps test-deps clean bench exports format graph fuzz fuzz-build install install-check
 
 ## demo: build gpslog and record the bundled real recording through the real recorder (no GPS needed)
 demo: deps
@@ -36,6 +50,8 @@ test: deps test-deps
 	.ci/module-graph --check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@echo "make install into a temporary DESTDIR (debug build), laid out and checked (systemd-analyze verify):"
+	.ci/check-install
 	@echo "Smoke run of the benchmark harness (2,000 points, debug build):"
 	Benchmarks/bench.sh --smoke --gpslog "$$($(SWIFT) build --show-bin-path)/gpslog" --work .build/bench-smoke
 	@if [ "$(FUZZ_SMOKE_SECONDS)" != 0 ]; then \
@@ -70,6 +86,39 @@ format:
 ## graph: redraw .ci/modules.svg after a change to Package.swift (make test fails while it is stale)
 graph: test-deps
 	.ci/module-graph
+
+## install: the stripped binary, completions (bash, zsh, fish), the man page, systemd units, sysusers.d, examples
+install: deps
+	$(SWIFT) build -c $(CONFIG) --product gpslog
+	@# The man page comes from argument-parser's generate-manual plugin; it builds the package in CONFIG (done above).
+	$(SWIFT) package plugin generate-manual --configuration $(CONFIG) --date "$$(date -u +%Y-%m-%d)" \
+		--section 1 --authors "the gpslog authors"
+	@set -e; bin="$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/gpslog"; \
+	man=.build/plugins/GenerateManual/outputs/gpslog/gpslog.1; \
+	set -x; \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" \
+		"$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" \
+		"$(DESTDIR)$(DATADIR)/fish/vendor_completions.d" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/default"; \
+	install -m 0755 "$$bin" "$(DESTDIR)$(BINDIR)/gpslog"; \
+	$(STRIP) "$(DESTDIR)$(BINDIR)/gpslog"; \
+	for shell in bash zsh fish; do "$$bin" --generate-completion-script $$shell > .build/gpslog.$$shell; done; \
+	install -m 0644 .build/gpslog.bash "$(DESTDIR)$(DATADIR)/bash-completion/completions/gpslog"; \
+	install -m 0644 .build/gpslog.zsh "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gpslog"; \
+	install -m 0644 .build/gpslog.fish "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gpslog.fish"; \
+	install -m 0644 "$$man" "$(DESTDIR)$(MANDIR)/man1/gpslog.1"; \
+	for unit in gpslog-record.service gpslog-serve.service; do \
+		sed 's|@BINDIR@|$(BINDIR)|g' dist/$$unit > .build/$$unit; \
+		install -m 0644 .build/$$unit "$(DESTDIR)$(UNITDIR)/$$unit"; \
+	done; \
+	install -m 0644 dist/gpslog.sysusers "$(DESTDIR)$(SYSUSERSDIR)/gpslog.conf"; \
+	install -m 0644 dist/99-gpslog-gps0.rules dist/gpslog.default "$(DESTDIR)$(DOCDIR)/"; \
+	[ -e "$(DESTDIR)$(SYSCONFDIR)/default/gpslog" ] || \
+		install -m 0600 dist/gpslog.default "$(DESTDIR)$(SYSCONFDIR)/default/gpslog"
+	@if [ -z "$(DESTDIR)" ]; then echo "Next: sudo systemd-sysusers && sudo systemctl daemon-reload (see the README, On a Raspberry Pi)"; fi
+
+## install-check: make install into a temporary DESTDIR with the debug build, then check what it laid out
+install-check:
+	.ci/check-install
 
 build: deps
 	$(SWIFT) build --product gpslog

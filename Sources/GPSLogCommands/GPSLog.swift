@@ -23,13 +23,18 @@ public struct GPSLog: AsyncParsableCommand {
         ]
     )
 
+    /// Declared here too so that `gpslog --help` lists `--db`; `main` hands it to the subcommand (see `hoisted`).
+    @OptionGroup var global: GlobalOptions
+
     public init() {}
 
     /// Runs the command line. A domain error's words are escaped on the way out (see `visibleKeepingLines`): they
     /// name sessions, files and answers that came from outside.
     public static func main() async {
         do {
-            var command = try parseAsRoot()
+            let subcommands = Set(configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases })
+            var command = try parseAsRoot(
+                GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst()), subcommands: subcommands))
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -56,6 +56,8 @@ struct RecordingRun {
             }
         }
         logger.info("listening for mark/status/stop on \(socketPath)")
+        // systemd Type=notify (READY, WATCHDOG, STATUS); nil outside systemd. See RecordingNotifications.swift.
+        let notifications = RecordingNotifications.start(recorder: recorder, logger: logger)
         var failure: Error?
         do {
             try await consumer.value
@@ -64,6 +66,8 @@ struct RecordingRun {
             failure = error
         }
         ticker.cancel()
+        notifications?.cancel()
+        await notifications?.value  // STOPPING=1 goes out before the session is finished
         signals.forEach { $0.cancel() }
         await server.close()
         if showStatus { StatusLine.clear() }

@@ -104,7 +104,9 @@ public final class BackgroundGPSLog {
     public let stdoutPath: String
     public let stderrPath: String
 
-    public init(_ arguments: [String], database: String, folder: String) throws {
+    /// Starts `gpslog arguments` with `GPSLOG_DB` set to `database` (unset when nil) and `environment` added to this
+    /// process's.
+    public init(_ arguments: [String], database: String?, folder: String, environment: [String: String] = [:]) throws {
         stdoutPath = folder + "/recorder.out"
         stderrPath = folder + "/recorder.err"
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
@@ -113,6 +115,7 @@ public final class BackgroundGPSLog {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["GPSLOG_DB"] = database
+        env.merge(environment) { $1 }
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)

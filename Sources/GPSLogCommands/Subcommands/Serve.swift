@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import GPSLogModel
 import GPSLogReceiver
+import GPSLogRecording
 import GPSLogStore
 
 extension GPSLog {
@@ -68,6 +69,7 @@ extension GPSLog {
                 let line =
                     "Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/ (database \(path))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
+                ServiceNotifier(logger: logger)?.send(["READY=1", "STATUS=listening on \(host):\(bound)"])
             }
         }
     }

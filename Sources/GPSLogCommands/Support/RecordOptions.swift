@@ -14,14 +14,14 @@ struct SamplingOptions: ParsableArguments {
     @Option(help: "Drop fixes closer than this many metres to the last entry.") var minDistance: Double?
     @Option(help: "Drop fixes sooner than this after the last entry (e.g. 10s).") var minTime: DurationOption?
     @Option(help: "Drop fixes whose horizontal error is worse than this many metres.") var maxAccuracy: Double?
-    @Option(help: "Degrees the heading must turn to write a heading-change entry.") var headingFilter: Double = 5
-    @Option(help: "Radius in metres of \"the same place\" for instance counts.") var samePlace: Double = SamplingPolicy
-        .defaultSamePlaceRadius
+    @Option(help: "Degrees the heading must turn to write a heading-change entry.") var headingFilter: NumberOption = 5
+    @Option(help: "Radius in metres of \"the same place\" for instance counts.") var samePlace = NumberOption(
+        SamplingPolicy.defaultSamePlaceRadius)
     @Option(help: "Drop fixes implying more than this speed in km/h, unless the next ones confirm them (off: none).")
     var maxSpeed: String = String(Int(SamplingPolicy.defaultMaxSpeed * 3.6))
 
     func validate() throws {
-        if headingFilter < 0 || headingFilter >= 180 {
+        if headingFilter.value < 0 || headingFilter.value >= 180 {
             throw ValidationError("--heading-filter must be from 0 to 180 degrees.")
         }
         if let d = minDistance, d < 0 { throw ValidationError("--min-distance must not be negative.") }
@@ -37,7 +37,8 @@ struct SamplingOptions: ParsableArguments {
         return SamplingPolicy(
             intervalMilliseconds: interval.milliseconds, minDistance: minDistance,
             minTimeMilliseconds: minTime?.milliseconds,
-            maxAccuracy: maxAccuracy, samePlaceRadius: samePlace, headingFilter: headingFilter, maxSpeed: limit)
+            maxAccuracy: maxAccuracy, samePlaceRadius: samePlace.value, headingFilter: headingFilter.value,
+            maxSpeed: limit)
     }
 }
 

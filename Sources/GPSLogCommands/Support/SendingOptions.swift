@@ -14,7 +14,8 @@ struct SendingOptions: ParsableArguments {
     @Flag(name: .customLong("accept-2xx"), help: "Count any 2xx answer as confirmed, not only {\"result\":\"ok\"}.")
     var accept2xx = false
     @Option(help: ArgumentHelp("What to POST.", valueName: "overland|owntracks")) var format: String = "overland"
-    @Option(help: "Seconds to wait for each answer.") var timeout: Double = 30
+    @Option(help: "How long to wait for each answer (30s, 2m; a bare number is seconds).") var timeout =
+        DurationOption(argument: "30s")!
     @Option(help: "Attempts per batch (network errors, timeouts, 5xx, 429 are retried with backoff).") var maxAttempts:
         Int = 10
 
@@ -24,7 +25,7 @@ struct SendingOptions: ParsableArguments {
             throw ValidationError("--format must be overland or owntracks.")
         }
         if batchSize < 1 || batchSize > 10_000 { throw ValidationError("--batch-size must be from 1 to 10000.") }
-        if timeout <= 0 { throw ValidationError("--timeout must be positive.") }
+        if timeout.milliseconds <= 0 { throw ValidationError("--timeout must be positive.") }
         if maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1.") }
         if format == "owntracks", let d = deviceID, d.split(separator: "/").count != 2 {
             throw ValidationError("--device-id must be user/device for --format owntracks.")
@@ -43,7 +44,7 @@ struct SendingOptions: ParsableArguments {
         var o = Uploader.Options()
         o.batchSize = batchSize
         o.accept2xx = accept2xx
-        o.timeout = timeout
+        o.timeout = Double(timeout.milliseconds) / 1000
         o.maxAttempts = maxAttempts
         if let delay = ProcessInfo.processInfo.environment["GPSLOG_RETRY_DELAY"].flatMap(Double.init), delay >= 0 {
             o.firstRetryDelay = delay  // tests shorten the backoff; users need not

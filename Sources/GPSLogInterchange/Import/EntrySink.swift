@@ -36,6 +36,16 @@ struct EntrySink {
     /// A new entry id for a point at `time`.
     mutating func makeID(_ time: Timestamp) -> String { Identifier.uuidV7(time: time, using: &rng) }
 
+    /// A new entry id for a point whose own id could not be kept: drawn again while taken. The ids are seeded from
+    /// the session id, so a file that keeps its ids can hold the very id this draw makes (found by the fuzzer: a
+    /// session export whose sessions repeat an entry).
+    mutating func makeUnusedID(_ time: Timestamp) throws -> String {
+        while true {
+            let id = makeID(time)
+            if try canKeep(entryID: id) { return id }
+        }
+    }
+
     /// An id for a track point: none ("") when the target does not keep track points' ids (a GeoJSON convert).
     /// The random draws are made either way, so the ids that are made (the marks') are the same on every path.
     mutating func makeTrackPointID(_ time: Timestamp) -> String {

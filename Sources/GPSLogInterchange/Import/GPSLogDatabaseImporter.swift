@@ -102,7 +102,7 @@ public struct GPSLogDatabaseImporter {
             end: time(end), mode: nil, preferredID: id)
         for var e in entries {
             let keep = try !e.id.isEmpty && sink.canKeep(entryID: e.id)
-            if !keep { e.id = sink.makeID(e.time) }
+            if !keep { e.id = try sink.makeUnusedID(e.time) }
             try sink.add(e)
         }
         return try sink.finish()

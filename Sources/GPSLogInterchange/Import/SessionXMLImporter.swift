@@ -55,6 +55,12 @@ public struct SessionXMLImporter {
                     sawRoot = true
                     continue
                 }
+                // An Entry still open when the next Entry or Session starts (nested where the schema has none) is
+                // stored first, in its own session: ids are checked against what is stored (found by the fuzzer).
+                if local == "Entry" || local == "Session", let e = current {
+                    try sink!.add(e)
+                    current = nil
+                }
                 switch local {
                 case "Session":
                     if var open = sink {
@@ -86,7 +92,7 @@ public struct SessionXMLImporter {
                     }
                     let t = try time("TimeStamp", required: true)!
                     let fileID = attribute("EntryID") ?? ""
-                    let id = try s.canKeep(entryID: fileID) ? fileID.lowercased() : s.makeID(t)
+                    let id = try s.canKeep(entryID: fileID) ? fileID.lowercased() : s.makeUnusedID(t)
                     sink = s
                     var e = Entry(id: id, latitude: lat, longitude: lon, time: t)
                     e.altitude = try number("Altitude")

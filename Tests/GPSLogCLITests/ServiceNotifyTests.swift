@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogTestSupport
+import Testing
+
+/// `Type=notify`: the real binary, run as systemd runs it (`$NOTIFY_SOCKET`, `$WATCHDOG_USEC`), tells a Unix datagram
+/// socket the test listens on that it is ready, alive, and how the recording goes.
+@Suite(.serialized)
+struct ServiceNotifyTests {
+    @Test func theRecorderSendsReadyWatchdogAndStatus() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let listener = try NotifyListener(path: dir + "/notify")
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", "Service", "--source", "replay:sample?speed=1"], database: db, folder: dir,
+                environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "2000000"])
+            // A 2 s watchdog: WATCHDOG=1 every half of it while the recorder runs. Watch for 4 s after READY.
+            var messages = await listener.receive(until: 20) { $0.contains { $0.text.contains("READY=1") } }
+            messages += await listener.receive(until: 4) { _ in false }
+            // The socket is read while `stop` runs: the kernel queues only a few datagrams (net.unix.max_dgram_qlen
+            // is 10 here), and the recorder drops what does not fit rather than wait (MSG_DONTWAIT).
+            async let stopped = runGPSLogAsync(["stop"], database: db, folder: dir)
+            messages += await listener.receive(until: 60) { $0.contains { $0.text.contains("STOPPING=1") } }
+            #expect(try await stopped.status == 0)
+            let exit = await recorder.exitStatus(timeout: 30)
+            #expect(exit == 0, "exit \(exit.map(String.init) ?? "none within 30 s"): \(recorder.stderr)")
+
+            let texts = messages.map(\.text)
+            let lines = texts.flatMap { $0.split(separator: "\n").map(String.init) }
+            #expect(lines.filter { $0 == "READY=1" }.count == 1, "\(texts)")
+            // READY comes with a status once the source is open, before any fix or after it, never twice.
+            let ready = try #require(texts.firstIndex { $0.contains("READY=1") })
+            #expect(texts[ready].contains("STATUS="))
+            let pings = messages.filter { $0.text.contains("WATCHDOG=1") }.map(\.time)
+            #expect(pings.count >= 4, "\(texts)")
+            // Every half of the 2 s: the typical gap (a machine busy with other tests may stall a process for a
+            // moment; systemd's real timeout, 30 s in the unit, allows for that).
+            let gaps = zip(pings.dropFirst(), pings).map { $0.timeIntervalSince($1) }.sorted()
+            #expect(gaps.count >= 3 && (0.9...1.5).contains(gaps[gaps.count / 2]), "watchdog gaps \(gaps)")
+            let statuses = lines.filter { $0.hasPrefix("STATUS=") }
+            #expect(statuses.contains { $0.hasPrefix("STATUS=fix ") && $0.contains(" entries, ") }, "\(statuses)")
+            #expect(lines.contains("STOPPING=1"), "\(texts)")
+        }
+    }
+
+    @Test func anAbstractSocketAndAWatchdogForAnotherProcess() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let name = "@gpslog-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let listener = try NotifyListener(path: name)
+            // WATCHDOG_PID names another process: the watchdog is not ours to feed (sd_watchdog_enabled(3)).
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", "Abstract", "--source", "replay:sample?speed=4"], database: db, folder: dir,
+                environment: ["NOTIFY_SOCKET": name, "WATCHDOG_USEC": "500000", "WATCHDOG_PID": "1"])
+            let messages = await listener.receive(until: 20) { $0.contains { $0.text.contains("STATUS=fix ") } }
+            #expect(try await runGPSLogAsync(["stop"], database: db, folder: dir).status == 0)
+            let exit = await recorder.exitStatus(timeout: 30)
+            #expect(exit == 0, "exit \(exit.map(String.init) ?? "none within 30 s"): \(recorder.stderr)")
+            let text = messages.map(\.text).joined(separator: "\n")
+            #expect(text.contains("READY=1") && text.contains("STATUS=fix "), "\(text)")
+            #expect(!text.contains("WATCHDOG=1"))
+        }
+    }
+
+    @Test func serveIsReadyOnceItListens() async throws {
+        try await withTemporaryDirectory { dir in
+            let listener = try NotifyListener(path: dir + "/notify")
+            let server = try BackgroundGPSLog(
+                ["serve", "--listen", "127.0.0.1:0"], database: dir + "/gpslog.sqlite", folder: dir,
+                environment: ["NOTIFY_SOCKET": listener.path])
+            defer { kill(server.process.processIdentifier, SIGTERM) }
+            let messages = await listener.receive(until: 20) { $0.contains { $0.text.contains("READY=1") } }.map(\.text)
+            #expect(messages.joined().contains("READY=1"), "\(server.stderr)")
+            // The port it announces is the one it listens on (it was 0 on the command line).
+            let port = try #require(server.stdout.split(separator: ":").last?.split(separator: "/").first)
+            #expect(messages.joined().contains("STATUS=listening on 127.0.0.1:\(port)"), "\(messages)")
+        }
+    }
+}
+
+/// A Unix datagram socket bound where `$NOTIFY_SOCKET` points (a path, or `@name` for an abstract socket), as
+/// systemd's own notify socket is.
+final class NotifyListener {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// The datagrams that arrive, each with the kernel's time of its arrival (SO_TIMESTAMP, so a test that is slow
+    /// to look does not stretch the gaps between them), until `done` says so or `seconds` pass. Sleeps 10 ms between
+    /// looks (the socket does not block), so the test's thread is free meanwhile.
+    func receive(until seconds: Double, done: ([(time: Date, text: String)]) -> Bool) async -> [(
+        time: Date, text: String
+    )] {
+        var messages: [(time: Date, text: String)] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && !done(messages) {
+            if let message = receiveOne() {
+                messages.append(message)
+            } else {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        return messages
+    }
+
+    /// One datagram and its SCM_TIMESTAMP, or nil when none waits.
+    private func receiveOne() -> (time: Date, text: String)? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        // A cmsghdr, then the timeval, aligned to the size of size_t (what CMSG_DATA computes).
+        let headerSize = (MemoryLayout<cmsghdr>.size + 7) & ~7
+        var control = [UInt8](repeating: 0, count: headerSize + MemoryLayout<timeval>.size + 16)
+        let n = buffer.withUnsafeMutableBytes { data in
+            control.withUnsafeMutableBytes { control in
+                var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                return withUnsafeMutablePointer(to: &vector) { vector in
+                    var header = msghdr()
+                    header.msg_iov = vector
+                    header.msg_iovlen = 1
+                    header.msg_control = control.baseAddress
+                    header.msg_controllen = control.count
+                    return recvmsg(fd, &header, Int32(MSG_DONTWAIT))
+                }
+            }
+        }
+        guard n > 0 else { return nil }
+        let (level, type) = control.withUnsafeBytes {
+            ($0.load(as: cmsghdr.self).cmsg_level, $0.load(as: cmsghdr.self).cmsg_type)
+        }
+        var time = Date()
+        if level == SOL_SOCKET && type == SO_TIMESTAMP {
+            let tv = control.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: headerSize, as: timeval.self) }
+            time = Date(timeIntervalSince1970: Double(tv.tv_sec) + Double(tv.tv_usec) / 1e6)
+        }
+        return (time, String(decoding: buffer[..<n], as: UTF8.self))
+    }
+
+    deinit {
+        close(fd)
+        if !path.hasPrefix("@") { unlink(path) }
+    }
+}
