@@ -41,15 +41,22 @@ struct SplitRecordingTests {
         try withTemporaryDirectory { dir in
             // A minute without fixes (09:48) in the middle of the sail: the engine was off.
             let log = try Self.cutting(Self.sample, epochs: 94800..<94900)
-            let sessions = try Self.record(log, ["--split", "gap:30s", "--name", "Sail %H:%M"], in: dir)
+            let sessions = try Self.record(
+                log, ["--split", "gap:30s", "--name", "Sail %H:%M", "--timezone", "UTC"], in: dir)
             #expect(sessions.map { $0["name"] as? String } == ["Sail 09:47", "Sail 09:49"])
             #expect((sessions[0]["end"] as? String)?.hasPrefix("2018-08-20T09:47:5") == true)
             #expect((sessions[1]["start"] as? String)?.hasPrefix("2018-08-20T09:49:0") == true)
             #expect(sessions.allSatisfy { ($0["entries"] as? Int ?? 0) > 15 }, "\(sessions)")
 
+            // A plain name with --split gets each session's start time after it, so no two share a name.
+            try FileManager.default.createDirectory(atPath: dir + "/plain", withIntermediateDirectories: false)
+            let plain = try Self.record(
+                log, ["--split", "gap:30s", "--name", "Sail", "--timezone", "UTC"], in: dir + "/plain")
+            #expect(plain.map { $0["name"] as? String } == ["Sail 2018-08-20 09:47", "Sail 2018-08-20 09:49"])
+
             // The same log without --split is one session, named after its start time (as GPS Log names them).
             try FileManager.default.createDirectory(atPath: dir + "/one", withIntermediateDirectories: false)
-            let one = try Self.record(log, [], in: dir + "/one")
+            let one = try Self.record(log, ["--timezone", "UTC"], in: dir + "/one")
             #expect(one.count == 1)
             #expect(one.first?["name"] as? String == "2018-08-20 09:47")
         }
