@@ -24,10 +24,6 @@ public struct DroppedFixes: Sendable, Equatable, Codable {
         return parts.isEmpty ? "0" : "\(total) (" + parts.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"
     }
 
-    public static func + (a: DroppedFixes, b: DroppedFixes) -> DroppedFixes {
-        DroppedFixes(position: a.position + b.position, time: a.time + b.time, speed: a.speed + b.speed)
-    }
-
     public static func - (a: DroppedFixes, b: DroppedFixes) -> DroppedFixes {
         DroppedFixes(position: a.position - b.position, time: a.time - b.time, speed: a.speed - b.speed)
     }

@@ -29,8 +29,6 @@ public actor Recorder {
     private var splitsSeen = 0
     /// The sessions of this run, oldest first: the geocoder and live sending finish the ones a split ended.
     public private(set) var sessionIDs: [String] = []
-    /// What the gate dropped in sessions a split ended (the writer counts the current one's).
-    private var droppedBefore = DroppedFixes()
     /// Commit as soon as this many rows wait, whatever the clock says. Live receivers (1-10 fixes a second) never
     /// reach it: the once-a-second tick commits first. A replay at full speed does, and fewer, larger commits are
     /// what make it fast (each commit writes the touched pages to the WAL).
@@ -95,7 +93,6 @@ public actor Recorder {
             try writer.add(fix)
             if writer.splits != splitsSeen, let (ended, reason) = writer.splitOff {
                 splitsSeen = writer.splits
-                droppedBefore = droppedBefore + (try writer.store.droppedFixes(of: ended.id) ?? DroppedFixes())
                 logger.info(
                     "session '\(ended.name)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (\(Self.words(reason)))"
                 )
@@ -152,7 +149,7 @@ public actor Recorder {
             badSentences: stats.badSentences, durationSeconds: duration,
             distanceMeters: (writer.distance * 10).rounded() / 10,
             connected: stats.connected, addresses: addresses, sending: sending,
-            droppedFixes: droppedBefore + writer.dropped, sessions: sessionIDs.count)
+            droppedFixes: writer.gate.dropped, sessions: sessionIDs.count)
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.

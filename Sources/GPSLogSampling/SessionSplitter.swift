@@ -88,8 +88,7 @@ public struct SessionSplitter: Sendable {
 
     /// Days since 1970-01-01 in the rules' zone.
     func localDay(_ t: Timestamp) -> Int64 {
-        let offset = Int64(
-            rules.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000)))
+        let offset = Int64(rules.timeZone.offsetSeconds(at: t))
         return (t.milliseconds + offset * 1000).floorDiv(86_400_000)
     }
 }
@@ -115,7 +114,7 @@ public struct SessionNameTemplate: Sendable, Equatable {
 
     /// The name for a session whose first fix is at `t`.
     public func name(at t: Timestamp) -> String {
-        let offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000))
+        let offset = timeZone.offsetSeconds(at: t)
         let c = Timestamp(milliseconds: t.milliseconds + Int64(offset) * 1000).components
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         var out = ""
@@ -149,6 +148,13 @@ public struct SessionNameTemplate: Sendable, Equatable {
         }
         if percent { out.append("%") }
         return out
+    }
+}
+
+extension TimeZone {
+    /// The zone's offset from UTC, in seconds, at `t` (summer time included).
+    func offsetSeconds(at t: Timestamp) -> Int {
+        secondsFromGMT(for: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000))
     }
 }
 
