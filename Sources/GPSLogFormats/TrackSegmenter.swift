@@ -2,7 +2,9 @@
 import GPSLogModel
 
 /// Splits a track into segments where the time between two points exceeds the gap (a receiver switched off, a
-/// tunnel, a paused recording): GPX writes a new trkseg, GeoJSON a MultiLineString.
+/// tunnel, a paused recording), and at every point stored as a segment start (`Entry.startsSegment`: a receiver
+/// lost for a moment, an imported trkseg): GPX writes a new trkseg, GeoJSON a MultiLineString, KML a
+/// MultiGeometry.
 public struct TrackSegmenter {
     /// Five minutes: longer than any pause a 1 s-to-1 min sampler leaves while moving, shorter than a stop that
     /// should not be drawn as a straight line.
@@ -13,10 +15,10 @@ public struct TrackSegmenter {
 
     public init(gapMilliseconds: Int64 = TrackSegmenter.defaultGapMilliseconds) { gap = gapMilliseconds }
 
-    /// True when `time` starts a new segment (never for the first point).
-    public mutating func startsSegment(_ time: Timestamp) -> Bool {
-        defer { last = time }
+    /// True when the track point `e` starts a new segment (never the first point).
+    public mutating func startsSegment(_ e: Entry) -> Bool {
+        defer { last = e.time }
         guard let last else { return false }
-        return time.milliseconds - last.milliseconds > gap
+        return e.startsSegment || e.time.milliseconds - last.milliseconds > gap
     }
 }

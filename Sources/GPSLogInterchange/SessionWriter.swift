@@ -39,6 +39,8 @@ public struct SessionWriter {
     /// Time of the newest stored row.
     public private(set) var lastEntryTime: Timestamp?
     private var lastTrackPoint: (latitude: Double, longitude: Double)?
+    /// The source lost its receiver and got it back: the next location row starts a track segment.
+    private var resumed = false
 
     /// - Parameters:
     ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
@@ -102,6 +104,15 @@ public struct SessionWriter {
         distance = 0
         lastEntryTime = nil
         lastTrackPoint = nil
+        resumed = false
+        sampler.startOver()
+    }
+
+    /// The source lost its receiver and has it back (a device reopened, gpsd reached again): the next location row
+    /// starts a new track segment, however little time passed, and is stored whatever the sampler's distance and
+    /// time filters say, so the segment has its first point.
+    public mutating func sourceResumed() {
+        resumed = true
         sampler.startOver()
     }
 
@@ -134,11 +145,17 @@ public struct SessionWriter {
 
     private mutating func apply(_ decision: SampleDecision) throws {
         switch decision {
-        case .newEntry(let entry):
+        case .newEntry(var entry):
             try ensureSession(start: entry.time)
+            let isTrackPoint = !entry.isHeadingChanged && !entry.marked
+            if isTrackPoint && resumed {
+                // The first point of a session starts its track anyway.
+                entry.startsSegment = lastTrackPoint != nil
+                resumed = false
+            }
             pending.append(entry)
             lastEntryTime = max(lastEntryTime ?? entry.time, entry.time)
-            if !entry.isHeadingChanged && !entry.marked {
+            if isTrackPoint {
                 if let last = lastTrackPoint {
                     distance += Geo.distance(
                         lat1: last.latitude, lon1: last.longitude, lat2: entry.latitude, lon2: entry.longitude)

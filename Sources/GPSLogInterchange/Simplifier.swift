@@ -18,17 +18,24 @@ public enum Simplifier {
         }
     }
 
-    /// The keys of a session's track points (within the time range) to keep at `tolerance` metres.
+    /// The keys of a session's track points (within the time range) to keep at `tolerance` metres. Both ends of
+    /// every segment (`TrackSegmenter`) are kept, so the simplified track breaks where the original does.
     public static func keptKeys(
         of sessionID: String, in source: any SessionSource, from: Timestamp?, to: Timestamp?, tolerance: Double
     ) throws -> Set<Int64> {
         var points: [Point] = []
+        var ends = Set<Int64>()
+        var segmenter = TrackSegmenter()
         try source.forEachEntry(of: sessionID, from: from, to: to, fields: .track) { e in
             if !e.marked && !e.isHeadingChanged {
+                if segmenter.startsSegment(e), let previous = points.last {
+                    ends.insert(previous.key)
+                    ends.insert(e.key ?? 0)
+                }
                 points.append(.init(key: e.key ?? 0, latitude: e.latitude, longitude: e.longitude))
             }
         }
-        return try keptKeys(points, tolerance: tolerance)
+        return try keptKeys(points, tolerance: tolerance).union(ends)
     }
 
     /// The keys of the points to keep at `tolerance` metres. The first and the last point are always kept (GEOS

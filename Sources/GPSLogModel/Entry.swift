@@ -51,6 +51,9 @@ public struct Entry: Sendable, Equatable {
     public var batteryLevel: Double?
     public var deviceID: String?
     public var wifi: String?
+    /// True when a new track segment starts at this location row although little time passed since the last one:
+    /// the receiver was lost and came back, or the imported track started a new segment here (`StartsSegment`).
+    public var startsSegment: Bool
 
     public init(
         key: Int64? = nil, id: String, latitude: Double, longitude: Double, altitude: Double? = nil,
@@ -60,7 +63,7 @@ public struct Entry: Sendable, Equatable {
         headingTime: Timestamp? = nil, satellites: Int? = nil, hdop: Double? = nil, vdop: Double? = nil,
         pdop: Double? = nil, fixMode: FixMode? = nil, speedAccuracy: Double? = nil, courseAccuracy: Double? = nil,
         motion: [String]? = nil, batteryState: BatteryState? = nil, batteryLevel: Double? = nil,
-        deviceID: String? = nil, wifi: String? = nil
+        deviceID: String? = nil, wifi: String? = nil, startsSegment: Bool = false
     ) {
         self.key = key
         self.id = id
@@ -91,6 +94,7 @@ public struct Entry: Sendable, Equatable {
         self.batteryLevel = batteryLevel
         self.deviceID = deviceID
         self.wifi = wifi
+        self.startsSegment = startsSegment
     }
 
     /// A location entry from a fix.

@@ -5,7 +5,7 @@ public enum EntryFields: Sendable {
     /// Every column.
     case all
     /// What a drawn track needs (GPX, GeoJSON and KML track points): key, position, altitude, time, speed, course,
-    /// the flags, the instance count, satellites, dilutions and fix mode. The id is empty and every other field
+    /// the flags (segment starts among them), the instance count, satellites, dilutions and fix mode. The id is empty and every other field
     /// nil: half the columns, and no id string made per row (a 1M-entry GPX export reads its rows 30 % faster).
     case track
 }

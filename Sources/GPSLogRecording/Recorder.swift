@@ -104,6 +104,8 @@ public actor Recorder {
             }
         case .heading(let reading):
             try writer.add(reading)
+        case .resumed:
+            writer.sourceResumed()
         }
         if writer.pendingCount >= maxPending { try flush() }
     }

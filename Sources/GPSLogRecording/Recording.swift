@@ -156,7 +156,7 @@ public enum Recording {
         case .gpsd(let host, let port):
             return GPSDSource(host: host, port: port, watchdog: watchdog, logger: logger)
         case .nmea(let path, let baud):
-            return NMEASource(path: path, baud: baud, logger: logger)
+            return NMEASource(path: path, baud: baud, watchdog: watchdog, logger: logger)
         case .replay(let path, let speed):
             if path == "sample" && !FileManager.default.fileExists(atPath: "sample") {
                 return ReplaySource(input: .nmeaText(Sample.nmea, name: "sample"), speed: speed)

@@ -8,25 +8,27 @@ extension Store {
     static let entryColumns = """
         Key, Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
-        VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi
+        VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
+        StartsSegment
         """
 
-    /// The Entries columns an insert writes: the session, then 28 per row (parameters 2...29 for the first row).
+    /// The Entries columns an insert writes: the session, then 29 per row (parameters 2...30 for the first row).
     static let insertColumns = """
         Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
-        VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi
+        VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
+        StartsSegment
         """
 
     /// Rows per multi-row INSERT. Each statement run costs SQLite a fixed overhead (opening the write on the
     /// B-trees, a statement savepoint) about as large as storing a row; 32 rows per statement pay it once for 32
-    /// (measured: a 1M-point GPX import 30 % faster). 32 x 28 + 1 = 897 parameters, far under SQLite's limit.
+    /// (measured: a 1M-point GPX import 30 % faster). 32 x 29 + 1 = 929 parameters, far under SQLite's limit.
     static let rowsPerInsert = 32
 
-    /// An INSERT of `rows` rows of one session: ?1 is the session, row r's values are ?(2 + 28r) ... ?(29 + 28r).
+    /// An INSERT of `rows` rows of one session: ?1 is the session, row r's values are ?(2 + 29r) ... ?(30 + 29r).
     static func insertEntrySQL(rows: Int) -> String {
         let values = (0..<rows).map { r in
-            "(?1, " + (0..<28).map { "?\(2 + r * 28 + $0)" }.joined(separator: ", ") + ")"
+            "(?1, " + (0..<29).map { "?\(2 + r * 29 + $0)" }.joined(separator: ", ") + ")"
         }
         return "INSERT INTO Entries (\(insertColumns)) VALUES " + values.joined(separator: ", ")
     }
@@ -164,7 +166,7 @@ extension Store {
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
     private func bindEntry(_ e: Entry, to s: Statement, row: Int) throws {
-        let o = Int32(row * 28)
+        let o = Int32(row * 29)
         try s.bind(e.latitude, at: 2 + o)
         try s.bind(e.longitude, at: 3 + o)
         try s.bind(e.altitude, at: 4 + o)
@@ -193,6 +195,7 @@ extension Store {
         try s.bind(e.batteryLevel, at: 27 + o)
         try s.bind(e.deviceID, at: 28 + o)
         try s.bind(e.wifi, at: 29 + o)
+        try s.bind(e.startsSegment, at: 30 + o)
     }
 
     static func readEntry(_ s: Statement) -> Entry {
@@ -209,7 +212,8 @@ extension Store {
             fixMode: s.int(at: 22).flatMap(FixMode.init(rawValue:)), speedAccuracy: s.double(at: 23),
             courseAccuracy: s.double(at: 24), motion: s.string(at: 25).flatMap(Store.decodeMotion),
             batteryState: s.string(at: 26).flatMap(BatteryState.init(rawValue:)), batteryLevel: s.double(at: 27),
-            deviceID: s.string(at: 28), wifi: s.string(at: 29))
+            deviceID: s.string(at: 28), wifi: s.string(at: 29),
+            startsSegment: s.requiredInt64(at: 30) == 1)
     }
 
     /// Overland's motion list as the JSON array text the Motion column holds.
@@ -275,11 +279,11 @@ extension Store {
     /// The columns of `EntryFields.track`, in the order `readTrackEntry` reads them.
     static let trackColumns = """
         Key, Latitude, Longitude, Altitude, TimeStamp, Speed, Course, Marked, IsHeadingChanged, InstanceCount, \
-        Satellites, HDOP, VDOP, PDOP, FixMode
+        Satellites, HDOP, VDOP, PDOP, FixMode, StartsSegment
         """
 
     static func readTrackEntry(_ s: Statement) -> Entry {
-        // Key, Latitude, Longitude, TimeStamp, Marked, IsHeadingChanged and InstanceCount are NOT NULL.
+        // Key, Latitude, Longitude, TimeStamp, Marked, IsHeadingChanged, InstanceCount and StartsSegment are NOT NULL.
         var e = Entry(
             key: s.requiredInt64(at: 0), id: "", latitude: s.requiredDouble(at: 1), longitude: s.requiredDouble(at: 2),
             altitude: s.double(at: 3), time: Timestamp(milliseconds: s.requiredInt64(at: 4)), speed: s.double(at: 5),
@@ -290,6 +294,7 @@ extension Store {
         e.vdop = s.double(at: 12)
         e.pdop = s.double(at: 13)
         e.fixMode = s.int(at: 14).flatMap(FixMode.init(rawValue:))
+        e.startsSegment = s.requiredInt64(at: 15) == 1
         return e
     }
 

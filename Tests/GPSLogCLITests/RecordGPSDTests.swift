@@ -123,8 +123,17 @@ extension RecordGPSDTests {
             let sessions = try store.sessions()
             #expect(sessions.count == 1)
             var years = Set<Int>()
-            try store.entries(of: sessions[0].id).forEach { years.insert($0.time.components.year) }
+            var segmentStarts: [Entry] = []
+            var firstOf2019: Entry?
+            try store.entries(of: sessions[0].id).forEach { e in
+                years.insert(e.time.components.year)
+                if e.startsSegment { segmentStarts.append(e) }
+                if firstOf2019 == nil && e.time.components.year == 2019 && !e.isHeadingChanged { firstOf2019 = e }
+            }
             #expect(years == [2018, 2019])
+            // The reconnection starts a new segment at the first point gpsd sent after it.
+            #expect(segmentStarts.count == 1)
+            #expect(segmentStarts.first?.id == firstOf2019?.id)
         }
     }
 }

@@ -31,6 +31,8 @@ extension FuzzTarget {
                             heading.degrees >= 0 && heading.degrees < 360, "heading \(heading.degrees) out of range")
                         FuzzInvariant.check(
                             TimeWindow.current.contains(heading.time), "heading at \(heading.time), outside the window")
+                    case .resumed:
+                        FuzzInvariant.check(false, "a file's decoder said its receiver came back")
                     }
                 }
             } catch {

@@ -22,6 +22,7 @@ func decodeLines(
         switch e {
         case .fix(let f): fixes.append(f)
         case .heading(let h): headings.append(h)
+        case .resumed: Issue.record("a decoder of text never resumes")
         }
     }
     return (fixes, headings, decoder)

@@ -161,7 +161,9 @@ struct LiveSendingOptions: ParsableArguments {
 
 /// How `record` watches its source.
 struct RecordSourceOptions: ParsableArguments {
-    @Option(help: "Reconnect to gpsd when it sends nothing for this long (e.g. 10s, 1m), or off.")
+    @Option(
+        help:
+            "Reconnect to gpsd, or reopen a serial device, when it sends nothing for this long (e.g. 10s, 1m), or off.")
     var watchdog: String = "10s"
 
     func validate() throws {

@@ -22,6 +22,10 @@ struct GPXFieldReader {
     private var trackDepth = 0
     private var isRoute = false
     private var header = GPXTrackHeader()
+    /// Track points of the current track passed on so far, and whether a trkseg opened after some: its first point
+    /// starts a segment (`Entry.startsSegment`), so a track keeps its segments through an import.
+    private var trackPointsPassed = 0
+    private var segmentOpened = false
 
     /// The wpt, trkpt or rtept being read.
     // Not an optional `Entry`: taking the entry out of an optional copies it once more per point.
@@ -130,6 +134,8 @@ struct GPXFieldReader {
                 capture(.trackType)
             } else if child && element.equals("src") {
                 capture(.trackSource)
+            } else if child && !isRoute && element.equals("trkseg") {
+                segmentOpened = trackPointsPassed > 0
             } else if element.equals(isRoute ? "rtept" : "trkpt") {
                 try startPoint(attributes, mark: false)
             }
@@ -147,6 +153,8 @@ struct GPXFieldReader {
             trackDepth = depth
             isRoute = element.equals("rte")
             header = GPXTrackHeader()
+            trackPointsPassed = 0
+            segmentOpened = false
             try visitor.beginTrack(isRoute: isRoute)
         }
     }
@@ -299,6 +307,9 @@ struct GPXFieldReader {
             try visitor.waypoint(&current, hasTime: currentHasTime)
         } else {
             current.label = nil  // a track point's name is not a mark's label (labels are for marks only)
+            current.startsSegment = segmentOpened
+            segmentOpened = false
+            trackPointsPassed += 1
             try visitor.trackPoint(&current, hasTime: currentHasTime)
         }
     }

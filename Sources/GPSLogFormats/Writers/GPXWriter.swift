@@ -38,7 +38,7 @@ public struct GPXWriter: TrackWriter {
                 var markup: [UInt8] = []
                 markup.reserveCapacity(1 << 16)
                 try s.forEachTrackPoint(fields: .track) { e in
-                    if !open || segmenter.startsSegment(e.time) {
+                    if segmenter.startsSegment(e) || !open {
                         if open {
                             markup.append(contentsOf: "\n    ".utf8)
                             try w.raw(markup)

@@ -100,7 +100,7 @@ public struct GeoJSONTrack {
 
     /// Adds the next point (in time order).
     public mutating func add(_ e: Entry) throws {
-        let newSegment = segmenter.startsSegment(e.time)
+        let newSegment = segmenter.startsSegment(e)
         if points == 0 || newSegment { segments += 1 }
         let separator: StaticString = points == 0 ? "" : newSegment ? "],[" : ","
         try coordinates.append { b in

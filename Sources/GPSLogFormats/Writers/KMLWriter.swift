@@ -2,8 +2,8 @@
 import GPSLogModel
 import GPSLogXML
 
-/// KML 2.2: per session a Placemark with the track as a LineString (absolute altitudes when known) and its time
-/// span, and a Placemark with a Point and a TimeStamp for each mark (label as name, address as description).
+/// KML 2.2: per session a Placemark with the track as a LineString (absolute altitudes when known; a MultiGeometry
+/// of LineStrings when the track has several segments, see `TrackSegmenter`) and its time span, and a Placemark with a Point and a TimeStamp for each mark (label as name, address as description).
 public struct KMLWriter: TrackWriter {
     public init() {}
 
@@ -17,7 +17,10 @@ public struct KMLWriter: TrackWriter {
                 var count = 0
                 var last: Timestamp?
                 var hasAltitude = false
+                var segments = 0
+                var segmenter = TrackSegmenter()
                 try s.forEachTrackPoint(fields: .track) { e in
+                    if segmenter.startsSegment(e) || count == 0 { segments += 1 }
                     count += 1
                     last = e.time
                     hasAltitude = hasAltitude || e.altitude != nil
@@ -29,11 +32,23 @@ public struct KMLWriter: TrackWriter {
                     try w.element("begin", s.session.start.iso8601())
                     try w.element("end", (s.session.end ?? last ?? s.session.start).iso8601())
                     try w.endElement()
-                    try w.startElement("LineString")
-                    if hasAltitude { try w.element("altitudeMode", "absolute") }
-                    try w.startElement("coordinates")
+                    if segments > 1 { try w.startElement("MultiGeometry") }
+                    func startLine() throws {
+                        try w.startElement("LineString")
+                        if hasAltitude { try w.element("altitudeMode", "absolute") }
+                        try w.startElement("coordinates")
+                    }
+                    try startLine()
                     var line: [UInt8] = []
+                    segmenter = TrackSegmenter()
+                    var first = true
                     try s.forEachTrackPoint(fields: .track) { e in
+                        if segmenter.startsSegment(e) && !first {
+                            try w.endElement()
+                            try w.endElement()
+                            try startLine()
+                        }
+                        first = false
                         line.removeAll(keepingCapacity: true)
                         DecimalText.append(e.longitude, places: Precision.coordinate, to: &line)
                         line.append(UInt8(ascii: ","))
@@ -47,6 +62,7 @@ public struct KMLWriter: TrackWriter {
                     }
                     try w.endElement()
                     try w.endElement()
+                    if segments > 1 { try w.endElement() }
                     try w.endElement()
                 }
                 try s.forEachMark { mark in

@@ -8,7 +8,7 @@ enum SpoolRecord {
     private enum Bit: Int {
         case altitude, horizontalAccuracy, verticalAccuracy, speed, course, heading, headingTime, satellites, hdop, vdop
         case pdop, fixMode, speedAccuracy, courseAccuracy, batteryLevel, address, label, motion, batteryState, deviceID
-        case wifi, marked, isHeadingChanged
+        case wifi, marked, isHeadingChanged, startsSegment
     }
 
     @inline(__always) private static func put<T>(_ value: T, _ out: inout [UInt8]) {
@@ -51,6 +51,7 @@ enum SpoolRecord {
         has(.wifi, e.wifi != nil)
         has(.marked, e.marked)
         has(.isHeadingChanged, e.isHeadingChanged)
+        has(.startsSegment, e.startsSegment)
         put(UInt32(0), &out)
         put(mask, &out)
         put(e.key ?? 0, &out)
@@ -110,6 +111,7 @@ enum SpoolRecord {
         e.instanceCount = instanceCount
         e.marked = has(.marked)
         e.isHeadingChanged = has(.isHeadingChanged)
+        e.startsSegment = has(.startsSegment)
         if has(.altitude) { e.altitude = take(Double.self) }
         if has(.horizontalAccuracy) { e.horizontalAccuracy = take(Double.self) }
         if has(.verticalAccuracy) { e.verticalAccuracy = take(Double.self) }

@@ -66,6 +66,7 @@ public struct NMEAImporter {
         switch event {
         case .fix(let fix): try writer.add(fix)
         case .heading(let reading): try writer.add(reading)
+        case .resumed: writer.sourceResumed()
         }
         if writer.pendingCount >= batchSize { try writer.flush() }
     }

@@ -118,6 +118,7 @@ public struct SessionXMLImporter {
                     e.batteryLevel = try number("BatteryLevel")
                     e.deviceID = attribute("DeviceID")
                     e.wifi = attribute("Wifi")
+                    e.startsSegment = attribute("StartsSegment") == "true"
                     // Refused here, naming the line, rather than by the database, which can name only the entry.
                     if let rule = Store.brokenRule(e) {
                         throw ImportError.malformed(

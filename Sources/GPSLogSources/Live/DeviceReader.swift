@@ -6,15 +6,23 @@ import Logging
 /// Reads NMEA from a serial device for as long as the recording runs, through unplugs: when read(2) fails (EIO,
 /// ENXIO) or ends (EOF, a hung-up line), or the path is gone, it waits for the device to come back (`Backoff.device`,
 /// 0.5 s doubling to 5 s), opens it again with the same termios settings and carries on, in the same stream of
-/// events, so the recording stays in the same session.
+/// events, so the recording stays in the same session; a `.resumed` event says where the new stretch starts.
+///
+/// A device that stays open but sends nothing for `watchdog` (a receiver behind a USB adapter that lost power, a
+/// wedged one) is closed and opened again the same way.
 ///
 /// Runs on the source's own reading thread; waiting never blocks the recorder, and stopping the recording ends a wait
 /// at once.
 struct DeviceReader {
     let path: String
     let baud: Int
+    /// How long the device may stay silent before it is reopened; nil: forever.
+    let watchdog: Duration?
     let stats: StatisticsBox
     let logger: Logger
+
+    /// How often a wait for input looks at whether the recording stopped.
+    static let pollSlice: Duration = .milliseconds(250)
 
     /// Reads until the consumer stops (`CancellationError`).
     /// - Throws: `SourceError.cannotOpen` when the device refuses to open at the start (permissions, not a
@@ -45,6 +53,7 @@ struct DeviceReader {
                 logger.info("reading NMEA from \(shown) at \(baud) baud")
             }
             stats.update { $0.didConnect(reconnect: hadDevice) }
+            if hadDevice { try producer.send(.resumed) }
             hadDevice = true
             backoff.reset()
             let reason: String
@@ -77,12 +86,39 @@ struct DeviceReader {
                         $0.badSentences = base + bad
                         if arrived { $0.lastSentence = .now }
                     }
-                })
-            return "end of input"
+                },
+                waitForInput: { try waitForInput(fd, producer: producer) })
+            // A raw terminal's read(2) returns 0 only when the line hangs up.
+            return "the line hung up"
         } catch NMEAFileError.readFailed(_, let message) {
             return message
+        } catch let silence as DeviceSilence {
+            return "it sent nothing for \(String(format: "%.1f", silence.seconds)) s"
         }
     }
+
+    /// Returns once `fd` has input (or a hang-up or an error, which the read then reports); waits in slices so that a
+    /// stop is seen within one. Throws `DeviceSilence` after `watchdog` without input, `CancellationError` once the
+    /// recording stopped.
+    private func waitForInput(_ fd: Int32, producer: ThreadedProducer) throws {
+        let start = ContinuousClock.now
+        let slice = Int32(Backoff.seconds(Self.pollSlice) * 1000)
+        while true {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, slice)
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { return }  // let read(2) report what is wrong
+            if producer.stopped { throw CancellationError() }
+            if let watchdog, ContinuousClock.now - start >= watchdog {
+                throw DeviceSilence(seconds: Backoff.seconds(watchdog))
+            }
+        }
+    }
+}
+
+/// The device sent nothing for the watchdog's time.
+struct DeviceSilence: Error {
+    let seconds: Double
 }
 
 extension SourceError {

@@ -112,6 +112,7 @@ public struct GPSDSource: FixSource {
             }
         logger.info("connected to gpsd at \(host):\(port)")
         var gotData = false
+        var reconnected = false
         var decoderCopy = decoder
         defer { decoder = decoderCopy }
         let activity = Watchdog(limit: watchdog, channel: channel.channel)
@@ -126,11 +127,14 @@ public struct GPSDSource: FixSource {
                     if !gotData {
                         // gpsd answered: connected (a TCP connection alone may be a hung daemon's backlog).
                         let reconnect = connection.hadData
+                        reconnected = reconnect
                         stats.update { $0.didConnect(reconnect: reconnect) }
                         connection.hadData = true
                         gotData = true
                     }
-                    var batch: [SourceEvent] = []
+                    // After a lost connection, what follows is a new stretch of track (a new segment in exports).
+                    var batch: [SourceEvent] = reconnected ? [.resumed] : []
+                    reconnected = false
                     for line in lines.append(chunk) { batch += decoderCopy.decode(line: line) }
                     if !batch.isEmpty { continuation.yield(batch) }
                     let bad = decoderCopy.badLines

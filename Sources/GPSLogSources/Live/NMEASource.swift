@@ -9,12 +9,18 @@ import Logging
 public struct NMEASource: FixSource {
     public let path: String
     public let baud: Int?
+    /// How long a device may send nothing before it is reopened (see `DeviceReader`); nil: forever. Files and
+    /// standard input are read to their end whatever the pauses.
+    public let watchdog: Duration?
     private let stats = StatisticsBox()
     private let logger: Logger
 
-    public init(path: String, baud: Int? = nil, logger: Logger = Logger(label: "gpslog.nmea")) {
+    public init(
+        path: String, baud: Int? = nil, watchdog: Duration? = nil, logger: Logger = Logger(label: "gpslog.nmea")
+    ) {
         self.path = path
         self.baud = baud
+        self.watchdog = watchdog
         self.logger = logger
     }
 
@@ -25,7 +31,7 @@ public struct NMEASource: FixSource {
         let path = path
         let stats = stats
         if path != "-" && SerialPort.isDevicePath(path) {
-            let reader = DeviceReader(path: path, baud: baud ?? 4800, stats: stats, logger: logger)
+            let reader = DeviceReader(path: path, baud: baud ?? 4800, watchdog: watchdog, stats: stats, logger: logger)
             return ThreadedProducer.stream(name: "gpslog nmea \(path)") { try reader.run($0) }
         }
         return ThreadedProducer.stream(name: "gpslog nmea \(path)") { producer in

@@ -74,9 +74,12 @@ public struct NMEAFileReader: Sendable {
 
     /// Decodes what `fd` delivers until read(2) returns 0, as `read(_:progress:)` does; `path` names it in errors.
     /// The caller opened `fd` and closes it (a serial device, opened and set up once per connection).
+    /// - Parameter waitForInput: called before each read(2); it returns once input is ready, or throws to end the
+    ///   reading (a watchdog, a stop). Nil: read(2) waits.
     @discardableResult
     public func read(
-        descriptor fd: Int32, _ body: (SourceEvent) throws -> Void, progress: ((NMEAStatistics) -> Void)? = nil
+        descriptor fd: Int32, _ body: (SourceEvent) throws -> Void, progress: ((NMEAStatistics) -> Void)? = nil,
+        waitForInput: (() throws -> Void)? = nil
     ) throws -> NMEAStatistics {
         var decoder = NMEADecoder(assumedDate: assumedDate)
         let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: NMEAFileReader.chunkSize)
@@ -85,6 +88,7 @@ public struct NMEAFileReader: Sendable {
         carry.reserveCapacity(256)
 
         while true {
+            try waitForInput?()
             let n: Int
             do {
                 n = try systemCall { readChunk(fd, chunk.baseAddress, NMEAFileReader.chunkSize) }

@@ -8,6 +8,9 @@ public enum SourceEvent: Sendable, Equatable {
     case fix(Fix)
     /// Where the vessel points (NMEA HDT/HDG), stamped with the latest epoch time.
     case heading(HeadingReading)
+    /// The source lost its receiver and has it back (a device reopened, gpsd reached again): what follows is a new
+    /// stretch of track, a new segment in exports, whatever the time between.
+    case resumed
 }
 
 /// Counters kept while decoding an NMEA stream, so an import can say what it skipped and why.
