@@ -14,7 +14,8 @@ public struct GPSLog: AsyncParsableCommand {
             """,
         version: "0.1.0",
         groupedSubcommands: [
-            CommandGroup(name: "Recording", subcommands: [Record.self, Mark.self, Status.self, Stop.self]),
+            CommandGroup(
+                name: "Recording", subcommands: [Record.self, Mark.self, Status.self, Stop.self, Monitoring.self]),
             CommandGroup(name: "Sessions", subcommands: [Sessions.self, Show.self, Rename.self, Delete.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Import.self, Convert.self]),
             CommandGroup(name: "Addresses", subcommands: [Geocode.self]),

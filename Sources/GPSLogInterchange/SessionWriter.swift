@@ -108,6 +108,12 @@ public struct SessionWriter {
         sampler.startOver()
     }
 
+    /// Switches the sampler to an OwnTracks monitoring mode (nil: GPS Log's interval sampling); its rules measure
+    /// from the last entry, so the switch takes effect at the next fix.
+    public mutating func setMonitoring(_ mode: MonitoringMode?) {
+        sampler.policy.monitoring = mode
+    }
+
     /// The source lost its receiver and has it back (a device reopened, gpsd reached again): the next location row
     /// starts a new track segment, however little time passed, and is stored whatever the sampler's distance and
     /// time filters say, so the segment has its first point.

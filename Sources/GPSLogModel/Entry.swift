@@ -54,6 +54,10 @@ public struct Entry: Sendable, Equatable {
     /// True when a new track segment starts at this location row although little time passed since the last one:
     /// the receiver was lost and came back, or the imported track started a new segment here (`StartsSegment`).
     public var startsSegment: Bool
+    /// OwnTracks' monitoring mode the entry was recorded in; nil for GPS Log's interval sampling (`Monitoring`).
+    public var monitoring: MonitoringMode?
+    /// What made the entry (OwnTracks' `t`); nil for an automatic one (`ReportTrigger`).
+    public var trigger: ReportTrigger?
 
     public init(
         key: Int64? = nil, id: String, latitude: Double, longitude: Double, altitude: Double? = nil,
@@ -63,7 +67,8 @@ public struct Entry: Sendable, Equatable {
         headingTime: Timestamp? = nil, satellites: Int? = nil, hdop: Double? = nil, vdop: Double? = nil,
         pdop: Double? = nil, fixMode: FixMode? = nil, speedAccuracy: Double? = nil, courseAccuracy: Double? = nil,
         motion: [String]? = nil, batteryState: BatteryState? = nil, batteryLevel: Double? = nil,
-        deviceID: String? = nil, wifi: String? = nil, startsSegment: Bool = false
+        deviceID: String? = nil, wifi: String? = nil, startsSegment: Bool = false, monitoring: MonitoringMode? = nil,
+        trigger: ReportTrigger? = nil
     ) {
         self.key = key
         self.id = id
@@ -95,6 +100,8 @@ public struct Entry: Sendable, Equatable {
         self.deviceID = deviceID
         self.wifi = wifi
         self.startsSegment = startsSegment
+        self.monitoring = monitoring
+        self.trigger = trigger
     }
 
     /// A location entry from a fix.

@@ -45,11 +45,14 @@ public enum ControlRequest: Sendable, Equatable, Codable {
     case stop
     /// Send what waits now (with `record --send`).
     case sendNow
+    /// Switch to an OwnTracks monitoring mode by name (`interval`: back to GPS Log's interval sampling); nil: only
+    /// say which mode is on.
+    case monitoring(mode: String?)
 
     /// The command words on the wire.
-    public static let commands = ["mark", "status", "stop", "send-now"]
+    public static let commands = ["mark", "status", "stop", "send-now", "monitoring"]
 
-    private enum Keys: String, CodingKey { case command, label }
+    private enum Keys: String, CodingKey { case command, label, mode }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
@@ -59,6 +62,7 @@ public enum ControlRequest: Sendable, Equatable, Codable {
         case "status": self = .status
         case "stop": self = .stop
         case "send-now": self = .sendNow
+        case "monitoring": self = .monitoring(mode: try c.decodeIfPresent(String.self, forKey: .mode))
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .command, in: c,
@@ -75,6 +79,9 @@ public enum ControlRequest: Sendable, Equatable, Codable {
         case .status: try c.encode("status", forKey: .command)
         case .stop: try c.encode("stop", forKey: .command)
         case .sendNow: try c.encode("send-now", forKey: .command)
+        case .monitoring(let mode):
+            try c.encode("monitoring", forKey: .command)
+            try c.encodeIfPresent(mode, forKey: .mode)
         }
     }
 }
@@ -180,4 +187,6 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var sessions: Int?
     /// The source's connection: connected or waiting since when, reconnects, last sentence (see `SourceState`).
     public var sourceState: SourceState?
+    /// OwnTracks' monitoring mode (`quiet`, `manual`, `significant`, `move`); nil: GPS Log's interval sampling.
+    public var monitoring: String?
 }

@@ -136,6 +136,31 @@ public actor Recorder {
             label: entry.label)
     }
 
+    /// Switches the monitoring mode by name (`quiet`, `manual`, `significant`, `move`, OwnTracks' numbers, or
+    /// `interval` for GPS Log's sampling); nil changes nothing. Returns the mode now on, by name.
+    public func setMonitoring(_ name: String?) throws -> String {
+        if let name {
+            let mode: MonitoringMode?
+            if name == Self.intervalSampling {
+                mode = nil
+            } else if let named = MonitoringMode(name: name) {
+                mode = named
+            } else {
+                throw RecordingError.recorder(
+                    "'\(name.visible)' is not a monitoring mode: use quiet, manual, significant, move or interval")
+            }
+            let before = Self.name(of: writer.sampler.policy.monitoring)
+            writer.setMonitoring(mode)
+            logger.info("monitoring: \(before) -> \(Self.name(of: mode)) (gpslog monitoring)")
+        }
+        return Self.name(of: writer.sampler.policy.monitoring)
+    }
+
+    /// The name `gpslog monitoring` takes for GPS Log's interval sampling.
+    public static let intervalSampling = "interval"
+
+    static func name(of mode: MonitoringMode?) -> String { mode?.name ?? intervalSampling }
+
     /// What the tracker screen shows.
     public func status() -> RecorderStatus {
         let stats = source.statistics
@@ -151,7 +176,8 @@ public actor Recorder {
             badSentences: stats.badSentences, durationSeconds: duration,
             distanceMeters: (writer.distance * 10).rounded() / 10,
             connected: stats.connected, addresses: addresses, sending: sending,
-            droppedFixes: writer.gate.dropped, sessions: sessionIDs.count)
+            droppedFixes: writer.gate.dropped, sessions: sessionIDs.count,
+            monitoring: writer.sampler.policy.monitoring?.name)
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.

@@ -114,6 +114,13 @@ extension RecordingRun {
             var status = await recorder.status()
             status.sending = await sender.send()
             return ControlResponse(ok: true, status: status)
+        case .monitoring(let mode):
+            do {
+                _ = try await recorder.setMonitoring(mode)
+                return ControlResponse(ok: true, status: await recorder.status())
+            } catch {
+                return ControlResponse(ok: false, error: (error as? LocalizedError)?.errorDescription ?? "\(error)")
+            }
         }
     }
 }

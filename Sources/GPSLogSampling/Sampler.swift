@@ -4,6 +4,9 @@ import GPSLogModel
 /// Why a fix or heading was not stored.
 public enum DropReason: String, Sendable, Equatable {
     case invalidPosition, insideInterval, tooInaccurate, tooClose, tooSoon, outOfOrder, headingUnchanged, noPositionYet
+    /// The monitoring mode did not ask for an entry (nothing automatic in quiet and manual; move and significant
+    /// not due yet).
+    case notDue
 }
 
 /// What the sampler decided for one input.
@@ -30,6 +33,10 @@ public enum SampleDecision: Sendable, Equatable {
 ///
 /// A heading that differs from the last recorded heading by more than `headingFilter` degrees (or the first one)
 /// becomes a heading-change entry at the latest position (IsHeadingChanged = 1, Heading, HeadingTimeStamp).
+///
+/// With an OwnTracks monitoring mode (`policy.monitoring`), steps 4 and 5 and the headings give way to the mode's
+/// rule, measured from the last entry by the fixes' own times (see `monitored`); entries carry the mode and what made
+/// them (`Entry.monitoring`, `Entry.trigger`).
 public struct Sampler: Sendable {
     public var policy: SamplingPolicy
     private var rng: SplitMix64
@@ -56,6 +63,7 @@ public struct Sampler: Sendable {
         if let last = lastAcceptedTime, fix.time.milliseconds - last.milliseconds < policy.intervalMilliseconds {
             return .dropped(.insideInterval)
         }
+        if let mode = policy.monitoring { return monitored(fix, mode: mode) }
         if var previous = lastEntry {
             let d = Geo.distance(
                 lat1: previous.latitude, lon1: previous.longitude, lat2: fix.latitude, lon2: fix.longitude)
@@ -76,6 +84,41 @@ public struct Sampler: Sendable {
         return .newEntry(entry)
     }
 
+    /// OwnTracks' rules: move writes an entry once the position moved `locatorDisplacement` or `locatorInterval`
+    /// passed (with `.both`, once both hold); significant once at least 500 m moved and 5 minutes passed, and a ping
+    /// when `pingInterval` passed without one; quiet and manual write nothing of their own. The first fix of a
+    /// session is always an entry in move and significant.
+    private mutating func monitored(_ fix: Fix, mode: MonitoringMode) -> SampleDecision {
+        func entry(_ trigger: ReportTrigger?) -> SampleDecision {
+            lastAcceptedTime = fix.time
+            var entry = Entry(id: Identifier.uuidV7(time: fix.time, using: &rng), fix: fix)
+            entry.monitoring = mode
+            entry.trigger = trigger
+            lastEntry = entry
+            return .newEntry(entry)
+        }
+        guard mode == .move || mode == .significant else { return .dropped(.notDue) }
+        guard let previous = lastEntry else { return entry(nil) }
+        let moved = Geo.distance(
+            lat1: previous.latitude, lon1: previous.longitude, lat2: fix.latitude, lon2: fix.longitude)
+        let elapsed = fix.time.milliseconds - previous.time.milliseconds
+        if mode == .move {
+            let far = moved >= policy.locatorDisplacement
+            let late = elapsed >= policy.locatorIntervalMilliseconds
+            switch policy.locatorRule {
+            case .either where far: return entry(nil)
+            case .either where late: return entry(.timer)
+            case .both where far && late: return entry(nil)
+            default: return .dropped(.notDue)
+            }
+        }
+        if moved >= SamplingPolicy.significantDistance && elapsed >= SamplingPolicy.significantIntervalMilliseconds {
+            return entry(nil)
+        }
+        if let ping = policy.pingIntervalMilliseconds, elapsed >= ping { return entry(.ping) }
+        return .dropped(.notDue)
+    }
+
     /// Forgets the last entry and time, keeping the id generator: the next fix is a new entry whatever came before
     /// (the first fix of a new session, or of a new timeline the `FixGate` believed).
     public mutating func startOver() {
@@ -86,6 +129,8 @@ public struct Sampler: Sendable {
     /// Decides what to do with a heading reading.
     public mutating func add(_ reading: HeadingReading) -> SampleDecision {
         guard reading.degrees.isFinite else { return .dropped(.invalidPosition) }
+        // OwnTracks' modes report positions only.
+        guard policy.monitoring == nil else { return .dropped(.notDue) }
         guard let position = freshestFix else { return .dropped(.noPositionYet) }
         let degrees = Geo.normalizedDegrees(reading.degrees)
         if let last = lastHeading, Geo.angleBetween(last, degrees) <= policy.headingFilter {
@@ -104,7 +149,10 @@ public struct Sampler: Sendable {
     /// A mark entry at the freshest fix (not the last sample), with a label.
     public mutating func mark(label: String?) -> Entry? {
         guard let fix = freshestFix else { return nil }
-        return Entry(id: Identifier.uuidV7(time: fix.time, using: &rng), fix: fix, marked: true, label: label)
+        var mark = Entry(id: Identifier.uuidV7(time: fix.time, using: &rng), fix: fix, marked: true, label: label)
+        mark.monitoring = policy.monitoring
+        mark.trigger = .user
+        return mark
     }
 
     /// A fresh entry id for an entry at `time` (manual marks, imports).

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import GPSLogModel
 
 /// What the sampler keeps, from the `record` options.
 public struct SamplingPolicy: Sendable, Equatable {
@@ -20,6 +21,17 @@ public struct SamplingPolicy: Sendable, Equatable {
     public var headingFilter: Double
     /// The fastest believable speed in m/s: a fix implying more is held back (`FixGate`); nil: no limit.
     public var maxSpeed: Double?
+    /// OwnTracks' monitoring mode, which replaces the same-place, min-distance and min-time rules with its own (see
+    /// `Sampler`); nil: GPS Log's interval sampling.
+    public var monitoring: MonitoringMode?
+    /// Move mode: metres moved since the last entry that make a new one (OwnTracks' `locatorDisplacement`).
+    public var locatorDisplacement: Double = 100
+    /// Move mode: milliseconds since the last entry that make a new one (OwnTracks' `locatorInterval`).
+    public var locatorIntervalMilliseconds: Int64 = 300_000
+    /// Move mode: whether the displacement or the interval is enough (iOS), or both must hold (Android).
+    public var locatorRule: LocatorRule = .either
+    /// Significant mode: milliseconds without an entry after which a ping entry is written; nil: no pings.
+    public var pingIntervalMilliseconds: Int64? = SamplingPolicy.defaultPingIntervalMilliseconds
 
     /// Default radius for "the same place": 3 m is about the 50 % circular error of a consumer GNSS receiver in open
     /// sky (u-blox M8/M9 class: 2.0-2.5 m CEP), so a receiver at rest mostly wanders inside it.
@@ -31,6 +43,12 @@ public struct SamplingPolicy: Sendable, Equatable {
     /// Shanghai's maglev, runs at 431 km/h), far below the jumps of a multipath or cold-start fix. `--mode plane`
     /// turns it off.
     public static let defaultMaxSpeed = 125.0
+    /// Significant mode's distance: Apple's significant-change service reports "at least 500 meters" moved.
+    public static let significantDistance = 500.0
+    /// Significant mode's spacing: Apple's service reports "at most once every 5 minutes".
+    public static let significantIntervalMilliseconds: Int64 = 300_000
+    /// Pings every 15 minutes without an entry: OwnTracks Android's ping period (and its minimum).
+    public static let defaultPingIntervalMilliseconds: Int64 = 900_000
 
     public init(
         intervalMilliseconds: Int64 = 1000, minDistance: Double? = nil, minTimeMilliseconds: Int64? = nil,
@@ -47,4 +65,12 @@ public struct SamplingPolicy: Sendable, Equatable {
         self.headingFilter = headingFilter
         self.maxSpeed = maxSpeed
     }
+}
+
+/// How move mode combines its displacement and interval.
+public enum LocatorRule: String, Sendable, Equatable, CaseIterable {
+    /// An entry once either holds, whichever comes first (OwnTracks iOS).
+    case either
+    /// An entry only once both hold (OwnTracks Android: "an `and` relationship with interval").
+    case both
 }

@@ -9,26 +9,26 @@ extension Store {
         Key, Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
         VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment
+        StartsSegment, Monitoring, ReportTrigger
         """
 
-    /// The Entries columns an insert writes: the session, then 29 per row (parameters 2...30 for the first row).
+    /// The Entries columns an insert writes: the session, then 31 per row (parameters 2...32 for the first row).
     static let insertColumns = """
         Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
         VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment
+        StartsSegment, Monitoring, ReportTrigger
         """
 
     /// Rows per multi-row INSERT. Each statement run costs SQLite a fixed overhead (opening the write on the
     /// B-trees, a statement savepoint) about as large as storing a row; 32 rows per statement pay it once for 32
-    /// (measured: a 1M-point GPX import 30 % faster). 32 x 29 + 1 = 929 parameters, far under SQLite's limit.
+    /// (measured: a 1M-point GPX import 30 % faster). 32 x 31 + 1 = 993 parameters, far under SQLite's limit.
     static let rowsPerInsert = 32
 
-    /// An INSERT of `rows` rows of one session: ?1 is the session, row r's values are ?(2 + 29r) ... ?(30 + 29r).
+    /// An INSERT of `rows` rows of one session: ?1 is the session, row r's values are ?(2 + 31r) ... ?(32 + 31r).
     static func insertEntrySQL(rows: Int) -> String {
         let values = (0..<rows).map { r in
-            "(?1, " + (0..<29).map { "?\(2 + r * 29 + $0)" }.joined(separator: ", ") + ")"
+            "(?1, " + (0..<31).map { "?\(2 + r * 31 + $0)" }.joined(separator: ", ") + ")"
         }
         return "INSERT INTO Entries (\(insertColumns)) VALUES " + values.joined(separator: ", ")
     }
@@ -166,7 +166,7 @@ extension Store {
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
     private func bindEntry(_ e: Entry, to s: Statement, row: Int) throws {
-        let o = Int32(row * 29)
+        let o = Int32(row * 31)
         try s.bind(e.latitude, at: 2 + o)
         try s.bind(e.longitude, at: 3 + o)
         try s.bind(e.altitude, at: 4 + o)
@@ -196,6 +196,8 @@ extension Store {
         try s.bind(e.deviceID, at: 28 + o)
         try s.bind(e.wifi, at: 29 + o)
         try s.bind(e.startsSegment, at: 30 + o)
+        try s.bind(e.monitoring?.rawValue, at: 31 + o)
+        try s.bind(e.trigger?.rawValue, at: 32 + o)
     }
 
     static func readEntry(_ s: Statement) -> Entry {
@@ -213,7 +215,9 @@ extension Store {
             courseAccuracy: s.double(at: 24), motion: s.string(at: 25).flatMap(Store.decodeMotion),
             batteryState: s.string(at: 26).flatMap(BatteryState.init(rawValue:)), batteryLevel: s.double(at: 27),
             deviceID: s.string(at: 28), wifi: s.string(at: 29),
-            startsSegment: s.requiredInt64(at: 30) == 1)
+            startsSegment: s.requiredInt64(at: 30) == 1,
+            monitoring: s.int(at: 31).flatMap(MonitoringMode.init(rawValue:)),
+            trigger: s.string(at: 32).flatMap(ReportTrigger.init(rawValue:)))
     }
 
     /// Overland's motion list as the JSON array text the Motion column holds.

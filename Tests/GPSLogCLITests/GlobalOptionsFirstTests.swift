@@ -62,6 +62,7 @@ struct GlobalOptionsFirstTests {
                 "\(recorder.stderr)")
             try await expectOK(["status"], "Live")
             try await expectOK(["mark", "Buoy"])
+            try await expectOK(["monitoring"], "interval")
             let sendNow = try await gpslog(db, ["send-now"])
             #expect(sendNow.status == 1 && sendNow.stderr.contains("the recorder is not sending"), "\(sendNow.stderr)")
             covered.insert("send-now")

@@ -27,6 +27,7 @@ extension GPSLog {
         @Option(help: "Where fixes come from.") var source: String = SourceSpec.defaultSource.text
         @OptionGroup(title: "Source") var sourceOptions: RecordSourceOptions
         @OptionGroup(title: "Sampling") var sampling: SamplingOptions
+        @OptionGroup(title: "Monitoring (OwnTracks)") var monitoring: MonitoringOptions
         @Option(help: ArgumentHelp("Trip mode.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
         var mode: TripMode?
         @OptionGroup(title: "Addresses") var geocoding: RecordGeocodingOptions
@@ -36,12 +37,14 @@ extension GPSLog {
 
         func validate() throws {
             do { _ = try SourceSpec.parse(source) } catch { throw ValidationError(error.localizedDescription) }
+            try monitoring.validate(with: sampling)
         }
 
         func run() async throws {
             var plan = RecordingPlan(
                 databasePath: global.databasePath, naming: try sessions.naming(), mode: mode,
-                policy: sampling.policy(mode: mode), splits: try sessions.rules(), source: try SourceSpec.parse(source),
+                policy: monitoring.applied(to: sampling.policy(mode: mode)), splits: try sessions.rules(),
+                source: try SourceSpec.parse(source),
                 geocoding: geocoding.plan, sending: try sending.plan)
             plan.watchdog = sourceOptions.plan
             plan.commitEvery = commits.interval
@@ -54,7 +57,10 @@ extension GPSLog {
                     "Recorded '\(session.name.visible)' (\(session.shortID))\(earlier): \(entries) entries, \(marks) marks, \(Format.distance(distance))."
                 )
             case .noFix:
-                print("No fix arrived: no session was recorded.")
+                print(
+                    monitoring.monitoring == nil
+                        ? "No fix arrived: no session was recorded."
+                        : "No entry was recorded (the monitoring mode asked for none, or no fix arrived): no session.")
             }
         }
     }

@@ -33,6 +33,7 @@ public enum OwnTracksMessage {
         var tst: Double
         var acc, alt, vac, vel, cog, batt: Double?
         var t: String?
+        var m: Int?
     }
 
     /// The location in one message's JSON, nil for other `_type`s; a bad value throws `ImportError` naming its
@@ -42,7 +43,8 @@ public enum OwnTracksMessage {
     }
 
     /// The location in a decoded message, nil for other `_type`s. `vel` is km/h, `tst` integer Unix seconds; `t: u`
-    /// marks a user-triggered report as a mark.
+    /// marks a user-triggered report as a mark. `t` and `m` are kept (`Entry.trigger`, `Entry.monitoring`) when they
+    /// are values OwnTracks defines, and ignored when not.
     public static func location(_ body: Body, source: String, line: Int) throws -> Entry? {
         guard let l = body.location else { return nil }
         guard Geo.latitudeRange.contains(l.lat) else {
@@ -68,6 +70,8 @@ public enum OwnTracksMessage {
         e.course = l.cog.flatMap { $0 >= 0 && $0.isFinite ? Geo.normalizedDegrees($0) : nil }
         e.batteryLevel = l.batt.flatMap { $0 >= 0 && $0 <= 100 ? $0 / 100 : nil }
         if l.t == "u" { e.marked = true }
+        e.trigger = l.t.flatMap(ReportTrigger.init(rawValue:))
+        e.monitoring = l.m.flatMap(MonitoringMode.init(rawValue:))
         return e
     }
 }

@@ -3,8 +3,10 @@ import GPSLogModel
 
 /// OwnTracks `_type: location` messages, one per line, or in the OwnTracks Recorder's `.rec` layout
 /// (`ISO-time<TAB>*<padding to 18><TAB>JSON`). `tst` is Unix seconds (not Overland's 2001-based bug), `vel` km/h;
-/// `acc`, `alt`, `cog`, `vac` and `vel` are written only when not zero, as the OwnTracks apps do. Marks carry
-/// `"t":"u"` (a user-triggered report).
+/// `acc`, `alt`, `cog`, `vac` and `vel` are written only when not zero, as the OwnTracks apps do. `t` says what made
+/// the entry (`Entry.trigger`; marks recorded before triggers were kept carry `"t":"u"`, a user-triggered report),
+/// and `m` the monitoring mode it was recorded in, for the two modes OwnTracks' format has numbers for
+/// (1 significant, 2 move).
 public struct OwnTracksWriter: TrackWriter {
     public enum Layout: Sendable { case jsonLines, recorder }
 
@@ -70,7 +72,14 @@ public struct OwnTracksWriter: TrackWriter {
             JSONText.appendRaw(#","batt":"#, to: &b)
             JSONText.appendInt(Int64((level * 100).rounded()), to: &b)
         }
-        if e.marked { JSONText.appendRaw(#","t":"u""#, to: &b) }
+        if let trigger = e.trigger ?? (e.marked ? .user : nil) {
+            JSONText.appendRaw(#","t":"#, to: &b)
+            JSONText.appendString(trigger.rawValue, to: &b)
+        }
+        if let mode = e.monitoring, mode == .significant || mode == .move {
+            JSONText.appendRaw(#","m":"#, to: &b)
+            JSONText.appendInt(Int64(mode.rawValue), to: &b)
+        }
         if let userDevice {
             JSONText.appendRaw(#","topic":"#, to: &b)
             JSONText.appendString("owntracks/" + userDevice, to: &b)

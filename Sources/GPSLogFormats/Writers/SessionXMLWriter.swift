@@ -62,6 +62,8 @@ public struct SessionXMLWriter: TrackWriter {
         try attr("Wifi", e.wifi)
         // Only when set: GPS Log's own files have no such attribute.
         if e.startsSegment { try attr("StartsSegment", "true") }
+        try attr("Monitoring", e.monitoring?.name)
+        try attr("ReportTrigger", e.trigger?.rawValue)
         // The address is text content: it can be long and hold line breaks.
         if let address = e.address { try w.element("Address", address) }
         try w.endElement()

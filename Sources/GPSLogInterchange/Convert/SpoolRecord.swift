@@ -8,7 +8,7 @@ enum SpoolRecord {
     private enum Bit: Int {
         case altitude, horizontalAccuracy, verticalAccuracy, speed, course, heading, headingTime, satellites, hdop, vdop
         case pdop, fixMode, speedAccuracy, courseAccuracy, batteryLevel, address, label, motion, batteryState, deviceID
-        case wifi, marked, isHeadingChanged, startsSegment
+        case wifi, marked, isHeadingChanged, startsSegment, monitoring, trigger
     }
 
     @inline(__always) private static func put<T>(_ value: T, _ out: inout [UInt8]) {
@@ -52,6 +52,8 @@ enum SpoolRecord {
         has(.marked, e.marked)
         has(.isHeadingChanged, e.isHeadingChanged)
         has(.startsSegment, e.startsSegment)
+        has(.monitoring, e.monitoring != nil)
+        has(.trigger, e.trigger != nil)
         put(UInt32(0), &out)
         put(mask, &out)
         put(e.key ?? 0, &out)
@@ -81,6 +83,8 @@ enum SpoolRecord {
         if let v = e.batteryState { put(v.rawValue, &out) }
         if let v = e.deviceID { put(v, &out) }
         if let v = e.wifi { put(v, &out) }
+        if let v = e.monitoring { put(Int64(v.rawValue), &out) }
+        if let v = e.trigger { put(v.rawValue, &out) }
         let size = UInt32(out.count - start)
         withUnsafeBytes(of: size) { b in for i in 0..<4 { out[start + i] = b[i] } }
     }
@@ -138,6 +142,8 @@ enum SpoolRecord {
         if has(.batteryState) { e.batteryState = BatteryState(rawValue: text()) }
         if has(.deviceID) { e.deviceID = text() }
         if has(.wifi) { e.wifi = text() }
+        if has(.monitoring) { e.monitoring = MonitoringMode(rawValue: Int(take(Int64.self))) }
+        if has(.trigger) { e.trigger = ReportTrigger(rawValue: text()) }
         return (e, size)
     }
 }

@@ -119,6 +119,8 @@ public struct SessionXMLImporter {
                     e.deviceID = attribute("DeviceID")
                     e.wifi = attribute("Wifi")
                     e.startsSegment = attribute("StartsSegment") == "true"
+                    e.monitoring = attribute("Monitoring").flatMap(MonitoringMode.init(name:))
+                    e.trigger = attribute("ReportTrigger").flatMap(ReportTrigger.init(rawValue:))
                     // Refused here, naming the line, rather than by the database, which can name only the entry.
                     if let rule = Store.brokenRule(e) {
                         throw ImportError.malformed(
