@@ -16,7 +16,8 @@ public struct GPSLog: AsyncParsableCommand {
         groupedSubcommands: [
             CommandGroup(
                 name: "Recording", subcommands: [Record.self, Mark.self, Status.self, Stop.self, Monitoring.self]),
-            CommandGroup(name: "Sessions", subcommands: [Sessions.self, Show.self, Rename.self, Delete.self]),
+            CommandGroup(
+                name: "Sessions", subcommands: [Sessions.self, Show.self, Visits.self, Rename.self, Delete.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Import.self, Convert.self]),
             CommandGroup(name: "Addresses", subcommands: [Geocode.self]),
             CommandGroup(name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self]),

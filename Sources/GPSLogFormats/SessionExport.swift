@@ -11,6 +11,8 @@ public protocol SessionSource: AnyObject {
     func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void)
         throws
+    /// A session's visits by arrival (a few a day).
+    func visits(of sessionID: String) throws -> [Visit]
 }
 
 extension SessionSource {
@@ -50,6 +52,13 @@ public struct SessionExport {
     /// The marks in time order (within the time range), streamed.
     public func forEachMark(_ body: (Entry) throws -> Void) throws {
         try store.forEachMark(of: session.id, from: from, to: to, body)
+    }
+
+    /// The visits that began within the time range, by arrival.
+    public func visits() throws -> [Visit] {
+        try store.visits(of: session.id).filter { v in
+            (from.map { v.arrival >= $0 } ?? true) && (to.map { v.arrival <= $0 } ?? true)
+        }
     }
 
     /// Every row in time order: track points, marks and heading changes (within the time range). `.track` fields

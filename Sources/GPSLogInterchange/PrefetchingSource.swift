@@ -30,6 +30,8 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
         try base.forEachMark(of: sessionID, from: from, to: to, body)
     }
 
+    public func visits(of sessionID: String) throws -> [Visit] { try base.visits(of: sessionID) }
+
     public func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
     ) throws {

@@ -41,13 +41,22 @@ public struct SessionWriter {
     private var lastTrackPoint: (latitude: Double, longitude: Double)?
     /// The source lost its receiver and got it back: the next location row starts a track segment.
     private var resumed = false
+    /// The automatic pause and visits (`record --pause-when-stopped`, `--visits`); nil when neither is on.
+    public private(set) var stays: StayWatcher?
+    /// What the stay watcher saw at the last fix (for the recorder's log).
+    public private(set) var stayEvents: [StayEvent] = []
+    /// Tracking events and visit changes waiting for the next flush.
+    private var pendingStays: [StayEvent] = []
+    /// The stored visit still under way (its departure updates that row).
+    private var openVisitKey: Int64?
 
     /// - Parameters:
     ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
     ///   - splits: when to start a new session (the recorder's); nil: one session.
+    ///   - stays: the automatic pause and visits; nil: neither.
     public init(
         store: Store, naming: SessionNaming, mode: TripMode? = nil, policy: SamplingPolicy, splits: SplitRules? = nil,
-        sessionID: String? = nil
+        stays: StayRules? = nil, sessionID: String? = nil
     ) {
         self.store = store
         self.naming = naming
@@ -56,6 +65,7 @@ public struct SessionWriter {
         sampler = Sampler(policy: policy, seed: sessionID.map(SplitMix64.seed(from:)))
         gate = FixGate(maxSpeed: policy.maxSpeed)
         splitter = splits.flatMap { $0.splits ? SessionSplitter(rules: $0, policy: policy) : nil }
+        self.stays = stays.flatMap { $0.watches ? StayWatcher(rules: $0, policy: policy) : nil }
     }
 
     /// A writer of one session named `name`.
@@ -78,16 +88,35 @@ public struct SessionWriter {
     /// What the gate refused in the current session.
     public var dropped: DroppedFixes { gate.dropped - droppedBefore }
 
-    /// Takes a fix: through the gate, then (starting a new session first when the splitter says so) the sampler.
-    /// Creates the session at the first stored fix.
+    /// Takes a fix: through the gate, then (starting a new session first when the splitter says so) the stay
+    /// watcher, then, unless the automatic pause holds, the sampler. Creates the session at the first stored fix.
     public mutating func add(_ fix: Fix) throws {
         var gate = self.gate
         defer { self.gate = gate }
+        stayEvents = []
         try gate.admit(fix) { fix, moved, dropped in
             if moved { sampler.startOver() }
             if let reason = splitter?.check(fix), session != nil { try split(reason, dropped: dropped) }
+            if stays != nil {
+                let events = stays!.add(fix)
+                try record(events, at: fix)
+                if stays!.isPaused {
+                    sampler.observe(fix)
+                    return
+                }
+            }
             try apply(sampler.add(fix))
         }
+    }
+
+    /// Queues the stay watcher's events for the next flush; a resume starts a new segment, as a source that came
+    /// back does.
+    private mutating func record(_ events: [StayEvent], at fix: Fix) throws {
+        guard !events.isEmpty else { return }
+        try ensureSession(start: fix.time)
+        stayEvents += events
+        pendingStays += events
+        if events.contains(where: { if case .resumed = $0 { true } else { false } }) { sourceResumed() }
     }
 
     /// Ends the current session and gets ready for the next, which the fix being added opens.
@@ -184,14 +213,19 @@ public struct SessionWriter {
     /// - Returns: the rows stored, with their keys.
     @discardableResult
     public mutating func flush() throws -> [Entry] {
-        guard let session, !pending.isEmpty || flushedLastNeedsUpdate else { return [] }
+        guard let session, !pending.isEmpty || flushedLastNeedsUpdate || !pendingStays.isEmpty else { return [] }
         let batch = pending
         let update = flushedLastNeedsUpdate ? flushedLast : nil
+        let stayEvents = pendingStays
+        var openVisit = openVisitKey
         let write = { [store] () throws -> [Int64] in
             if let update { try store.setInstanceCount(entryKey: update.key, to: update.count) }
+            try Self.store(stayEvents, in: store, session: session.id, openVisit: &openVisit)
             return try store.appendInTransaction(batch, to: session.id)
         }
         let keys = try store.writeJoiningTransaction(write)
+        openVisitKey = openVisit
+        pendingStays.removeAll()
         flushedLastNeedsUpdate = false
         if let i = batch.lastIndex(where: { !$0.isHeadingChanged && !$0.marked }) {
             flushedLast = (keys[i], batch[i].instanceCount)
@@ -202,6 +236,26 @@ public struct SessionWriter {
             var e = entry
             e.key = key
             return e
+        }
+    }
+
+    /// Writes the stay watcher's events: pauses and resumes as tracking events, an arrival as a new visit row
+    /// (whose key `openVisit` keeps), a departure into that row.
+    private static func store(_ events: [StayEvent], in store: Store, session: String, openVisit: inout Int64?) throws {
+        for event in events {
+            switch event {
+            case .paused(let fix), .resumed(let fix):
+                let action: TrackingAction = if case .paused = event { .paused } else { .resumed }
+                try store.addTrackingEvent(
+                    TrackingEvent(action: action, time: fix.time, latitude: fix.latitude, longitude: fix.longitude),
+                    to: session)
+            case .arrived(let visit):
+                openVisit = try store.addVisit(visit, to: session)
+            case .departed(var visit):
+                visit.key = openVisit
+                try store.setDeparture(of: visit)
+                openVisit = nil
+            }
         }
     }
 

@@ -189,4 +189,8 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var sourceState: SourceState?
     /// OwnTracks' monitoring mode (`quiet`, `manual`, `significant`, `move`); nil: GPS Log's interval sampling.
     public var monitoring: String?
+    /// Since when (fix time) the automatic pause holds; nil when not paused.
+    public var pausedSince: String?
+    /// Since when (fix time) the receiver has been at the visit under way; nil when none.
+    public var visitSince: String?
 }

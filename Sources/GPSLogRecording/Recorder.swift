@@ -46,11 +46,12 @@ public actor Recorder {
     ///   - thread: where the recorder's work runs (the caller shuts it down after `finish`).
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
-        splits: SplitRules? = nil, source: any FixSource, thread: StoreThread, logger: Logger,
-        commitEvery: Duration = Recorder.defaultCommitEvery
+        splits: SplitRules? = nil, stays: StayRules? = nil, source: any FixSource, thread: StoreThread,
+        logger: Logger, commitEvery: Duration = Recorder.defaultCommitEvery
     ) throws {
         let store = try Store(path: databasePath)
-        writer = SessionWriter(store: store, naming: naming, mode: mode, policy: policy, splits: splits)
+        writer = SessionWriter(
+            store: store, naming: naming, mode: mode, policy: policy, splits: splits, stays: stays)
         self.source = source
         self.thread = thread
         self.logger = logger
@@ -97,6 +98,7 @@ public actor Recorder {
                     "session '\(ended.name)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (\(Self.words(reason)))"
                 )
             }
+            for event in writer.stayEvents { logger.info("\(Self.words(event))") }
             if let session = writer.session, sessionIDs.last != session.id {
                 sessionIDs.append(session.id)
                 let verb = hadSession || sessionIDs.count > 1 ? "now recording" : "recording"
@@ -177,7 +179,9 @@ public actor Recorder {
             distanceMeters: (writer.distance * 10).rounded() / 10,
             connected: stats.connected, addresses: addresses, sending: sending,
             droppedFixes: writer.gate.dropped, sessions: sessionIDs.count,
-            monitoring: writer.sampler.policy.monitoring?.name)
+            monitoring: writer.sampler.policy.monitoring?.name,
+            pausedSince: writer.stays?.pausedAt?.time.iso8601(),
+            visitSince: writer.stays?.visit?.arrival.iso8601())
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.
@@ -190,6 +194,22 @@ public actor Recorder {
     public func finish() throws -> Session? {
         try writer.finish()
         return writer.session
+    }
+
+    static func words(_ event: StayEvent) -> String {
+        func place(_ fix: Fix) -> String { String(format: "%.5f, %.5f", fix.latitude, fix.longitude) }
+        switch event {
+        case .paused(let fix):
+            return "paused: standing still since the --pause-when-stopped time; no entries until the receiver "
+                + "leaves \(place(fix)) by the resume radius (\(fix.time.iso8601()))"
+        case .resumed(let fix): return "resumed: left the pause's geofence at \(place(fix)) (\(fix.time.iso8601()))"
+        case .arrived(let visit):
+            return String(format: "visit: arrived at %.5f, %.5f at ", visit.latitude, visit.longitude)
+                + visit.arrival.iso8601()
+        case .departed(let visit):
+            return String(format: "visit: left %.5f, %.5f at ", visit.latitude, visit.longitude)
+                + (visit.departure?.iso8601() ?? "?")
+        }
     }
 
     static func words(_ reason: SplitReason) -> String {

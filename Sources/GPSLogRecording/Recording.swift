@@ -27,6 +27,8 @@ public struct RecordingPlan: Sendable {
     public var watchdog: Duration? = GPSDSource.defaultWatchdog
     /// How long entries may wait for their commit (`--commit-every`): what a kill -9 can lose.
     public var commitEvery: Duration = Recorder.defaultCommitEvery
+    /// The automatic pause and visits (`--pause-when-stopped`, `--resume-radius`, `--visits`); nil: neither.
+    public var stays: StayRules?
 
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
@@ -99,7 +101,7 @@ public enum Recording {
         let threads = (recorder: StoreThread(), addresses: StoreThread(), sender: StoreThread())
         let recorder = try Recorder(
             databasePath: path, naming: plan.naming, mode: plan.mode, policy: plan.policy, splits: plan.splits,
-            source: source, thread: threads.recorder, logger: logger, commitEvery: plan.commitEvery)
+            stays: plan.stays, source: source, thread: threads.recorder, logger: logger, commitEvery: plan.commitEvery)
         let addresses = try plan.geocoding.map { g -> Task<Void, Never> in
             let made = try g.provider.make(contact: g.contact)
             if let notice = made.notice { logger.notice("\(notice)") }

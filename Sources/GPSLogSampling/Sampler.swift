@@ -84,6 +84,13 @@ public struct Sampler: Sendable {
         return .newEntry(entry)
     }
 
+    /// Takes a fix without sampling it (the automatic pause): it becomes the freshest fix, which a mark marks.
+    public mutating func observe(_ fix: Fix) {
+        guard fix.hasPlausiblePosition else { return }
+        if let last = lastAcceptedTime, fix.time < last { return }
+        freshestFix = fix
+    }
+
     /// OwnTracks' rules: move writes an entry once the position moved `locatorDisplacement` or `locatorInterval`
     /// passed (with `.both`, once both hold); significant once at least 500 m moved and 5 minutes passed, and a ping
     /// when `pingInterval` passed without one; quiet and manual write nothing of their own. The first fix of a

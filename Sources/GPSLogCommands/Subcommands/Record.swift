@@ -28,6 +28,7 @@ extension GPSLog {
         @OptionGroup(title: "Source") var sourceOptions: RecordSourceOptions
         @OptionGroup(title: "Sampling") var sampling: SamplingOptions
         @OptionGroup(title: "Monitoring (OwnTracks)") var monitoring: MonitoringOptions
+        @OptionGroup(title: "Pause and visits (Overland)") var stays: StayOptions
         @Option(help: ArgumentHelp("Trip mode.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
         var mode: TripMode?
         @OptionGroup(title: "Addresses") var geocoding: RecordGeocodingOptions
@@ -48,6 +49,7 @@ extension GPSLog {
                 geocoding: geocoding.plan, sending: try sending.plan)
             plan.watchdog = sourceOptions.plan
             plan.commitEvery = commits.interval
+            plan.stays = stays.rules
             switch try await Recording.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
             {

@@ -49,6 +49,13 @@ extension GPSLog {
             if let v = summary.maxSpeed { lines.append(("Max speed", Format.speed(v))) }
             if let v = summary.averageSpeed { lines.append(("Average speed", Format.speed(v))) }
             if let dropped = summary.droppedFixes { lines.append(("Dropped fixes", dropped.summary)) }
+            let pauses = try store.trackingEvents(of: found.id).filter { $0.action == .paused }
+            if !pauses.isEmpty {
+                lines.append(
+                    ("Paused", "\(pauses.count) times (--pause-when-stopped), first at \(Format.time(pauses[0].time))"))
+            }
+            let visits = try store.visits(of: found.id).count
+            if visits > 0 { lines.append(("Visits", "\(visits) (gpslog visits)")) }
             let width = lines.map(\.0.count).max() ?? 0
             for (key, value) in lines {
                 print(key + ":" + String(repeating: " ", count: width - key.count + 1) + value)

@@ -55,6 +55,8 @@ enum StatusText {
         if let v = s.speed { lines.append(("Speed", Format.speed(v))) }
         lines.append(("Entries", "\(s.entries) (\(s.marks) marks) from \(s.fixesReceived) fixes"))
         lines.append(("Monitoring", s.monitoring.map { "\($0) (OwnTracks)" } ?? "interval sampling (GPS Log)"))
+        if let since = s.pausedSince { lines.append(("Paused", "since \(since) (resumes outside the geofence)")) }
+        if let since = s.visitSince { lines.append(("Visit", "here since \(since)")) }
         lines.append(("Bad sentences", "\(s.badSentences)"))
         if let dropped = s.droppedFixes { lines.append(("Dropped fixes", dropped.summary)) }
         if let n = s.sessions, n > 1 { lines.append(("Sessions", "\(n) recorded by this run (--split)")) }

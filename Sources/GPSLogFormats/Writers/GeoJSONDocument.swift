@@ -34,6 +34,32 @@ public struct GeoJSONDocument {
         try out.append { Self.appendMark(mark, of: session, to: &$0) }
     }
 
+    /// One visit of `session`: a Point at the place, `kind: visit`, its arrival, departure (null while still
+    /// there) and address, and its accuracy in metres.
+    public mutating func addVisit(_ visit: Visit, of session: Session) throws {
+        try separator()
+        try out.append { b in
+            JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":["#, to: &b)
+            DecimalText.append(visit.longitude, places: Precision.coordinate, to: &b)
+            b.append(UInt8(ascii: ","))
+            DecimalText.append(visit.latitude, places: Precision.coordinate, to: &b)
+            JSONText.appendRaw(#"]},"properties":{"kind":"visit","arrival":"#, to: &b)
+            JSONText.appendTime(visit.arrival, to: &b)
+            JSONText.appendRaw(#","departure":"#, to: &b)
+            if let departure = visit.departure {
+                JSONText.appendTime(departure, to: &b)
+            } else {
+                JSONText.appendRaw("null", to: &b)
+            }
+            JSONText.appendRaw(#","horizontal_accuracy":"#, to: &b)
+            DecimalText.append(visit.horizontalAccuracy, places: Precision.accuracy, to: &b)
+            JSONText.appendOptional("address", visit.address, to: &b)
+            JSONText.appendRaw(#","session":"#, to: &b)
+            JSONText.appendString(session.id, to: &b)
+            JSONText.appendRaw("}}", to: &b)
+        }
+    }
+
     /// Features set aside as they came (`convert`'s marks), each but the first after `featureSeparator`.
     public mutating func addFeatures(_ features: ScratchFile) throws {
         try separator()

@@ -3,7 +3,8 @@ import GPSLogModel
 
 /// GeoJSON (RFC 7946): a FeatureCollection with, per session, the track as a LineString (a MultiLineString where a
 /// time gap splits it) with per-vertex times in `properties.coordTimes` (the togeojson convention, nested per line
-/// for a MultiLineString), and each mark as a Point with its label and address. Longitude before latitude, at most
+/// for a MultiLineString), each mark as a Point with its label and address, and each visit (`record --visits`) as a
+/// Point with its arrival, departure and address. Longitude before latitude, at most
 /// 7 decimals; streamed in one pass over the track (times set aside in a scratch file) so memory stays flat.
 public struct GeoJSONWriter: TrackWriter {
     public init() {}
@@ -17,6 +18,7 @@ public struct GeoJSONWriter: TrackWriter {
             try s.forEachTrackPoint(fields: .track) { try track.add($0) }
             try document.addTrack(s.session, track)
             try s.forEachMark { try document.addMark($0, of: s.session) }
+            for visit in try s.visits() { try document.addVisit(visit, of: s.session) }
         }
         try document.end()
         try out.commit()

@@ -106,6 +106,9 @@ public final class TrackSpool: ImportTarget, SessionSource {
 
     // MARK: - SessionSource
 
+    /// None: a file being converted has entries only.
+    public func visits(of sessionID: String) throws -> [Visit] { [] }
+
     /// The session's marks in time order (they are in it: a session whose marks are not sets `needsSorting`).
     public func forEachMark(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void)
         throws

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+
+extension Store {
+    // MARK: - Tracking events (the automatic pause and its resume)
+
+    /// Stores what a recording did at a fix (`TrackingEvents`); returns the row's key.
+    @discardableResult
+    public func addTrackingEvent(_ event: TrackingEvent, to sessionID: String) throws -> Int64 {
+        try sqlite {
+            try database.run(
+                "INSERT INTO TrackingEvents (Session, Action, TimeStamp, Latitude, Longitude) VALUES (?, ?, ?, ?, ?)",
+                [
+                    .text(sessionID), .text(event.action.rawValue), .integer(event.time.milliseconds),
+                    .real(event.latitude), .real(event.longitude),
+                ])
+            return database.lastInsertRowID
+        }
+    }
+
+    /// A session's tracking events in time order (a few a day: read whole).
+    public func trackingEvents(of sessionID: String) throws -> [TrackingEvent] {
+        try sqlite {
+            let s = try database.cachedStatement(
+                """
+                SELECT Key, Action, TimeStamp, Latitude, Longitude FROM TrackingEvents
+                WHERE Session = ? ORDER BY TimeStamp, Key
+                """)
+            defer { s.reset() }
+            try s.bind(sessionID, at: 1)
+            var events: [TrackingEvent] = []
+            while try s.step() {
+                // The CHECK keeps Action to the known names.
+                guard let action = s.string(at: 1).flatMap(TrackingAction.init(rawValue:)) else { continue }
+                events.append(
+                    TrackingEvent(
+                        key: s.requiredInt64(at: 0), action: action,
+                        time: Timestamp(milliseconds: s.requiredInt64(at: 2)), latitude: s.requiredDouble(at: 3),
+                        longitude: s.requiredDouble(at: 4)))
+            }
+            return events
+        }
+    }
+
+    // MARK: - Visits
+
+    /// Stores a visit (at its arrival, usually without a departure yet); returns the row's key.
+    @discardableResult
+    public func addVisit(_ visit: Visit, to sessionID: String) throws -> Int64 {
+        try sqlite {
+            try database.run(
+                """
+                INSERT INTO Visits (Session, Latitude, Longitude, HorizontalAccuracy, ArrivalTime, DepartureTime, Address)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(sessionID), .real(visit.latitude), .real(visit.longitude), .real(visit.horizontalAccuracy),
+                    .integer(visit.arrival.milliseconds), SQLiteValue(visit.departure?.milliseconds),
+                    SQLiteValue(visit.address?.truncated(to: TextLimit.address)),
+                ])
+            return database.lastInsertRowID
+        }
+    }
+
+    /// Sets a stored visit's departure, and its place as measured over the whole stay.
+    public func setDeparture(of visit: Visit) throws {
+        guard let key = visit.key else { return }
+        try sqlite {
+            try database.run(
+                "UPDATE Visits SET DepartureTime = ?, Latitude = ?, Longitude = ?, HorizontalAccuracy = ? WHERE Key = ?",
+                [
+                    SQLiteValue(visit.departure?.milliseconds), .real(visit.latitude), .real(visit.longitude),
+                    .real(visit.horizontalAccuracy), .integer(key),
+                ])
+        }
+    }
+
+    /// Writes a visit's reverse-geocoded address.
+    public func setVisitAddress(_ address: String?, key: Int64) throws {
+        try sqlite {
+            try database.run(
+                "UPDATE Visits SET Address = ? WHERE Key = ?",
+                [SQLiteValue(address?.truncated(to: TextLimit.address)), .integer(key)])
+        }
+    }
+
+    /// A session's visits by arrival (a few a day: read whole).
+    public func visits(of sessionID: String) throws -> [Visit] {
+        try sqlite {
+            let s = try database.cachedStatement(
+                """
+                SELECT Key, Latitude, Longitude, HorizontalAccuracy, ArrivalTime, DepartureTime, Address FROM Visits
+                WHERE Session = ? ORDER BY ArrivalTime, Key
+                """)
+            defer { s.reset() }
+            try s.bind(sessionID, at: 1)
+            var visits: [Visit] = []
+            while try s.step() {
+                visits.append(
+                    Visit(
+                        key: s.requiredInt64(at: 0), latitude: s.requiredDouble(at: 1),
+                        longitude: s.requiredDouble(at: 2), horizontalAccuracy: s.requiredDouble(at: 3),
+                        arrival: Timestamp(milliseconds: s.requiredInt64(at: 4)),
+                        departure: s.int64(at: 5).map { Timestamp(milliseconds: $0) }, address: s.string(at: 6)))
+            }
+            return visits
+        }
+    }
+}
