@@ -143,6 +143,25 @@ public struct SessionWriter {
         sampler.policy.monitoring = mode
     }
 
+    /// Changes the sampling policy from the next fix on (a server's `set`: min distance, min time, accuracy).
+    public mutating func updatePolicy(_ change: (inout SamplingPolicy) -> Void) {
+        change(&sampler.policy)
+    }
+
+    /// Changes the automatic pause and visits from the next fix on (a server's `set`); nil or rules that watch
+    /// nothing turn both off.
+    public mutating func setStayRules(_ rules: StayRules?) {
+        guard let rules, rules.watches else {
+            stays = nil
+            return
+        }
+        if stays == nil {
+            stays = StayWatcher(rules: rules, policy: sampler.policy)
+        } else {
+            stays!.update(rules: rules)
+        }
+    }
+
     /// The source lost its receiver and has it back (a device reopened, gpsd reached again): the next location row
     /// starts a new track segment, however little time passed, and is stored whatever the sampler's distance and
     /// time filters say, so the segment has its first point.

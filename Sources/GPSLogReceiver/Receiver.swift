@@ -104,8 +104,10 @@ public struct Receiver: Sendable {
             case .overland(let body):
                 let batch = try OverlandPayload(body: body, source: "request")
                 let stored = try await sink.storeOverland(batch)
+                var extra = batch.visits.isEmpty ? "" : ", \(batch.visits.count) visit records"
+                if batch.skippedRecords > 0 { extra += ", \(batch.skippedRecords) other records skipped" }
                 logger.info(
-                    "stored \(stored.stored) of \(batch.entries.count) Overland locations in '\(stored.session)' (\(stored.duplicates) already there)"
+                    "stored \(stored.stored) of \(batch.entries.count) Overland locations in '\(stored.session)' (\(stored.duplicates) already there)\(extra)"
                 )
                 return json(.ok, #"{"result":"ok"}"#)
             case .ownTracks(let message):

@@ -21,21 +21,26 @@ actor ReceiverStore {
     func close() async { await thread.shutdown() }
 
     /// Stores an Overland batch: one session per device (`overland:DEVICE`), or per trip when the batch carries
-    /// one. Locations of several devices in one batch go to their own sessions, all in one transaction.
+    /// one. Locations of several devices in one batch go to their own sessions, all in one transaction. Visit
+    /// records go to the device's session's visits; other records (pause, resume, trips) are not locations and
+    /// are not stored.
     func storeOverland(_ payload: OverlandPayload) throws -> ReceivedOutcome {
-        var byDevice: [String: [Entry]] = [:]
-        for e in payload.entries { byDevice[e.deviceID ?? "overland", default: []].append(e) }
-        let batches = byDevice.sorted(by: { $0.key < $1.key }).map { device, entries in
+        var byDevice: [String: (entries: [Entry], visits: [Visit])] = [:]
+        for e in payload.entries { byDevice[e.deviceID ?? "overland", default: ([], [])].entries.append(e) }
+        for (device, visit) in payload.visits { byDevice[device ?? "overland", default: ([], [])].visits.append(visit) }
+        let batches = byDevice.sorted(by: { $0.key < $1.key }).map { device, received in
             var receiver = "overland:" + device
             var name = device
             if let start = payload.tripStart {
                 receiver += " trip " + start.iso8601()
                 name += " trip " + start.iso8601()
             }
-            let first = entries.map(\.time).min()!
-            return ReceivedBatch(
+            let first = (received.entries.map(\.time) + received.visits.map(\.arrival)).min()!
+            var batch = ReceivedBatch(
                 receiver: receiver, name: name, start: min(first, payload.tripStart ?? first), mode: payload.mode,
-                entries: entries)
+                entries: received.entries)
+            batch.visits = received.visits
+            return batch
         }
         return try store.storeReceived(batches)
     }

@@ -193,4 +193,6 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var pausedSince: String?
     /// Since when (fix time) the receiver has been at the visit under way; nil when none.
     public var visitSince: String?
+    /// The sampling rules in force (a server's `set` changes them while recording).
+    public var sampling: SamplingStatus?
 }

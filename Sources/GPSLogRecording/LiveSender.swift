@@ -14,20 +14,31 @@ actor LiveSender {
     private let thread: StoreThread
     private let databasePath: String
     private let destination: Destination
-    private let options: Uploader.Options
+    /// Batch size and logging mode: a server's `set` changes them.
+    private var options: Uploader.Options
+    /// How often to send; nil: only on `send-now` and at the end. A server's `send_interval` changes it.
+    private(set) var interval: Duration?
+    /// Accept a server's `send_interval: off` and `tracking_mode: off` (`--allow-remote-off`).
+    private let allowRemoteOff: Bool
+    /// Keys a server sent that mean nothing here, said once each.
+    private var saidNotApplicable: Set<String> = []
+    /// The last send ended early at an answer with `set` (applied before the next batch).
+    private var settingsArrived = false
     private let recorder: Recorder
     private let logger: Logger
     private var inFlight: Task<SendingStatus, Never>?
     private var status: SendingStatus
 
     init(
-        databasePath: String, destination: Destination, options: Uploader.Options, recorder: Recorder,
-        thread: StoreThread, logger: Logger
+        databasePath: String, destination: Destination, options: Uploader.Options, interval: Duration?,
+        allowRemoteOff: Bool = false, recorder: Recorder, thread: StoreThread, logger: Logger
     ) {
         self.thread = thread
         self.databasePath = databasePath
         self.destination = destination
         self.options = options
+        self.interval = interval
+        self.allowRemoteOff = allowRemoteOff
         self.recorder = recorder
         self.logger = logger
         status = SendingStatus(destination: destination.displayURL)
@@ -69,8 +80,19 @@ actor LiveSender {
             status.queued = report.queued
             status.lastSentAt = report.lastSentAt
             status.lastError = nil
-            if report.sent > 0 {
-                logger.debug("sent \(report.sent) points in \(report.batches) batches to \(report.destination)")
+            status.records += report.records
+            status.skipped += report.skipped
+            if report.sent > 0 || report.records > 0 {
+                logger.debug(
+                    "sent \(report.sent) points and \(report.records) records in \(report.batches) batches to \(report.destination)"
+                )
+            }
+            settingsArrived = !report.settings.isEmpty
+            if !report.settings.isEmpty {
+                let kept = await apply(report.settings, from: "server \(destination.displayURL)")
+                try store.saveServerSettings(
+                    kept, destination: destination.progressKey,
+                    at: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
             }
         } catch {
             let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
@@ -82,15 +104,82 @@ actor LiveSender {
         return status
     }
 
-    /// Sends every `interval` until cancelled, then once more (briefly) so the end of the track goes too.
-    nonisolated func start(every interval: Duration?) -> Task<Void, Never> {
+    /// Sends every `interval` until cancelled (re-read at each look: a server may change it), then once more
+    /// (briefly) so the end of the track goes too.
+    nonisolated func start() -> Task<Void, Never> {
         Task {
+            var last = ContinuousClock.now
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval ?? .seconds(1))
+                let interval = await self.interval
+                try? await Task.sleep(for: min(interval ?? .seconds(1), .milliseconds(250)))
                 if Task.isCancelled { break }
+                guard ContinuousClock.now - last >= interval ?? .seconds(1) else { continue }
+                last = .now
                 if interval != nil { _ = await self.send() } else { await self.refreshQueue() }
             }
         }
+    }
+
+    /// Applies the settings a server sent (`set`), or that were kept from the last run to this destination, and
+    /// logs each change (never the token: `origin` names the destination without it). Returns those to keep.
+    /// - Parameter explicit: `record` options given on the command line, which win over kept settings.
+    @discardableResult
+    func apply(_ settings: [ServerSetting], from origin: String, explicit: Set<String>? = nil) async
+        -> [ServerSetting]
+    {
+        var kept: [ServerSetting] = []
+        for setting in settings {
+            let said = "\(origin) set \(setting.path) \(setting.value.visible)"
+            switch RemoteChange.read(setting, allowRemoteOff: allowRemoteOff) {
+            case .change(let change):
+                if let explicit, explicit.contains(change.option) {
+                    logger.notice("\(said): --\(change.option) given on the command line wins")
+                    continue
+                }
+                let before: String?
+                switch change {
+                case .sendInterval(let d):
+                    before = SettingText.duration(interval)
+                    interval = d
+                case .batchSize(let n):
+                    before = String(options.batchSize)
+                    options.batchSize = n
+                case .loggingMode(let mode):
+                    before = options.loggingMode.rawValue
+                    options.loggingMode = mode
+                default:
+                    before = await recorder.apply(change)
+                }
+                logger.notice("\(said) (was \(before ?? "?"))")
+                status.interval = interval.map(SettingText.duration)
+                status.batchSize = options.batchSize
+                status.loggingMode = options.loggingMode.rawValue
+                kept.append(setting)
+            case .refused(let reason):
+                logger.warning("\(said): refused: \(reason)")
+            case .notApplicable(let reason):
+                if saidNotApplicable.insert(setting.path).inserted { logger.notice("\(said): not applied: \(reason)") }
+            case .invalid(let reason):
+                logger.warning("\(said): skipped: \(reason)")
+            }
+        }
+        await recorder.setSending(status)
+        return kept
+    }
+
+    /// At the start of a recording: applies what servers sent to this destination in earlier runs, below the
+    /// options given on the command line.
+    func applyKept(explicit: Set<String>) async {
+        guard let store = try? Store(path: databasePath) else { return }
+        defer { store.close() }
+        let kept = (try? store.serverSettings(destination: destination.progressKey)) ?? []
+        for (setting, time) in kept {
+            await apply([setting], from: "kept from the last run (\(time.iso8601())):", explicit: explicit)
+        }
+        status.interval = interval.map(SettingText.duration)
+        status.batchSize = options.batchSize
+        status.loggingMode = options.loggingMode.rawValue
+        await recorder.setSending(status)
     }
 
     /// Updates the queue count without sending (send interval off).
@@ -105,7 +194,9 @@ actor LiveSender {
 
     /// The last send, after the recording ended: what the server has not confirmed waits for `gpslog upload`.
     func finish() async -> SendingStatus {
-        let status = await send()
+        var status = await send()
+        // A `set` ends a send early so that it applies to the next batch: the rest goes now.
+        while settingsArrived && status.queued > 0 && status.lastError == nil { status = await send() }
         if status.queued > 0 {
             logger.warning(
                 "\(status.queued) points were not confirmed by \(destination.displayURL); `gpslog upload` with the same --url sends them"
@@ -127,6 +218,16 @@ public struct SendingStatus: Codable, Sendable, Equatable {
     public var lastSentAt: String?
     /// Why the last attempt failed, if it did (never holds the token).
     public var lastError: String?
+    /// Records (pause, resume, visits) the server confirmed in this run.
+    public var records = 0
+    /// Points passed over by logging mode `latest` or `owntracks` in this run (only the newest goes).
+    public var skipped = 0
+    /// The send interval in force (`1s`, `30s`); nil: off.
+    public var interval: String?
+    /// The batch size in force.
+    public var batchSize: Int?
+    /// The logging mode in force: `all`, `latest` or `owntracks`.
+    public var loggingMode: String?
 
     public init(
         destination: String, queued: Int = 0, sent: Int = 0, lastSentAt: String? = nil, lastError: String? = nil

@@ -158,6 +158,44 @@ public actor Recorder {
         return Self.name(of: writer.sampler.policy.monitoring)
     }
 
+    /// Applies a server's setting to the sampling (`min_distance`, `min_time`, `desired_accuracy`,
+    /// `tracking_mode`, `pause_automatically`, `resume_with_geofence`, `visit_tracking`) from the next fix on.
+    /// Returns the value it replaced, as text for the log; nil for a change that is not the recorder's.
+    func apply(_ change: RemoteChange) -> String? {
+        let policy = writer.sampler.policy
+        var rules = writer.stays?.rules ?? StayRules()
+        let before: String
+        switch change {
+        case .minDistance(let m):
+            before = SettingText.distance(policy.minDistance)
+            writer.updatePolicy { $0.minDistance = m }
+        case .minTime(let ms):
+            before = SettingText.milliseconds(policy.minTimeMilliseconds)
+            writer.updatePolicy { $0.minTimeMilliseconds = ms }
+        case .maxAccuracy(let m):
+            before = SettingText.distance(policy.maxAccuracy)
+            writer.updatePolicy { $0.maxAccuracy = m }
+        case .monitoring(let mode):
+            before = Self.name(of: policy.monitoring)
+            writer.setMonitoring(mode)
+        case .pause(let ms):
+            before = writer.stays?.rules.pauseAfterMilliseconds == nil ? "false" : "true"
+            rules.pauseAfterMilliseconds = ms
+            writer.setStayRules(rules)
+        case .resumeRadius(let m):
+            before = SettingText.distance(rules.resumeRadius)
+            rules.resumeRadius = m ?? max(policy.samePlaceRadius, 50)
+            writer.setStayRules(rules)
+        case .visits(let on):
+            before = rules.visits ? "true" : "false"
+            rules.visits = on
+            writer.setStayRules(rules)
+        case .sendInterval, .loggingMode, .batchSize:
+            return nil
+        }
+        return before
+    }
+
     /// The name `gpslog monitoring` takes for GPS Log's interval sampling.
     public static let intervalSampling = "interval"
 
@@ -181,7 +219,8 @@ public actor Recorder {
             droppedFixes: writer.gate.dropped, sessions: sessionIDs.count,
             monitoring: writer.sampler.policy.monitoring?.name,
             pausedSince: writer.stays?.pausedAt?.time.iso8601(),
-            visitSince: writer.stays?.visit?.arrival.iso8601())
+            visitSince: writer.stays?.visit?.arrival.iso8601(),
+            sampling: SamplingStatus(writer.sampler.policy, stays: writer.stays?.rules))
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.

@@ -64,6 +64,12 @@ public struct RecordingPlan: Sendable {
         public var options: Uploader.Options
         /// How often to send; nil: only on `gpslog send-now` and at the end.
         public var interval: Duration?
+        /// Accept a server's `send_interval: off` and `tracking_mode: off`, which leave a device that never calls
+        /// back (`--allow-remote-off`).
+        public var allowRemoteOff = false
+        /// The `record` options given on the command line (`min-distance`, `send-interval`, ...): they win over
+        /// the settings a server sent in an earlier run.
+        public var explicitOptions: Set<String> = []
         public init(destination: Destination, options: Uploader.Options, interval: Duration?) {
             self.destination = destination
             self.options = options
@@ -117,10 +123,11 @@ public enum Recording {
         }
         let sender = plan.sending.map {
             LiveSender(
-                databasePath: path, destination: $0.destination, options: $0.options, recorder: recorder,
-                thread: threads.sender, logger: logger)
+                databasePath: path, destination: $0.destination, options: $0.options, interval: $0.interval,
+                allowRemoteOff: $0.allowRemoteOff, recorder: recorder, thread: threads.sender, logger: logger)
         }
-        let sendLoop = sender?.start(every: plan.sending?.interval)
+        await sender?.applyKept(explicit: plan.sending?.explicitOptions ?? [])
+        let sendLoop = sender?.start()
 
         let session = try await RecordingRun(
             recorder: recorder, source: source, socketPath: ControlSocket.path(forDatabase: path), sender: sender,

@@ -49,7 +49,7 @@ public enum StayEvent: Sendable, Equatable {
 /// radius (the same-place radius, at least 50 m; a parked receiver under a poor sky wanders tens of metres). The
 /// pause ends only outside the resume radius around the fix that paused, as Overland's geofence does.
 public struct StayWatcher: Sendable {
-    public let rules: StayRules
+    public private(set) var rules: StayRules
     public let stopRadius: Double
     /// Where the pause began; nil while not paused.
     public private(set) var pausedAt: Fix?
@@ -85,6 +85,14 @@ public struct StayWatcher: Sendable {
     public init(rules: StayRules, policy: SamplingPolicy) {
         self.rules = rules
         stopRadius = max(policy.samePlaceRadius, 50)
+    }
+
+    /// Changes the rules from the next fix on (a server's `set`); a pause turned off ends at once, without a
+    /// resume record.
+    public mutating func update(rules: StayRules) {
+        self.rules = rules
+        if rules.pauseAfterMilliseconds == nil { pausedAt = nil }
+        if !rules.visits { visit = nil }
     }
 
     /// True while the automatic pause holds.

@@ -13,6 +13,8 @@ public struct ReceivedBatch: Sendable {
     public var mode: TripMode?
     /// The locations, in any order, with or without ids (missing ids are made from the location's time).
     public var entries: [Entry]
+    /// Overland's visit records: an arrival (no departure), then the same visit with its departure.
+    public var visits: [Visit] = []
 
     public init(receiver: String, name: String, start: Timestamp, mode: TripMode?, entries: [Entry]) {
         self.receiver = receiver
@@ -76,7 +78,8 @@ extension Store: ReceivedLocationStore {
             fresh.append(e)
         }
         _ = try appendInTransaction(fresh, to: session.id)
-        try fitSessionToEntries(session.id)
+        if !batch.entries.isEmpty { try fitSessionToEntries(session.id) }
+        for visit in batch.visits { try storeReceivedVisit(visit, session: session.id) }
         return ReceivedOutcome(
             session: session.name, stored: fresh.count, duplicates: batch.entries.count - fresh.count)
     }
@@ -92,6 +95,24 @@ extension Store: ReceivedLocationStore {
             let session = try createSession(name: name, start: start, mode: mode)
             try database.run("UPDATE Sessions SET Receiver = ? WHERE ID = ?", [.text(receiver), .text(session.id)])
             return session
+        }
+    }
+
+    /// Stores a received visit: a new row at its arrival, or the departure of the row with the same arrival (the
+    /// second record of a visit; a record sent twice changes nothing).
+    func storeReceivedVisit(_ visit: Visit, session: String) throws {
+        try sqlite {
+            let existing = try database.scalar(
+                "SELECT Key FROM Visits WHERE Session = ? AND ArrivalTime = ?",
+                [.text(session), .integer(visit.arrival.milliseconds)])?.int64
+            guard let key = existing else {
+                try addVisit(visit, to: session)
+                return
+            }
+            guard let departure = visit.departure else { return }
+            try database.run(
+                "UPDATE Visits SET DepartureTime = ? WHERE Key = ? AND DepartureTime IS NULL",
+                [.integer(departure.milliseconds), .integer(key)])
         }
     }
 

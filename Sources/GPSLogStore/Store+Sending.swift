@@ -101,11 +101,11 @@ extension Store {
         }
     }
 
-    /// Records a confirmed batch (one small transaction of its own).
+    /// Records a confirmed batch (one small transaction of its own, or the caller's).
     public func saveUploadProgress(_ p: UploadProgress, session: String, destination: String) throws {
         try sqlite {
             guard let last = p.last else { return }
-            try write {
+            try writeJoiningTransaction {
                 try database.run(
                     """
                     INSERT OR REPLACE INTO Uploads (Session, Destination, LastTimeStamp, LastKey, Sent, Batches, Distance, SentAt)

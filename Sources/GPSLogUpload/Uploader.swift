@@ -24,6 +24,12 @@ public struct UploadReport: Sendable, Codable, Equatable {
     public var queued = 0
     /// When the last batch was confirmed (ISO 8601), in this run or before.
     public var lastSentAt: String?
+    /// Records (pause, resume, visits) confirmed in this run.
+    public var records = 0
+    /// Track points passed over in this run by `--logging-mode latest` or `owntracks` (only the newest goes).
+    public var skipped = 0
+    /// What the server asked for in `set` (Overland's remote configuration) in this run, the last value of each key.
+    public var settings: [ServerSetting] = []
 
     public init(destination: String) { self.destination = destination }
 }
@@ -45,6 +51,11 @@ public final class Uploader {
         /// Seconds to wait for an answer.
         public var timeout = 30.0
         public var userAgent = "gpslog/0.1.0"
+        /// Overland's logging mode: every point in batches, or only the newest at each send.
+        public var loggingMode = LoggingMode.all
+        /// End the run after a batch whose answer carried `set`, so that the caller applies the settings before
+        /// the next batch (live sending); otherwise go on and report them at the end.
+        public var stopAtSettings = false
         public init() {}
     }
 
@@ -66,7 +77,9 @@ public final class Uploader {
             of: session.id, after: store.uploadProgress(session: session.id, destination: destination.progressKey).last)
     }
 
-    /// Sends what the destination has not confirmed of `session`.
+    /// Sends what the destination has not confirmed of `session`: its track points and, to an Overland
+    /// destination in logging mode `all`, its records (pause, resume, visits) not yet confirmed, mixed in by time;
+    /// records alone go when no point waits.
     /// - Parameter progress: called with (points confirmed in this run, points to send in this run).
     public func upload(
         session: Session, progress: ((Int, Int) -> Void)? = nil, isolation: isolated (any Actor)? = #isolation
@@ -79,13 +92,15 @@ public final class Uploader {
         var remaining = try store.countTrackPoints(of: session.id, after: state.last)
         let total = remaining
         report.queued = remaining
-        guard remaining > 0, let ends = try store.trackEnds(of: session.id) else { return report }
+        if options.loggingMode != .all {
+            return try await uploadNewest(session: session, state: state, report: report)
+        }
+        var records = try pendingRecords(of: session)
+        guard remaining > 0 || !records.isEmpty else { return report }
+        let ends = try store.trackEnds(of: session.id)
         var previous: Entry? = try state.last.flatMap { try store.trackPoint(key: $0.key) }
         let batchSize = destination.format == .owntracks ? 1 : max(1, options.batchSize)
         let writer = OverlandWriter(batchSize: batchSize, deviceID: destination.deviceID)
-        let userDevice = destination.deviceID.flatMap { $0.contains("/") ? $0 : nil }
-        let ownTracks = OwnTracksWriter(
-            trackerID: String((userDevice?.split(separator: "/").last ?? "gl").suffix(2)), userDevice: userDevice)
         progress?(0, total)
         while remaining > 0 {
             var batch: [Entry] = []
@@ -99,49 +114,123 @@ public final class Uploader {
                 previous = e
             }
             // The newest point now: a recording keeps adding them.
-            let latest = try store.trackEnds(of: session.id)?.last ?? ends.last
+            let latest = try store.trackEnds(of: session.id)?.last ?? ends?.last
+            let due = records.prefix { $0.time <= last.time }
             let body: [UInt8]
             var headers = HTTPHeaders()
             switch destination.format {
             case .overland:
                 let batchesLeft = (remaining + batchSize - 1) / batchSize
                 body = writer.batchBody(
-                    batch, session: session, start: ends.first, distance: distance,
+                    batch, records: Array(due), session: session, start: ends?.first, distance: distance,
                     current: batchesLeft > 2 ? latest : nil)
             case .owntracks:
-                var b: [UInt8] = []
-                ownTracks.appendMessage(last, to: &b)
-                body = b
-                if let userDevice {
-                    let parts = userDevice.split(separator: "/", maxSplits: 1)
-                    headers.add(name: "X-Limit-U", value: String(parts[0]))
-                    headers.add(name: "X-Limit-D", value: String(parts[1]))
-                }
+                body = ownTracksBody(last, headers: &headers)
             }
-            report.retries += try await post(body, to: destination.expandedURL(latest: latest), headers: headers)
+            let (retries, settings) = try await post(
+                body, to: destination.expandedURL(latest: latest), headers: headers)
+            report.retries += retries
+            report.merge(settings)
             state.last = (last.time.milliseconds, last.key ?? 0)
             state.sent += batch.count
             state.batches += 1
             state.distance = distance
             state.sentAt = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-            try store.saveUploadProgress(state, session: session.id, destination: key)
+            try store.saveUploadProgress(state, records: due.map(\.id), session: session.id, destination: key)
+            records.removeFirst(due.count)
+            report.records += due.count
             report.sent += batch.count
             report.batches += 1
             report.lastSentAt = state.sentAt?.iso8601()
             remaining = try store.countTrackPoints(of: session.id, after: state.last)
             report.queued = remaining
             progress?(report.sent, max(total, report.sent + remaining))
+            if options.stopAtSettings && !settings.isEmpty { return report }
+        }
+        // Records after the last point (or with no point waiting) go alone, as Overland sends a queue of records.
+        while !records.isEmpty {
+            let due = records.prefix(max(1, options.batchSize))
+            let body = writer.batchBody(
+                [], records: Array(due), session: session, start: ends?.first, distance: state.distance)
+            let (retries, settings) = try await post(
+                body, to: destination.expandedURL(latest: ends?.last), headers: HTTPHeaders())
+            report.retries += retries
+            report.merge(settings)
+            try store.saveUploadProgress(state, records: due.map(\.id), session: session.id, destination: key)
+            records.removeFirst(due.count)
+            report.records += due.count
+            report.batches += 1
+            if options.stopAtSettings && !settings.isEmpty { break }
         }
         return report
     }
 
+    /// The records of `session` this destination has not confirmed, in time order; none for OwnTracks, which has
+    /// no such messages.
+    func pendingRecords(of session: Session) throws -> [OverlandRecord] {
+        guard destination.format == .overland else { return [] }
+        let sent = try store.sentRecords(session: session.id, destination: destination.progressKey)
+        return OverlandRecord.records(
+            events: try store.trackingEvents(of: session.id), visits: try store.visits(of: session.id)
+        ).filter { !sent.contains($0.id) }
+    }
+
+    /// Logging modes `latest` and `owntracks`: one POST with the newest point (Overland's `{"locations":[p]}`, or
+    /// one OwnTracks message), then the cursor jumps to it; older unsent points are passed over, not deleted.
+    private func uploadNewest(
+        session: Session, state: UploadProgress, report: UploadReport, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> UploadReport {
+        var state = state
+        var report = report
+        guard report.queued > 0, let ends = try store.trackEnds(of: session.id) else { return report }
+        let newest = ends.last
+        var headers = HTTPHeaders()
+        let body: [UInt8]
+        if options.loggingMode == .owntracks {
+            body = ownTracksBody(newest, headers: &headers)
+        } else {
+            body = OverlandWriter(batchSize: 1, deviceID: destination.deviceID).batchBody(
+                [newest], session: session, start: ends.first, distance: state.distance)
+        }
+        let (retries, settings) = try await post(body, to: destination.expandedURL(latest: newest), headers: headers)
+        report.retries += retries
+        report.merge(settings)
+        report.skipped = report.queued - 1
+        state.last = (newest.time.milliseconds, newest.key ?? 0)
+        state.sent += 1
+        state.batches += 1
+        state.sentAt = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        try store.saveUploadProgress(state, session: session.id, destination: destination.progressKey)
+        report.sent = 1
+        report.batches = 1
+        report.lastSentAt = state.sentAt?.iso8601()
+        report.queued = try store.countTrackPoints(of: session.id, after: state.last)
+        return report
+    }
+
+    /// One OwnTracks location message (with `m` and `t`), and the X-Limit headers for `user/device`.
+    private func ownTracksBody(_ e: Entry, headers: inout HTTPHeaders) -> [UInt8] {
+        let userDevice = destination.deviceID.flatMap { $0.contains("/") ? $0 : nil }
+        let writer = OwnTracksWriter(
+            trackerID: String((userDevice?.split(separator: "/").last ?? "gl").suffix(2)), userDevice: userDevice)
+        var b: [UInt8] = []
+        writer.appendMessage(e, to: &b)
+        if let userDevice {
+            let parts = userDevice.split(separator: "/", maxSplits: 1)
+            headers.add(name: "X-Limit-U", value: String(parts[0]))
+            headers.add(name: "X-Limit-D", value: String(parts[1]))
+        }
+        return b
+    }
+
     // MARK: - HTTP
 
-    /// POSTs one body until the server confirms it. Returns the number of retries.
+    /// POSTs one body until the server confirms it. Returns the number of retries and the settings the answer
+    /// carried in `set` (only with `{"result":"ok"}`).
     /// - Throws: `UploadError.rejected` on a 4xx other than 429; `UploadError.gaveUp` after `maxAttempts`.
     private func post(
         _ body: [UInt8], to url: String, headers extra: HTTPHeaders, isolation: isolated (any Actor)? = #isolation
-    ) async throws -> Int {
+    ) async throws -> (retries: Int, settings: [ServerSetting]) {
         var delay = options.firstRetryDelay
         var reason = ""
         for attempt in 1...max(1, options.maxAttempts) {
@@ -171,7 +260,7 @@ public final class Uploader {
             let text = String(buffer: answer)
             switch HTTPAnswer(status: status) {
             case .success:
-                if confirms(text) { return attempt - 1 }
+                if confirms(text) { return (attempt - 1, ServerAnswer.settings(in: text)) }
                 reason = "HTTP \(status) without {\"result\":\"ok\"}: " + snippet(text)
             case .rateLimited, .serverError:
                 reason = "HTTP \(status)" + (text.isEmpty ? "" : ": " + snippet(text))
@@ -186,7 +275,7 @@ public final class Uploader {
 
     /// Overland counts a batch as sent only on `{"result":"ok"}`; OwnTracks on any 2xx.
     private func confirms(_ text: String) -> Bool {
-        if options.accept2xx || destination.format == .owntracks { return true }
+        if options.accept2xx || destination.format == .owntracks || options.loggingMode == .owntracks { return true }
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             return false
         }

@@ -73,6 +73,10 @@ enum StatusText {
         if let sending = s.sending {
             var text =
                 "\(sending.queued) queued for \(sending.destination), \(sending.sent) sent, last batch \(sending.lastSentAt ?? "never")"
+            if sending.records > 0 { text += ", \(sending.records) records" }
+            if let mode = sending.loggingMode, mode != "all" {
+                text += "; \(mode) only: \(sending.skipped) skipped"
+            }
             if let error = sending.lastError { text += "; last attempt failed: \(error)" }
             lines.append(("Sending", text))
         }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
+import GPSLogModel
+import GPSLogRecording
 import GPSLogStore
 import GPSLogUpload
 
@@ -52,10 +54,23 @@ extension GPSLog {
                 }
                 bar.finish()
                 reports.append(report)
+                let kept = ServerSettingsFilter.keepable(report.settings)
+                if !report.settings.isEmpty {
+                    try store.saveServerSettings(
+                        kept, destination: uploader.destination.progressKey,
+                        at: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
+                    let said = report.settings.map { "\($0.path) \($0.value.visible)" }.joined(separator: ", ")
+                    FileHandle.standardError.write(
+                        Data(
+                            "\(report.destination) set \(said); \(kept.count) kept for the next `record --send` to it\n"
+                                .utf8))
+                }
                 if !json {
                     var line =
                         "Uploaded '\(session.name)' to \(report.destination): \(report.sent) points in \(report.batches) batches"
                     if report.alreadySent > 0 { line += " (\(report.alreadySent) confirmed before)" }
+                    if report.records > 0 { line += ", \(report.records) records" }
+                    if report.skipped > 0 { line += ", \(report.skipped) older points passed over (--logging-mode)" }
                     if report.retries > 0 { line += ", \(report.retries) retries" }
                     print(line + ".")
                 }

@@ -134,6 +134,11 @@ struct LiveSendingOptions: ParsableArguments {
     var send: String?
     @Option(help: "How often to send: 1s, 5s, 30s, 5m, 30m..., or off (only on `gpslog send-now` and at the end).")
     var sendInterval: String = "30s"
+    @Flag(
+        help: ArgumentHelp(
+            "Accept a server's send_interval off and tracking_mode off (Overland's `set`), which leave a recorder "
+                + "that never calls the server again."))
+    var allowRemoteOff = false
     @OptionGroup var sending: SendingOptions
 
     func validate() throws {
@@ -152,10 +157,24 @@ struct LiveSendingOptions: ParsableArguments {
             var options = sending.uploaderOptions
             options.maxAttempts = min(options.maxAttempts, 3)
             options.maxRetryDelay = min(options.maxRetryDelay, 5)
-            return .init(
+            options.stopAtSettings = true
+            var plan = RecordingPlan.Sending(
                 destination: try sending.destination(url: send), options: options,
                 interval: DurationOption(argument: sendInterval).map { .milliseconds($0.milliseconds) })
+            plan.allowRemoteOff = allowRemoteOff
+            plan.explicitOptions = Self.givenOptions(CommandLine.arguments)
+            return plan
         }
+    }
+
+    /// The long options on a command line (`--min-distance 50`, `--min-distance=50`), without their dashes: those
+    /// win over the settings a server sent in an earlier run.
+    static func givenOptions(_ arguments: [String]) -> Set<String> {
+        Set(
+            arguments.prefix { $0 != "--" }.compactMap { arg in
+                guard arg.hasPrefix("--"), arg.count > 2 else { return nil }
+                return String(arg.dropFirst(2).prefix { $0 != "=" })
+            })
     }
 }
 

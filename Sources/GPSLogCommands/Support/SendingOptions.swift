@@ -18,6 +18,12 @@ struct SendingOptions: ParsableArguments {
         DurationOption(argument: "30s")!
     @Option(help: "Attempts per batch (network errors, timeouts, 5xx, 429 are retried with backoff).") var maxAttempts:
         Int = 10
+    @Option(
+        help: ArgumentHelp(
+            "Overland's logging mode: every point in batches (with pause, resume and visit records), or only the "
+                + "newest point at each send, as an Overland batch (for a URL template) or one OwnTracks message.",
+            valueName: "all|latest|owntracks"))
+    var loggingMode: String = LoggingMode.all.rawValue
 
     func validate() throws {
         _ = try resolvedToken()
@@ -27,6 +33,9 @@ struct SendingOptions: ParsableArguments {
         if batchSize < 1 || batchSize > 10_000 { throw ValidationError("--batch-size must be from 1 to 10000.") }
         if timeout.milliseconds <= 0 { throw ValidationError("--timeout must be positive.") }
         if maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1.") }
+        if LoggingMode(rawValue: loggingMode) == nil {
+            throw ValidationError("--logging-mode must be all, latest or owntracks.")
+        }
         if format == "owntracks", let d = deviceID, d.split(separator: "/").count != 2 {
             throw ValidationError("--device-id must be user/device for --format owntracks.")
         }
@@ -46,6 +55,7 @@ struct SendingOptions: ParsableArguments {
         o.accept2xx = accept2xx
         o.timeout = Double(timeout.milliseconds) / 1000
         o.maxAttempts = maxAttempts
+        o.loggingMode = LoggingMode(rawValue: loggingMode) ?? .all
         if let delay = ProcessInfo.processInfo.environment["GPSLOG_RETRY_DELAY"].flatMap(Double.init), delay >= 0 {
             o.firstRetryDelay = delay  // tests shorten the backoff; users need not
         }

@@ -12,6 +12,11 @@ public struct OverlandPayload: Sendable {
     public var mode: TripMode?
     /// `trip.start`, when the payload carries a trip.
     public var tripStart: Timestamp?
+    /// Overland's visit records (`action: visit`), with the device that sent each (nil: none named).
+    public var visits: [(deviceID: String?, visit: Visit)] = []
+    /// Records that are not locations and are not kept: the app's lifecycle actions (pause, resume, launch) and
+    /// finished trips (`type: trip`).
+    public var skippedRecords = 0
 
     /// - Parameter source: the file or request named in errors.
     public init(_ data: Data, source: String) throws {
@@ -33,6 +38,22 @@ public struct OverlandPayload: Sendable {
             try PayloadJSON.position(
                 latitude: lat, longitude: lon, field: field("geometry.coordinates"), source: source, line: 0)
             let props = feature.properties
+            // Records are told from locations as Overland's queue tells them: by `action`, and trips by `type`.
+            if props.action == "visit", let arrival = props.arrivalDate.flatMap({ Timestamp(iso8601: $0) }) {
+                let departure = props.departureDate.flatMap { Timestamp(iso8601: $0) }.flatMap {
+                    $0 >= arrival ? $0 : nil
+                }
+                let visit = Visit(
+                    latitude: lat, longitude: lon,
+                    horizontalAccuracy: props.horizontalAccuracy.flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } ?? 0,
+                    arrival: arrival, departure: departure)
+                visits.append((props.deviceID.flatMap { $0.isEmpty ? nil : $0 }, visit))
+                continue
+            }
+            if props.action != nil || props.type == "trip" {
+                skippedRecords += 1
+                continue
+            }
             guard let time = Timestamp(iso8601: props.timestamp) else {
                 throw ImportError.invalidValue(
                     file: source, line: 0, field: field("properties.timestamp"), value: props.timestamp)
@@ -110,9 +131,18 @@ public struct OverlandPayload: Sendable {
         public var batteryState: String?
         public var deviceID: String?
         public var wifi: String?
+        /// Set on Overland's records that are not locations (`paused_location_updates`, `visit`, ...).
+        public var action: String?
+        /// `trip` on Overland's finished-trip record.
+        public var type: String?
+        /// A visit record's arrival and departure (null while still there).
+        public var arrivalDate: String?
+        public var departureDate: String?
 
         private enum CodingKeys: String, CodingKey {
-            case timestamp, altitude, speed, course, motion, wifi
+            case timestamp, altitude, speed, course, motion, wifi, action, type
+            case arrivalDate = "arrival_date"
+            case departureDate = "departure_date"
             case horizontalAccuracy = "horizontal_accuracy"
             case verticalAccuracy = "vertical_accuracy"
             case speedAccuracy = "speed_accuracy"

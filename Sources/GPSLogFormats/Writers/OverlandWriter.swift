@@ -49,18 +49,35 @@ public struct OverlandWriter: TrackWriter {
         try out.write(batchBody(entries, session: session, start: start, distance: distance))
     }
 
-    /// One batch body, as bytes: the locations, `current` (the latest location, which Overland adds when more
-    /// than two batches wait, so the server sees where the device is now), and `trip` when the session has a mode.
-    public func batchBody(_ entries: [Entry], session: Session, start: Entry?, distance: Double, current: Entry? = nil)
-        -> [UInt8]
-    {
+    /// One batch body, as bytes: the locations, with `records` (pause, resume, visits) mixed in by time as the app
+    /// mixes them, `current` (the latest location, which Overland adds when more than two batches wait, so the
+    /// server sees where the device is now), and `trip` when the session has a mode.
+    public func batchBody(
+        _ entries: [Entry], records: [OverlandRecord] = [], session: Session, start: Entry?, distance: Double,
+        current: Entry? = nil
+    ) -> [UInt8] {
         var b: [UInt8] = []
-        b.reserveCapacity(entries.count * 420 + 600)
+        b.reserveCapacity(entries.count * 420 + records.count * 300 + 600)
         JSONText.appendRaw("{\"locations\":[", to: &b)
-        for (i, e) in entries.enumerated() {
-            if i > 0 { b.append(UInt8(ascii: ",")) }
+        var next = records.startIndex
+        var first = true
+        func separate() {
+            if !first { b.append(UInt8(ascii: ",")) }
+            first = false
             b.append(UInt8(ascii: "\n"))
+        }
+        for e in entries {
+            while next < records.endIndex && records[next].time <= e.time {
+                separate()
+                appendRecord(records[next], to: &b)
+                next += 1
+            }
+            separate()
             appendFeature(e, to: &b)
+        }
+        for r in records[next...] {
+            separate()
+            appendRecord(r, to: &b)
         }
         JSONText.appendRaw("\n]", to: &b)
         if let current {
@@ -84,14 +101,19 @@ public struct OverlandWriter: TrackWriter {
         return b
     }
 
+    /// A Point Feature up to its first property: `{"type":"Feature","geometry":...,"properties":{"timestamp":T`.
+    func appendFeatureStart(latitude: Double, longitude: Double, time: Timestamp, to b: inout [UInt8]) {
+        JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":["#, to: &b)
+        DecimalText.append(longitude, places: Precision.coordinate, to: &b)
+        b.append(UInt8(ascii: ","))
+        DecimalText.append(latitude, places: Precision.coordinate, to: &b)
+        JSONText.appendRaw(#"]},"properties":{"timestamp":"#, to: &b)
+        JSONText.appendTime(time, to: &b)
+    }
+
     /// One location Feature with Overland's properties.
     public func appendFeature(_ e: Entry, to b: inout [UInt8]) {
-        JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":["#, to: &b)
-        DecimalText.append(e.longitude, places: Precision.coordinate, to: &b)
-        b.append(UInt8(ascii: ","))
-        DecimalText.append(e.latitude, places: Precision.coordinate, to: &b)
-        JSONText.appendRaw(#"]},"properties":{"timestamp":"#, to: &b)
-        JSONText.appendTime(e.time, to: &b)
+        appendFeatureStart(latitude: e.latitude, longitude: e.longitude, time: e.time, to: &b)
         JSONText.appendOptional("altitude", e.altitude, places: Precision.altitude, to: &b)
         func number(_ key: StaticString, _ v: Double?, _ places: Int) {
             b.append(UInt8(ascii: ","))

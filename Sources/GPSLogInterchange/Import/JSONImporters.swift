@@ -5,8 +5,9 @@ import GPSLogModel
 import GPSLogStore
 
 /// Imports Overland batch bodies (`{"locations":[Feature, ...]}`, as the app POSTs them and `export --format
-/// overland` writes them): one session per file; features without a Point geometry (Overland's app-lifecycle
-/// records) are skipped; CoreLocation's -1 means unknown; `trip` gives the mode and start.
+/// overland` writes them): one session per file; features without a Point geometry and Overland's records (a
+/// `properties.action`, a `type: trip`) are not locations: visits are stored as the session's visits, the others
+/// skipped; CoreLocation's -1 means unknown; `trip` gives the mode and start.
 public struct OverlandImporter {
     public var name: String?
     public init() {}
@@ -29,7 +30,14 @@ public struct OverlandImporter {
                 e.id = sink.makeID(e.time)
                 try sink.add(e)
             }
-            return [try sink.finish()]
+            let result = try sink.finish()
+            // Visit records: an arrival, then the same visit with its departure; one row each.
+            var visits: [Timestamp: Visit] = [:]
+            for (_, v) in payload.visits where visits[v.arrival]?.departure == nil { visits[v.arrival] = v }
+            for v in visits.values.sorted(by: { $0.arrival < $1.arrival }) {
+                try store.addVisit(v, to: result.session.id)
+            }
+            return [result]
         }
     }
 }

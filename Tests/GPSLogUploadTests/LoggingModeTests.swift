@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogTestSupport
+import Testing
+
+@testable import GPSLogStore
+
+/// Overland's logging modes on `record --send`: `latest` sends only the newest point at each send (to a URL
+/// template), `owntracks` one OwnTracks message; the older points are passed over, and `status` counts them.
+@Suite(.serialized)
+struct LoggingModeTests {
+    static let hike = OverlandRecordsTests.hike
+
+    @Test(arguments: ["latest", "owntracks"])
+    func onlyTheNewestPointGoesAtEachSend(mode: String) async throws {
+        let server = ScriptedOverlandServer()
+        try await server.start()
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/latest.sqlite"
+            let run = try BackgroundGPSLog(
+                [
+                    "record", "--source", "replay:\(Self.hike)?speed=2000", "--geocode", "off", "--commit-every", "1s",
+                    "--visits",
+                    "--send", server.url + "?lat=%LAT&lon=%LON&ts=%TS", "--send-interval", "1s",
+                    "--logging-mode", mode,
+                ], database: db, folder: dir)
+            var skipped = 0
+            #expect(
+                try await waitUntilAsync(timeout: 60) {
+                    let r = try runGPSLog(["status", "--json"], database: db)
+                    let s = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+                    skipped = (s?["sending"] as? [String: Any])?["skipped"] as? Int ?? 0
+                    return skipped > 0
+                })
+            let text = try runGPSLog(["status"], database: db)
+            #expect(text.stdout.contains("\(mode) only:") && text.stdout.contains("skipped"), "\(text.stdout)")
+            #expect(await run.exitStatus(timeout: 120) == 0, "\(run.stderr)")
+            let points = try UploadTests.points(db)
+            #expect(server.log.count >= 2 && server.log.count < points.count / 10)
+            for request in server.log {
+                let lat: Double
+                let lon: Double
+                if mode == "latest" {
+                    // One location per request, no records, and the URL's parameters are that location's.
+                    #expect(request.features.count == 1 && request.records.isEmpty)
+                    let coordinates = try #require(
+                        (request.locations.first?["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+                    (lon, lat) = (coordinates[0], coordinates[1])
+                } else {
+                    let json = try #require(request.json)
+                    #expect(json["_type"] as? String == "location" && json["tst"] is Int)
+                    (lat, lon) = (try #require(json["lat"] as? Double), try #require(json["lon"] as? Double))
+                }
+                #expect(request.uri.contains("lat=\(String(format: "%.7f", lat))&lon=\(String(format: "%.7f", lon))"))
+            }
+            // The last request carried the last point: the cursor jumped to it.
+            let last = try #require(points.last)
+            let store = try Store(path: db)
+            defer { store.close() }
+            let cursor = try store.database.scalar("SELECT LastTimeStamp FROM Uploads")?.int64
+            #expect(cursor == last.time)
+        }
+        await server.stop()
+    }
+}

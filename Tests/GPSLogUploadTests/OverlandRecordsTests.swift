@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogTestSupport
+import Testing
+
+@testable import GPSLogStore
+
+/// Overland's pause, resume and visit records, sent live by `record --send` and by `upload`, each once per
+/// destination, on the real 10-hour hike with stops of 3 to 25 minutes; and `serve` not taking them for locations.
+@Suite(.serialized)
+struct OverlandRecordsTests {
+    static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
+    static let token = "records-test-token-0123456789"
+
+    /// The records a session's rows should give, as (action, timestamp) with repeats: a pause one, a resume two,
+    /// a visit its arrival and its departure.
+    static func expectedRecords(_ db: String) throws -> [String] {
+        let store = try Store(path: db)
+        defer { store.close() }
+        let session = try #require(try store.sessions().first)
+        var out: [String] = []
+        for e in try store.trackingEvents(of: session.id) {
+            if e.action == .resumed { out.append("exited_pause_region " + e.time.iso8601()) }
+            out.append(e.action.rawValue + " " + e.time.iso8601())
+        }
+        for v in try store.visits(of: session.id) {
+            out.append("visit " + v.arrival.iso8601() + " -> null")
+            if let d = v.departure { out.append("visit " + v.arrival.iso8601() + " -> " + d.iso8601()) }
+        }
+        return out.sorted()
+    }
+
+    /// The records a server received, in the same spelling.
+    static func received(_ server: ScriptedOverlandServer) -> [String] {
+        server.log.flatMap(\.records).map { f in
+            let p = props(f)
+            let action = p["action"] as? String ?? "?"
+            if action == "visit" {
+                let departure = p["departure_date"] as? String ?? "null"
+                return "visit \(p["arrival_date"] as? String ?? "?") -> \(departure)"
+            }
+            return action + " " + (p["timestamp"] as? String ?? "?")
+        }.sorted()
+    }
+
+    @Test func liveSendingAndUploadSendEachRecordOnceAndServeStoresNoBogusPoint() async throws {
+        let live = ScriptedOverlandServer()
+        let other = ScriptedOverlandServer()
+        try await live.start()
+        try await other.start()
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/hike.sqlite"
+            // A replay at full speed: the whole hike is recorded in a second or two, before the first send
+            // interval; the last send at the end sends it all, in batches, with its records.
+            let r = try await runGPSLogAsync(
+                [
+                    "record", "--source", "replay:\(Self.hike)?speed=0", "--geocode", "off", "--name", "Hike",
+                    "--pause-when-stopped", "10m", "--visits", "--send", live.url, "--token", Self.token,
+                    "--send-interval", "1s", "--batch-size", "300",
+                ], database: db, folder: dir)
+            try #require(r.status == 0, "\(r.stderr)")
+            #expect(!r.stderr.contains(Self.token) && !r.stdout.contains(Self.token))
+            let expected = try Self.expectedRecords(db)
+            #expect(expected.filter { $0.hasPrefix("paused") }.count >= 3, "the hike pauses at its long stops")
+            #expect(expected.filter { $0.hasPrefix("visit") }.count > 20, "and has many visits")
+            // Each record arrived exactly once, and every track point once.
+            #expect(Self.received(live) == expected)
+            let points = try UploadTests.points(db)
+            let stamps = live.log.flatMap(\.locations).compactMap { props($0)["timestamp"] as? String }
+            #expect(stamps.count == points.count && Set(stamps).count == points.count)
+            #expect(live.log.allSatisfy { $0.authorization == "Bearer " + Self.token })
+
+            // `upload` to another destination sends them all once too, and a second run nothing more.
+            let up = try await runGPSLogAsync(["upload", "Hike", "--url", other.url], database: db, folder: dir)
+            #expect(up.status == 0 && up.stdout.contains("\(expected.count) records"), "\(up.stdout) \(up.stderr)")
+            #expect(Self.received(other) == expected)
+            let again = try await runGPSLogAsync(["upload", "Hike", "--url", other.url], database: db, folder: dir)
+            #expect(again.status == 0 && !again.stdout.contains("records"), "\(again.stdout)")
+            #expect(Self.received(other) == expected)
+            // Nor does the live destination get anything again.
+            let before = live.log.count
+            let liveAgain = try await runGPSLogAsync(["upload", "Hike", "--url", live.url], database: db, folder: dir)
+            #expect(liveAgain.status == 0 && live.log.count == before, "\(liveAgain.stdout)")
+
+            // `serve` receiving them stores the track points, nothing for the pause records, and the visits.
+            let serve = try ServeProcess(folder: dir + "/serve", token: Self.token)
+            let toServe = try await runGPSLogAsync(
+                ["upload", "Hike", "--url", serve.url, "--token", Self.token, "--batch-size", "250"], database: db,
+                folder: dir)
+            #expect(toServe.status == 0, "\(toServe.stderr)")
+            #expect(try serve.points() == points)
+            let received = try Store(path: serve.database)
+            defer { received.close() }
+            let session = try #require(try received.sessions().first { $0.name == "overland" })
+            let visits = try received.visits(of: session.id)
+            let sent = try Store(path: db)
+            defer { sent.close() }
+            let recorded = try sent.visits(of: try #require(try sent.sessions().first).id)
+            #expect(visits.map(\.arrival) == recorded.map(\.arrival))
+            #expect(visits.map(\.departure) == recorded.map(\.departure))
+            kill(serve.process.process.processIdentifier, SIGTERM)
+            #expect(await serve.process.exitStatus(timeout: 20) != nil)
+        }
+        await live.stop()
+        await other.stop()
+    }
+}
