@@ -15,7 +15,8 @@ public struct GPSLog: AsyncParsableCommand {
         version: "0.1.0",
         groupedSubcommands: [
             CommandGroup(
-                name: "Recording", subcommands: [Record.self, Mark.self, Status.self, Stop.self, Monitoring.self]),
+                name: "Recording",
+                subcommands: [Record.self, Mark.self, Status.self, Stop.self, Monitoring.self, Trip.self]),
             CommandGroup(
                 name: "Sessions", subcommands: [Sessions.self, Show.self, Visits.self, Rename.self, Delete.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Import.self, Convert.self]),

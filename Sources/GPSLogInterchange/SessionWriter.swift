@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import Foundation
 import GPSLogModel
 import GPSLogSampling
 import GPSLogStore
@@ -49,6 +50,19 @@ public struct SessionWriter {
     private var pendingStays: [StayEvent] = []
     /// The stored visit still under way (its departure updates that row).
     private var openVisitKey: Int64?
+    /// The trip running inside the recording (`startTrip`), if any.
+    public private(set) var trip: Trip?
+    /// Overland's Trip Settings: the sampling a trip uses over the main settings.
+    public var tripSampling = TripSampling()
+    /// The main sampling policy while a trip runs (restored when it ends).
+    private var mainPolicy: SamplingPolicy?
+
+    /// A trip inside a recording: a session of its own with its mode.
+    public struct Trip: Sendable, Equatable {
+        public var mode: TripMode
+        /// Its name; nil: the mode and the start time.
+        public var name: String?
+    }
 
     /// - Parameters:
     ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
@@ -96,7 +110,8 @@ public struct SessionWriter {
         stayEvents = []
         try gate.admit(fix) { fix, moved, dropped in
             if moved { sampler.startOver() }
-            if let reason = splitter?.check(fix), session != nil { try split(reason, dropped: dropped) }
+            // No automatic split inside a trip: the trip is one session from its start to its stop.
+            if let reason = splitter?.check(fix), session != nil, trip == nil { try split(reason, dropped: dropped) }
             if stays != nil {
                 let events = stays!.add(fix)
                 try record(events, at: fix)
@@ -117,6 +132,45 @@ public struct SessionWriter {
         stayEvents += events
         pendingStays += events
         if events.contains(where: { if case .resumed = $0 { true } else { false } }) { sourceResumed() }
+        // The automatic pause ends a running trip, as Overland's does (its record says stopped_automatically).
+        if trip != nil, events.contains(where: { if case .paused = $0 { true } else { false } }) {
+            _ = try stopTrip(automatically: true)
+        }
+    }
+
+    /// Starts a trip: the current session ends, and the next stored fix opens the trip's session, with `mode` and
+    /// the trip settings (`tripSampling`) over the main ones.
+    /// - Throws: `SessionWriterError.tripRunning` when a trip already runs.
+    public mutating func startTrip(mode: TripMode, name: String?) throws {
+        guard trip == nil else { throw SessionWriterError.tripRunning(mode: trip!.mode) }
+        if session != nil { try split(.trip, dropped: gate.dropped) }
+        trip = Trip(mode: mode, name: name)
+        mainPolicy = sampler.policy
+        sampler.policy = tripSampling.applied(to: sampler.policy)
+    }
+
+    /// Ends the running trip: its session ends (and says whether the automatic pause ended it), the main settings
+    /// come back, and the next stored fix opens a session of the recording again.
+    /// - Returns: the trip's session, nil when no fix came during the trip.
+    /// - Throws: `SessionWriterError.noTrip` when no trip runs.
+    public mutating func stopTrip(automatically: Bool = false) throws -> Session? {
+        guard trip != nil else { throw SessionWriterError.noTrip }
+        var ended: Session?
+        if let current = session {
+            try split(.trip, dropped: gate.dropped)
+            try store.setStoppedAutomatically(automatically, of: current.id)
+            ended = splitOff?.session
+            ended?.stoppedAutomatically = automatically
+        }
+        trip = nil
+        if let mainPolicy {
+            // Keep a monitoring mode switched during the trip.
+            var policy = mainPolicy
+            policy.monitoring = sampler.policy.monitoring
+            sampler.policy = policy
+        }
+        mainPolicy = nil
+        return ended
     }
 
     /// Ends the current session and gets ready for the next, which the fix being added opens.
@@ -174,8 +228,23 @@ public struct SessionWriter {
         if session == nil {
             // A fixed id is for one session (an import): the sessions a split opens get their own.
             let id = splits == 0 ? fixedSessionID : nil
-            session = try store.createSession(name: naming.name(at: start), start: start, mode: mode, id: id)
+            if let trip {
+                let name =
+                    trip.name
+                    ?? SessionNameTemplate(
+                        "\(trip.mode.rawValue) \(SessionNameTemplate.defaultPattern)", timeZone: zone
+                    ).name(at: start)
+                session = try store.createSession(name: name, start: start, mode: trip.mode, id: id, trip: true)
+            } else {
+                session = try store.createSession(name: naming.name(at: start), start: start, mode: mode, id: id)
+            }
         }
+    }
+
+    /// The zone of names: the template's, else the split rules', else the system's.
+    private var zone: TimeZone {
+        if case .template(let template) = naming { return template.timeZone }
+        return splitter?.rules.timeZone ?? .current
     }
 
     private mutating func apply(_ decision: SampleDecision) throws {
@@ -276,5 +345,20 @@ public struct SessionWriter {
         }
         session.end = endTime
         self.session = session
+    }
+}
+
+/// What a writer refuses.
+public enum SessionWriterError: LocalizedError, Equatable {
+    /// `trip start` while a trip runs.
+    case tripRunning(mode: TripMode)
+    /// `trip stop` without a trip.
+    case noTrip
+
+    public var errorDescription: String? {
+        switch self {
+        case .tripRunning(let mode): "a \(mode.rawValue) trip is already running: stop it first (gpslog trip stop)"
+        case .noTrip: "no trip is running: start one with gpslog trip start"
+        }
     }
 }

@@ -158,6 +158,32 @@ public actor Recorder {
         return Self.name(of: writer.sampler.policy.monitoring)
     }
 
+    /// Overland's Trip Settings, used by the trips started from now on.
+    public func setTripSampling(_ sampling: TripSampling) { writer.tripSampling = sampling }
+
+    /// Starts a trip (Overland's Start): the session in progress ends and the trip's opens at the next fix, with the
+    /// trip settings. `mode` nil: the recording's `--mode`, else Overland's default, bicycle.
+    public func startTrip(mode: TripMode?, name: String?) throws -> RecorderStatus {
+        let mode = mode ?? writer.mode ?? .bicycle
+        // A blank name would be refused when the trip's session is created, at the next fix: the default instead.
+        let name = name.map(\.trimmedWhitespace).flatMap { $0.isEmpty ? nil : $0 }
+        try writer.startTrip(mode: mode, name: name)
+        logger.info("trip started: \(mode.rawValue)\(name.map { " '\($0)'" } ?? "") (gpslog trip start)")
+        return status()
+    }
+
+    /// Ends the running trip (Overland's Stop); the recording goes on in a new session at the next fix.
+    public func stopTrip() throws -> RecorderStatus {
+        let ended = try writer.stopTrip()
+        if let ended {
+            logger.info(
+                "trip '\(ended.name)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (gpslog trip stop)")
+        } else {
+            logger.info("trip ended before any fix (gpslog trip stop)")
+        }
+        return status()
+    }
+
     /// The name `gpslog monitoring` takes for GPS Log's interval sampling.
     public static let intervalSampling = "interval"
 
@@ -181,7 +207,7 @@ public actor Recorder {
             droppedFixes: writer.gate.dropped, sessions: sessionIDs.count,
             monitoring: writer.sampler.policy.monitoring?.name,
             pausedSince: writer.stays?.pausedAt?.time.iso8601(),
-            visitSince: writer.stays?.visit?.arrival.iso8601())
+            visitSince: writer.stays?.visit?.arrival.iso8601(), trip: writer.trip?.mode.rawValue)
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.
@@ -217,6 +243,7 @@ public actor Recorder {
         case .gap: return "no fix for the --split gap"
         case .stop: return "moving again after standing still for the --split stop"
         case .daily: return "midnight"
+        case .trip: return "a trip started or stopped"
         }
     }
 

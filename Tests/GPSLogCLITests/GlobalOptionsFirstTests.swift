@@ -64,6 +64,7 @@ struct GlobalOptionsFirstTests {
             try await expectOK(["status"], "Live")
             try await expectOK(["mark", "Buoy"])
             try await expectOK(["monitoring"], "interval")
+            try await expectOK(["trip"], "No trip is running")
             let sendNow = try await gpslog(db, ["send-now"])
             #expect(sendNow.status == 1 && sendNow.stderr.contains("the recorder is not sending"), "\(sendNow.stderr)")
             covered.insert("send-now")

@@ -28,7 +28,10 @@ struct MigrationTests {
                 "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
             var names: [String] = []
             while try tables.step() { names.append(tables.string(at: 0)!) }
-            #expect(names == ["Entries", "GeocodeCache", "GeocodeProviders", "Sessions", "TrackingEvents", "Uploads", "Visits"])
+            #expect(
+                names == [
+                    "Entries", "GeocodeCache", "GeocodeProviders", "Sessions", "TrackingEvents", "Uploads", "Visits",
+                ])
             #expect(try store.database.scalar("PRAGMA journal_mode")?.string == "wal")
             #expect(try store.database.scalar("PRAGMA foreign_keys")?.int64 == 1)
             let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
