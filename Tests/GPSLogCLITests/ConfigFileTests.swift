@@ -69,6 +69,26 @@ struct ConfigFileTests {
         }
     }
 
+    /// The option list comes from swift-argument-parser's description of the tool: flags and repeated options are
+    /// known as such, and reach the command.
+    @Test func flagsAndRepeatedOptionsFromTheFile() async throws {
+        try await withSetup { s in
+            try s.write(
+                "json = true\n[record]\nsplit = [\"daily\", \"gap:10m\"]\nname = \"Split\"\n[show]\njson = false\n",
+                to: s.userFile)
+            let r = try await s.gpslog(["record", "--source", "replay:sample?speed=0"])
+            #expect(r.status == 0, "\(r.stderr)")
+            // A fixed name with --split gets each session's start time.
+            #expect(r.stdout.contains("Recorded 'Split 20"), "\(r.stdout)")
+            let shown = try await s.gpslog(["config", "show", "--for", "record", "--json"])
+            #expect(shown.stdout.contains(#""value" : ["#), "\(shown.stdout)")
+            // A flag: true at the top, false for show (which then prints text, not JSON).
+            #expect(try await s.gpslog(["sessions"]).stdout.hasPrefix("["))
+            let text = try await s.gpslog(["show", String(r.stdout.split(separator: "'")[1])])
+            #expect(text.status == 0 && text.stdout.contains("Session:"), "\(text.stdout) \(text.stderr)")
+        }
+    }
+
     @Test func errorsNameTheFileTheLineAndTheKey() async throws {
         try await withSetup { s in
             try s.write("# settings\n[record]\nmin_distanse = 50\n", to: s.userFile)
