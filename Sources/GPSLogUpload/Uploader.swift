@@ -82,7 +82,8 @@ public final class Uploader {
         guard remaining > 0, let ends = try store.trackEnds(of: session.id) else { return report }
         var previous: Entry? = try state.last.flatMap { try store.trackPoint(key: $0.key) }
         let batchSize = destination.format == .owntracks ? 1 : max(1, options.batchSize)
-        let writer = OverlandWriter(batchSize: batchSize, deviceID: destination.deviceID)
+        var writer = OverlandWriter(batchSize: batchSize, deviceID: destination.deviceID)
+        writer.uniqueID = destination.uniqueID
         let userDevice = destination.deviceID.flatMap { $0.contains("/") ? $0 : nil }
         let ownTracks = OwnTracksWriter(
             trackerID: String((userDevice?.split(separator: "/").last ?? "gl").suffix(2)), userDevice: userDevice)
