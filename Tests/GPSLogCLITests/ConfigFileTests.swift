@@ -163,9 +163,16 @@ struct ConfigFileTests {
             #expect(try await s.entries(["--profile", "walk", "--interval", "0s"]) == 157)
             // high-resolution: every fix, and no accuracy filter, whatever the file says.
             #expect(try await s.entries(["--profile", "high-resolution"]) == 157)
-            // battery-saving: fixes up to 100 m off are taken (its monitoring and pause keys wait for record's
-            // options, and are skipped until then).
-            #expect(try await s.entries(["--profile", "battery-saving"]) == 157)
+            // battery-saving: significant-change monitoring, so the 2.4-minute sail is its first fix alone (500 m
+            // and 5 minutes make the next entry).
+            #expect(try await s.entries(["--profile", "battery-saving"]) == 1)
+            let battery = try await s.gpslog(["config", "show", "--for", "record", "--profile", "battery-saving"])
+            for line in [
+                "monitoring = \"significant\"  # profile battery-saving",
+                "pause-when-stopped = \"10m\"  # profile battery-saving", "resume-radius = 500  # profile battery-saving",
+            ] {
+                #expect(battery.stdout.contains(line), "\(battery.stdout)")
+            }
             let shown = try await s.gpslog(["config", "show", "--for", "record", "--profile", "high-resolution"])
             #expect(shown.stdout.contains("interval = \"0s\"  # profile high-resolution"), "\(shown.stdout)")
             #expect(!shown.stdout.contains("max-accuracy"))
