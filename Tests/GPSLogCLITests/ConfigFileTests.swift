@@ -169,7 +169,8 @@ struct ConfigFileTests {
             let battery = try await s.gpslog(["config", "show", "--for", "record", "--profile", "battery-saving"])
             for line in [
                 "monitoring = \"significant\"  # profile battery-saving",
-                "pause-when-stopped = \"10m\"  # profile battery-saving", "resume-radius = 500  # profile battery-saving",
+                "pause-when-stopped = \"10m\"  # profile battery-saving",
+                "resume-radius = 500  # profile battery-saving",
             ] {
                 #expect(battery.stdout.contains(line), "\(battery.stdout)")
             }
