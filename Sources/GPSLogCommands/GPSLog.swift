@@ -20,7 +20,9 @@ public struct GPSLog: AsyncParsableCommand {
                 name: "Recording",
                 subcommands: [Record.self, Mark.self, Status.self, Stop.self, Monitoring.self, Trip.self]),
             CommandGroup(
-                name: "Sessions", subcommands: [Sessions.self, Show.self, Visits.self, Rename.self, Delete.self]),
+                name: "Sessions",
+                subcommands: [Sessions.self, Show.self, Visits.self, Events.self, Rename.self, Delete.self]),
+            CommandGroup(name: "Regions", subcommands: [Region.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Import.self, Convert.self]),
             CommandGroup(name: "Addresses", subcommands: [Geocode.self]),
             CommandGroup(name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self]),

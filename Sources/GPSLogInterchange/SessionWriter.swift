@@ -14,7 +14,7 @@ public struct SessionWriter {
     public let store: Store
     public let naming: SessionNaming
     public let mode: TripMode?
-    public private(set) var sampler: Sampler
+    public internal(set) var sampler: Sampler
     public private(set) var gate: FixGate
     public private(set) var splitter: SessionSplitter?
     /// Sessions ended by a split so far.
@@ -50,27 +50,27 @@ public struct SessionWriter {
     private var pendingStays: [StayEvent] = []
     /// The stored visit still under way (its departure updates that row).
     private var openVisitKey: Int64?
+    /// The regions watched (`gpslog region add`); nil when there are none.
+    public private(set) var regionWatcher: RegionWatcher?
+    /// The transitions of the last fix (for the recorder's log).
+    public private(set) var transitions: [Transition] = []
+    /// Transitions waiting for the next flush.
+    private var pendingTransitions: [Transition] = []
     /// The trip running inside the recording (`startTrip`), if any.
-    public private(set) var trip: Trip?
+    public internal(set) var trip: Trip?
     /// Overland's Trip Settings: the sampling a trip uses over the main settings.
     public var tripSampling = TripSampling()
     /// The main sampling policy while a trip runs (restored when it ends).
-    private var mainPolicy: SamplingPolicy?
-
-    /// A trip inside a recording: a session of its own with its mode.
-    public struct Trip: Sendable, Equatable {
-        public var mode: TripMode
-        /// Its name; nil: the mode and the start time.
-        public var name: String?
-    }
+    var mainPolicy: SamplingPolicy?
 
     /// - Parameters:
     ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
     ///   - splits: when to start a new session (the recorder's); nil: one session.
     ///   - stays: the automatic pause and visits; nil: neither.
+    ///   - regions: the regions whose transitions to record (in every monitoring mode but quiet).
     public init(
         store: Store, naming: SessionNaming, mode: TripMode? = nil, policy: SamplingPolicy, splits: SplitRules? = nil,
-        stays: StayRules? = nil, sessionID: String? = nil
+        stays: StayRules? = nil, regions: [Region] = [], sessionID: String? = nil
     ) {
         self.store = store
         self.naming = naming
@@ -80,6 +80,7 @@ public struct SessionWriter {
         gate = FixGate(maxSpeed: policy.maxSpeed)
         splitter = splits.flatMap { $0.splits ? SessionSplitter(rules: $0, policy: policy) : nil }
         self.stays = stays.flatMap { $0.watches ? StayWatcher(rules: $0, policy: policy) : nil }
+        regionWatcher = regions.isEmpty ? nil : RegionWatcher(regions: regions)
     }
 
     /// A writer of one session named `name`.
@@ -108,10 +109,12 @@ public struct SessionWriter {
         var gate = self.gate
         defer { self.gate = gate }
         stayEvents = []
+        transitions = []
         try gate.admit(fix) { fix, moved, dropped in
             if moved { sampler.startOver() }
             // No automatic split inside a trip: the trip is one session from its start to its stop.
             if let reason = splitter?.check(fix), session != nil, trip == nil { try split(reason, dropped: dropped) }
+            let crossed = try watchRegions(fix)
             if stays != nil {
                 let events = stays!.add(fix)
                 try record(events, at: fix)
@@ -120,8 +123,35 @@ public struct SessionWriter {
                     return
                 }
             }
-            try apply(sampler.add(fix))
+            let decision = sampler.add(fix)
+            guard crossed else { return try apply(decision) }
+            // A region entered or left: the fix is an entry made by it (OwnTracks' t: c), sampled or not.
+            if case .newEntry(var entry) = decision {
+                entry.trigger = .circularRegion
+                try apply(.newEntry(entry))
+            } else {
+                try apply(decision)
+                try apply(.newEntry(sampler.report(fix, trigger: .circularRegion)))
+            }
         }
+    }
+
+    /// Checks the regions at `fix` and queues its transitions; true when there were some. Quiet mode watches
+    /// without recording them (OwnTracks' quiet publishes no region events), so switching out of it knows where the
+    /// receiver is.
+    private mutating func watchRegions(_ fix: Fix) throws -> Bool {
+        guard regionWatcher != nil else { return false }
+        let events = regionWatcher!.add(fix)
+        guard !events.isEmpty, sampler.policy.monitoring != .quiet else { return false }
+        try ensureSession(start: fix.time)
+        let made = events.map {
+            Transition(
+                region: $0.region, event: $0.event, time: fix.time, latitude: fix.latitude, longitude: fix.longitude,
+                horizontalAccuracy: fix.horizontalAccuracy)
+        }
+        transitions += made
+        pendingTransitions += made
+        return true
     }
 
     /// Queues the stay watcher's events for the next flush; a resume starts a new segment, as a source that came
@@ -138,43 +168,8 @@ public struct SessionWriter {
         }
     }
 
-    /// Starts a trip: the current session ends, and the next stored fix opens the trip's session, with `mode` and
-    /// the trip settings (`tripSampling`) over the main ones.
-    /// - Throws: `SessionWriterError.tripRunning` when a trip already runs.
-    public mutating func startTrip(mode: TripMode, name: String?) throws {
-        guard trip == nil else { throw SessionWriterError.tripRunning(mode: trip!.mode) }
-        if session != nil { try split(.trip, dropped: gate.dropped) }
-        trip = Trip(mode: mode, name: name)
-        mainPolicy = sampler.policy
-        sampler.policy = tripSampling.applied(to: sampler.policy)
-    }
-
-    /// Ends the running trip: its session ends (and says whether the automatic pause ended it), the main settings
-    /// come back, and the next stored fix opens a session of the recording again.
-    /// - Returns: the trip's session, nil when no fix came during the trip.
-    /// - Throws: `SessionWriterError.noTrip` when no trip runs.
-    public mutating func stopTrip(automatically: Bool = false) throws -> Session? {
-        guard trip != nil else { throw SessionWriterError.noTrip }
-        var ended: Session?
-        if let current = session {
-            try split(.trip, dropped: gate.dropped)
-            try store.setStoppedAutomatically(automatically, of: current.id)
-            ended = splitOff?.session
-            ended?.stoppedAutomatically = automatically
-        }
-        trip = nil
-        if let mainPolicy {
-            // Keep a monitoring mode switched during the trip.
-            var policy = mainPolicy
-            policy.monitoring = sampler.policy.monitoring
-            sampler.policy = policy
-        }
-        mainPolicy = nil
-        return ended
-    }
-
     /// Ends the current session and gets ready for the next, which the fix being added opens.
-    private mutating func split(_ reason: SplitReason, dropped: DroppedFixes) throws {
+    mutating func split(_ reason: SplitReason, dropped: DroppedFixes) throws {
         try finish(dropped: dropped)
         splitOff = session.map { ($0, reason) }
         splits += 1
@@ -252,6 +247,7 @@ public struct SessionWriter {
         case .newEntry(var entry):
             try ensureSession(start: entry.time)
             let isTrackPoint = !entry.isHeadingChanged && !entry.marked
+            if let names = regionWatcher?.insideNames, !names.isEmpty { entry.inRegions = names }
             if isTrackPoint && resumed {
                 // The first point of a session starts its track anyway.
                 entry.startsSegment = lastTrackPoint != nil
@@ -282,7 +278,10 @@ public struct SessionWriter {
     /// - Returns: the rows stored, with their keys.
     @discardableResult
     public mutating func flush() throws -> [Entry] {
-        guard let session, !pending.isEmpty || flushedLastNeedsUpdate || !pendingStays.isEmpty else { return [] }
+        guard let session,
+            !pending.isEmpty || flushedLastNeedsUpdate || !pendingStays.isEmpty || !pendingTransitions.isEmpty
+        else { return [] }
+        let transitions = pendingTransitions
         let batch = pending
         let update = flushedLastNeedsUpdate ? flushedLast : nil
         let stayEvents = pendingStays
@@ -290,11 +289,13 @@ public struct SessionWriter {
         let write = { [store] () throws -> [Int64] in
             if let update { try store.setInstanceCount(entryKey: update.key, to: update.count) }
             try Self.store(stayEvents, in: store, session: session.id, openVisit: &openVisit)
+            for transition in transitions { try store.addTransition(transition, to: session.id) }
             return try store.appendInTransaction(batch, to: session.id)
         }
         let keys = try store.writeJoiningTransaction(write)
         openVisitKey = openVisit
         pendingStays.removeAll()
+        pendingTransitions.removeAll()
         flushedLastNeedsUpdate = false
         if let i = batch.lastIndex(where: { !$0.isHeadingChanged && !$0.marked }) {
             flushedLast = (keys[i], batch[i].instanceCount)
@@ -305,26 +306,6 @@ public struct SessionWriter {
             var e = entry
             e.key = key
             return e
-        }
-    }
-
-    /// Writes the stay watcher's events: pauses and resumes as tracking events, an arrival as a new visit row
-    /// (whose key `openVisit` keeps), a departure into that row.
-    private static func store(_ events: [StayEvent], in store: Store, session: String, openVisit: inout Int64?) throws {
-        for event in events {
-            switch event {
-            case .paused(let fix), .resumed(let fix):
-                let action: TrackingAction = if case .paused = event { .paused } else { .resumed }
-                try store.addTrackingEvent(
-                    TrackingEvent(action: action, time: fix.time, latitude: fix.latitude, longitude: fix.longitude),
-                    to: session)
-            case .arrived(let visit):
-                openVisit = try store.addVisit(visit, to: session)
-            case .departed(var visit):
-                visit.key = openVisit
-                try store.setDeparture(of: visit)
-                openVisit = nil
-            }
         }
     }
 
@@ -345,20 +326,5 @@ public struct SessionWriter {
         }
         session.end = endTime
         self.session = session
-    }
-}
-
-/// What a writer refuses.
-public enum SessionWriterError: LocalizedError, Equatable {
-    /// `trip start` while a trip runs.
-    case tripRunning(mode: TripMode)
-    /// `trip stop` without a trip.
-    case noTrip
-
-    public var errorDescription: String? {
-        switch self {
-        case .tripRunning(let mode): "a \(mode.rawValue) trip is already running: stop it first (gpslog trip stop)"
-        case .noTrip: "no trip is running: start one with gpslog trip start"
-        }
     }
 }

@@ -210,4 +210,6 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     /// The mode of the trip running (`gpslog trip start`); nil when none. The session, its duration and distance
     /// are then the trip's.
     public var trip: String?
+    /// The regions the receiver is in (`gpslog region`); nil when none are defined.
+    public var regions: [String]?
 }

@@ -50,8 +50,10 @@ public actor Recorder {
         logger: Logger, commitEvery: Duration = Recorder.defaultCommitEvery
     ) throws {
         let store = try Store(path: databasePath)
+        // The regions as they are at the start (`gpslog region add` while recording counts from the next run).
         writer = SessionWriter(
-            store: store, naming: naming, mode: mode, policy: policy, splits: splits, stays: stays)
+            store: store, naming: naming, mode: mode, policy: policy, splits: splits, stays: stays,
+            regions: try store.regions())
         self.source = source
         self.thread = thread
         self.logger = logger
@@ -99,6 +101,9 @@ public actor Recorder {
                 )
             }
             for event in writer.stayEvents { logger.info("\(Self.words(event))") }
+            for t in writer.transitions {
+                logger.info("region '\(t.region.name.visible)': \(t.event.rawValue) at \(t.time.iso8601())")
+            }
             if let session = writer.session, sessionIDs.last != session.id {
                 sessionIDs.append(session.id)
                 let verb = hadSession || sessionIDs.count > 1 ? "now recording" : "recording"
@@ -207,7 +212,8 @@ public actor Recorder {
             droppedFixes: writer.gate.dropped, sessions: sessionIDs.count,
             monitoring: writer.sampler.policy.monitoring?.name,
             pausedSince: writer.stays?.pausedAt?.time.iso8601(),
-            visitSince: writer.stays?.visit?.arrival.iso8601(), trip: writer.trip?.mode.rawValue)
+            visitSince: writer.stays?.visit?.arrival.iso8601(), trip: writer.trip?.mode.rawValue,
+            regions: writer.regionWatcher.map(\.insideNames))
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.

@@ -30,7 +30,9 @@ struct MigrationTests {
             while try tables.step() { names.append(tables.string(at: 0)!) }
             #expect(
                 names == [
-                    "Entries", "GeocodeCache", "GeocodeProviders", "Sessions", "TrackingEvents", "Uploads", "Visits",
+                    "Entries", "GeocodeCache", "GeocodeProviders", "Regions", "Sessions", "TrackingEvents",
+                    "Transitions",
+                    "Uploads", "Visits",
                 ])
             #expect(try store.database.scalar("PRAGMA journal_mode")?.string == "wal")
             #expect(try store.database.scalar("PRAGMA foreign_keys")?.int64 == 1)
