@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),  // the config file
     ],
     targets: [
         // MARK: - C libraries, from Debian
@@ -50,6 +51,9 @@ let package = Package(
             ]
         ),
         .target(name: "GPSLogSampling", dependencies: ["GPSLogModel"]),
+        // The config file and profiles: layers of option values, each with where it came from. No ArgumentParser:
+        // the command line hands it the options each subcommand has.
+        .target(name: "GPSLogConfig", dependencies: ["GPSLogModel", .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(
             name: "GPSLogStore",
             dependencies: [
@@ -115,7 +119,7 @@ let package = Package(
             dependencies: [
                 "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogFormats",
                 "GPSLogInterchange",
-                "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver",
+                "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver", "GPSLogConfig",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -160,6 +164,7 @@ let package = Package(
         .testTarget(name: "GPSLogGEOSTests", dependencies: ["GPSLogGEOS"]),
         .testTarget(name: "GPSLogModelTests", dependencies: ["GPSLogModel"]),
         .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling", "GPSLogModel"]),
+        .testTarget(name: "GPSLogConfigTests", dependencies: ["GPSLogConfig", "GPSLogModel"]),
         .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogModel", "GPSLogTestSupport"]),
         .testTarget(
             name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogModel", "GPSLogSQLite", "GPSLogTestSupport"]),

@@ -2,7 +2,8 @@
 
 -- Records that are not track points (the automatic pause and its resume, visits) that one destination (as in
 -- Uploads) confirmed, so each goes once per destination: 'event:KEY' (a TrackingEvents row; 'event:KEY:exit' is
--- the exited_pause_region sent before a resume), 'visit:KEY:arrival' and 'visit:KEY:departure' (a Visits row).
+-- the exited_pause_region sent before a resume), 'visit:KEY:arrival' and 'visit:KEY:departure' (a Visits row),
+-- 'trip:SESSION' (a finished trip's record).
 CREATE TABLE SentRecords (
     Session     TEXT NOT NULL REFERENCES Sessions (ID) ON DELETE CASCADE,
     Destination TEXT NOT NULL,

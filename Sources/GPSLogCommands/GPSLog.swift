@@ -10,18 +10,23 @@ public struct GPSLog: AsyncParsableCommand {
         abstract: "Record GPS tracks in named sessions, mark points, and export them to share or re-upload.",
         discussion: """
             The database is --db PATH, else $GPSLOG_DB, else $XDG_DATA_HOME/gpslog/gpslog.sqlite \
-            (~/.local/share/gpslog/gpslog.sqlite). A SESSION is named by its name, its id, or a unique id prefix.
+            (~/.local/share/gpslog/gpslog.sqlite). A SESSION is named by its name, its id, or a unique id prefix. \
+            Settings may come from $XDG_CONFIG_HOME/gpslog/config.toml and /etc/gpslog/config.toml (see `gpslog \
+            config`): a flag wins over the environment, which wins over the user's file, then the system's.
             """,
         version: "0.1.0",
         groupedSubcommands: [
             CommandGroup(
-                name: "Recording", subcommands: [Record.self, Mark.self, Status.self, Stop.self, Monitoring.self]),
+                name: "Recording",
+                subcommands: [Record.self, Mark.self, Status.self, Stop.self, Monitoring.self, Trip.self]),
             CommandGroup(
-                name: "Sessions", subcommands: [Sessions.self, Show.self, Visits.self, Rename.self, Delete.self]),
+                name: "Sessions",
+                subcommands: [Sessions.self, Show.self, Visits.self, Events.self, Rename.self, Delete.self]),
+            CommandGroup(name: "Regions", subcommands: [Region.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Import.self, Convert.self]),
             CommandGroup(name: "Addresses", subcommands: [Geocode.self]),
             CommandGroup(name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self]),
-
+            CommandGroup(name: "Settings", subcommands: [Config.self]),
         ]
     )
 
@@ -35,8 +40,15 @@ public struct GPSLog: AsyncParsableCommand {
     public static func main() async {
         do {
             let subcommands = Set(configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases })
-            var command = try parseAsRoot(
+            // The config files' and profiles' settings become arguments, so the commands read them as flags.
+            let configured = try ConfiguredArguments(
                 GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst()), subcommands: subcommands))
+            var command: any ParsableCommand
+            do {
+                command = try parseAsRoot(configured.arguments)
+            } catch {
+                throw configured.blame(error) ?? error
+            }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

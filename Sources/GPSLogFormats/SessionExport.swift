@@ -13,6 +13,8 @@ public protocol SessionSource: AnyObject {
         throws
     /// A session's visits by arrival (a few a day).
     func visits(of sessionID: String) throws -> [Visit]
+    /// A session's region transitions in time order (a few a day).
+    func transitions(of sessionID: String) throws -> [Transition]
 }
 
 extension SessionSource {
@@ -58,6 +60,13 @@ public struct SessionExport {
     public func visits() throws -> [Visit] {
         try store.visits(of: session.id).filter { v in
             (from.map { v.arrival >= $0 } ?? true) && (to.map { v.arrival <= $0 } ?? true)
+        }
+    }
+
+    /// The region transitions within the time range, in time order.
+    public func transitions() throws -> [Transition] {
+        try store.transitions(of: session.id).filter { t in
+            (from.map { t.time >= $0 } ?? true) && (to.map { t.time <= $0 } ?? true)
         }
     }
 

@@ -32,6 +32,8 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
 
     public func visits(of sessionID: String) throws -> [Visit] { try base.visits(of: sessionID) }
 
+    public func transitions(of sessionID: String) throws -> [Transition] { try base.transitions(of: sessionID) }
+
     public func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
     ) throws {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import Foundation
 import GPSLogModel
 import GPSLogSampling
 import GPSLogStore
@@ -13,7 +14,7 @@ public struct SessionWriter {
     public let store: Store
     public let naming: SessionNaming
     public let mode: TripMode?
-    public private(set) var sampler: Sampler
+    public internal(set) var sampler: Sampler
     public private(set) var gate: FixGate
     public private(set) var splitter: SessionSplitter?
     /// Sessions ended by a split so far.
@@ -49,14 +50,27 @@ public struct SessionWriter {
     private var pendingStays: [StayEvent] = []
     /// The stored visit still under way (its departure updates that row).
     private var openVisitKey: Int64?
+    /// The regions watched (`gpslog region add`); nil when there are none.
+    public private(set) var regionWatcher: RegionWatcher?
+    /// The transitions of the last fix (for the recorder's log).
+    public private(set) var transitions: [Transition] = []
+    /// Transitions waiting for the next flush.
+    private var pendingTransitions: [Transition] = []
+    /// The trip running inside the recording (`startTrip`), if any.
+    public internal(set) var trip: Trip?
+    /// Overland's Trip Settings: the sampling a trip uses over the main settings.
+    public var tripSampling = TripSampling()
+    /// The main sampling policy while a trip runs (restored when it ends).
+    var mainPolicy: SamplingPolicy?
 
     /// - Parameters:
     ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
     ///   - splits: when to start a new session (the recorder's); nil: one session.
     ///   - stays: the automatic pause and visits; nil: neither.
+    ///   - regions: the regions whose transitions to record (in every monitoring mode but quiet).
     public init(
         store: Store, naming: SessionNaming, mode: TripMode? = nil, policy: SamplingPolicy, splits: SplitRules? = nil,
-        stays: StayRules? = nil, sessionID: String? = nil
+        stays: StayRules? = nil, regions: [Region] = [], sessionID: String? = nil
     ) {
         self.store = store
         self.naming = naming
@@ -66,6 +80,7 @@ public struct SessionWriter {
         gate = FixGate(maxSpeed: policy.maxSpeed)
         splitter = splits.flatMap { $0.splits ? SessionSplitter(rules: $0, policy: policy) : nil }
         self.stays = stays.flatMap { $0.watches ? StayWatcher(rules: $0, policy: policy) : nil }
+        regionWatcher = regions.isEmpty ? nil : RegionWatcher(regions: regions)
     }
 
     /// A writer of one session named `name`.
@@ -94,9 +109,12 @@ public struct SessionWriter {
         var gate = self.gate
         defer { self.gate = gate }
         stayEvents = []
+        transitions = []
         try gate.admit(fix) { fix, moved, dropped in
             if moved { sampler.startOver() }
-            if let reason = splitter?.check(fix), session != nil { try split(reason, dropped: dropped) }
+            // No automatic split inside a trip: the trip is one session from its start to its stop.
+            if let reason = splitter?.check(fix), session != nil, trip == nil { try split(reason, dropped: dropped) }
+            let crossed = try watchRegions(fix)
             if stays != nil {
                 let events = stays!.add(fix)
                 try record(events, at: fix)
@@ -105,8 +123,35 @@ public struct SessionWriter {
                     return
                 }
             }
-            try apply(sampler.add(fix))
+            let decision = sampler.add(fix)
+            guard crossed else { return try apply(decision) }
+            // A region entered or left: the fix is an entry made by it (OwnTracks' t: c), sampled or not.
+            if case .newEntry(var entry) = decision {
+                entry.trigger = .circularRegion
+                try apply(.newEntry(entry))
+            } else {
+                try apply(decision)
+                try apply(.newEntry(sampler.report(fix, trigger: .circularRegion)))
+            }
         }
+    }
+
+    /// Checks the regions at `fix` and queues its transitions; true when there were some. Quiet mode watches
+    /// without recording them (OwnTracks' quiet publishes no region events), so switching out of it knows where the
+    /// receiver is.
+    private mutating func watchRegions(_ fix: Fix) throws -> Bool {
+        guard regionWatcher != nil else { return false }
+        let events = regionWatcher!.add(fix)
+        guard !events.isEmpty, sampler.policy.monitoring != .quiet else { return false }
+        try ensureSession(start: fix.time)
+        let made = events.map {
+            Transition(
+                region: $0.region, event: $0.event, time: fix.time, latitude: fix.latitude, longitude: fix.longitude,
+                horizontalAccuracy: fix.horizontalAccuracy)
+        }
+        transitions += made
+        pendingTransitions += made
+        return true
     }
 
     /// Queues the stay watcher's events for the next flush; a resume starts a new segment, as a source that came
@@ -117,10 +162,14 @@ public struct SessionWriter {
         stayEvents += events
         pendingStays += events
         if events.contains(where: { if case .resumed = $0 { true } else { false } }) { sourceResumed() }
+        // The automatic pause ends a running trip, as Overland's does (its record says stopped_automatically).
+        if trip != nil, events.contains(where: { if case .paused = $0 { true } else { false } }) {
+            _ = try stopTrip(automatically: true)
+        }
     }
 
     /// Ends the current session and gets ready for the next, which the fix being added opens.
-    private mutating func split(_ reason: SplitReason, dropped: DroppedFixes) throws {
+    mutating func split(_ reason: SplitReason, dropped: DroppedFixes) throws {
         try finish(dropped: dropped)
         splitOff = session.map { ($0, reason) }
         splits += 1
@@ -143,9 +192,26 @@ public struct SessionWriter {
         sampler.policy.monitoring = mode
     }
 
-    /// Changes the sampling policy from the next fix on (a server's `set`: min distance, min time, accuracy).
+    /// Changes the main sampling policy from the next fix on (a server's `set`: min distance, min time, accuracy);
+    /// during a trip, the trip's settings stay over it.
     public mutating func updatePolicy(_ change: (inout SamplingPolicy) -> Void) {
-        change(&sampler.policy)
+        guard trip != nil, var main = mainPolicy else { return change(&sampler.policy) }
+        change(&main)
+        mainPolicy = main
+        reapplyTripSampling()
+    }
+
+    /// Changes the trip settings (a server's `set` under `trip`): for the trips to come, and the one running.
+    public mutating func updateTripSampling(_ change: (inout TripSampling) -> Void) {
+        change(&tripSampling)
+        if trip != nil { reapplyTripSampling() }
+    }
+
+    private mutating func reapplyTripSampling() {
+        guard let main = mainPolicy else { return }
+        var policy = tripSampling.applied(to: main)
+        policy.monitoring = sampler.policy.monitoring
+        sampler.policy = policy
     }
 
     /// Changes the automatic pause and visits from the next fix on (a server's `set`); nil or rules that watch
@@ -193,8 +259,23 @@ public struct SessionWriter {
         if session == nil {
             // A fixed id is for one session (an import): the sessions a split opens get their own.
             let id = splits == 0 ? fixedSessionID : nil
-            session = try store.createSession(name: naming.name(at: start), start: start, mode: mode, id: id)
+            if let trip {
+                let name =
+                    trip.name
+                    ?? SessionNameTemplate(
+                        "\(trip.mode.rawValue) \(SessionNameTemplate.defaultPattern)", timeZone: zone
+                    ).name(at: start)
+                session = try store.createSession(name: name, start: start, mode: trip.mode, id: id, trip: true)
+            } else {
+                session = try store.createSession(name: naming.name(at: start), start: start, mode: mode, id: id)
+            }
         }
+    }
+
+    /// The zone of names: the template's, else the split rules', else the system's.
+    private var zone: TimeZone {
+        if case .template(let template) = naming { return template.timeZone }
+        return splitter?.rules.timeZone ?? .current
     }
 
     private mutating func apply(_ decision: SampleDecision) throws {
@@ -202,6 +283,7 @@ public struct SessionWriter {
         case .newEntry(var entry):
             try ensureSession(start: entry.time)
             let isTrackPoint = !entry.isHeadingChanged && !entry.marked
+            if let names = regionWatcher?.insideNames, !names.isEmpty { entry.inRegions = names }
             if isTrackPoint && resumed {
                 // The first point of a session starts its track anyway.
                 entry.startsSegment = lastTrackPoint != nil
@@ -232,7 +314,10 @@ public struct SessionWriter {
     /// - Returns: the rows stored, with their keys.
     @discardableResult
     public mutating func flush() throws -> [Entry] {
-        guard let session, !pending.isEmpty || flushedLastNeedsUpdate || !pendingStays.isEmpty else { return [] }
+        guard let session,
+            !pending.isEmpty || flushedLastNeedsUpdate || !pendingStays.isEmpty || !pendingTransitions.isEmpty
+        else { return [] }
+        let transitions = pendingTransitions
         let batch = pending
         let update = flushedLastNeedsUpdate ? flushedLast : nil
         let stayEvents = pendingStays
@@ -240,11 +325,13 @@ public struct SessionWriter {
         let write = { [store] () throws -> [Int64] in
             if let update { try store.setInstanceCount(entryKey: update.key, to: update.count) }
             try Self.store(stayEvents, in: store, session: session.id, openVisit: &openVisit)
+            for transition in transitions { try store.addTransition(transition, to: session.id) }
             return try store.appendInTransaction(batch, to: session.id)
         }
         let keys = try store.writeJoiningTransaction(write)
         openVisitKey = openVisit
         pendingStays.removeAll()
+        pendingTransitions.removeAll()
         flushedLastNeedsUpdate = false
         if let i = batch.lastIndex(where: { !$0.isHeadingChanged && !$0.marked }) {
             flushedLast = (keys[i], batch[i].instanceCount)
@@ -255,26 +342,6 @@ public struct SessionWriter {
             var e = entry
             e.key = key
             return e
-        }
-    }
-
-    /// Writes the stay watcher's events: pauses and resumes as tracking events, an arrival as a new visit row
-    /// (whose key `openVisit` keeps), a departure into that row.
-    private static func store(_ events: [StayEvent], in store: Store, session: String, openVisit: inout Int64?) throws {
-        for event in events {
-            switch event {
-            case .paused(let fix), .resumed(let fix):
-                let action: TrackingAction = if case .paused = event { .paused } else { .resumed }
-                try store.addTrackingEvent(
-                    TrackingEvent(action: action, time: fix.time, latitude: fix.latitude, longitude: fix.longitude),
-                    to: session)
-            case .arrived(let visit):
-                openVisit = try store.addVisit(visit, to: session)
-            case .departed(var visit):
-                visit.key = openVisit
-                try store.setDeparture(of: visit)
-                openVisit = nil
-            }
         }
     }
 

@@ -58,6 +58,8 @@ public struct Entry: Sendable, Equatable {
     public var monitoring: MonitoringMode?
     /// What made the entry (OwnTracks' `t`); nil for an automatic one (`ReportTrigger`).
     public var trigger: ReportTrigger?
+    /// The regions the entry lies in, by name (OwnTracks' `inregions`); nil: none (`InRegions`).
+    public var inRegions: [String]?
 
     public init(
         key: Int64? = nil, id: String, latitude: Double, longitude: Double, altitude: Double? = nil,
@@ -68,7 +70,7 @@ public struct Entry: Sendable, Equatable {
         pdop: Double? = nil, fixMode: FixMode? = nil, speedAccuracy: Double? = nil, courseAccuracy: Double? = nil,
         motion: [String]? = nil, batteryState: BatteryState? = nil, batteryLevel: Double? = nil,
         deviceID: String? = nil, wifi: String? = nil, startsSegment: Bool = false, monitoring: MonitoringMode? = nil,
-        trigger: ReportTrigger? = nil
+        trigger: ReportTrigger? = nil, inRegions: [String]? = nil
     ) {
         self.key = key
         self.id = id
@@ -102,6 +104,7 @@ public struct Entry: Sendable, Equatable {
         self.startsSegment = startsSegment
         self.monitoring = monitoring
         self.trigger = trigger
+        self.inRegions = inRegions
     }
 
     /// A location entry from a fix.

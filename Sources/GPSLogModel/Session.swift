@@ -16,14 +16,24 @@ public struct Session: Sendable, Equatable {
     /// Nil while the session is still recording.
     public var end: Timestamp?
     public var mode: TripMode?
+    /// True for a trip started inside a recording (`gpslog trip start`, `Sessions.Trip`).
+    public var isTrip: Bool
+    /// For an ended trip: whether the automatic pause ended it rather than `trip stop` (Overland's
+    /// `stopped_automatically`).
+    public var stoppedAutomatically: Bool?
 
-    public init(key: Int64, id: String, name: String, start: Timestamp, end: Timestamp?, mode: TripMode?) {
+    public init(
+        key: Int64, id: String, name: String, start: Timestamp, end: Timestamp?, mode: TripMode?, isTrip: Bool = false,
+        stoppedAutomatically: Bool? = nil
+    ) {
         self.key = key
         self.id = id
         self.name = name
         self.start = start
         self.end = end
         self.mode = mode
+        self.isTrip = isTrip
+        self.stoppedAutomatically = stoppedAutomatically
     }
 
     /// The first 8 characters of the id, as listings show it.

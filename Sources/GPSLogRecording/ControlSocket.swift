@@ -48,11 +48,15 @@ public enum ControlRequest: Sendable, Equatable, Codable {
     /// Switch to an OwnTracks monitoring mode by name (`interval`: back to GPS Log's interval sampling); nil: only
     /// say which mode is on.
     case monitoring(mode: String?)
+    /// Start a trip (Overland's Start): a session of its own, with its mode (nil: the recording's) and name.
+    case tripStart(mode: String?, name: String?)
+    /// End the running trip.
+    case tripStop
 
     /// The command words on the wire.
-    public static let commands = ["mark", "status", "stop", "send-now", "monitoring"]
+    public static let commands = ["mark", "status", "stop", "send-now", "monitoring", "trip-start", "trip-stop"]
 
-    private enum Keys: String, CodingKey { case command, label, mode }
+    private enum Keys: String, CodingKey { case command, label, mode, name }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
@@ -63,6 +67,11 @@ public enum ControlRequest: Sendable, Equatable, Codable {
         case "stop": self = .stop
         case "send-now": self = .sendNow
         case "monitoring": self = .monitoring(mode: try c.decodeIfPresent(String.self, forKey: .mode))
+        case "trip-start":
+            self = .tripStart(
+                mode: try c.decodeIfPresent(String.self, forKey: .mode),
+                name: try c.decodeIfPresent(String.self, forKey: .name))
+        case "trip-stop": self = .tripStop
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .command, in: c,
@@ -82,6 +91,11 @@ public enum ControlRequest: Sendable, Equatable, Codable {
         case .monitoring(let mode):
             try c.encode("monitoring", forKey: .command)
             try c.encodeIfPresent(mode, forKey: .mode)
+        case .tripStart(let mode, let name):
+            try c.encode("trip-start", forKey: .command)
+            try c.encodeIfPresent(mode, forKey: .mode)
+            try c.encodeIfPresent(name, forKey: .name)
+        case .tripStop: try c.encode("trip-stop", forKey: .command)
         }
     }
 }
@@ -193,6 +207,11 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var pausedSince: String?
     /// Since when (fix time) the receiver has been at the visit under way; nil when none.
     public var visitSince: String?
+    /// The mode of the trip running (`gpslog trip start`); nil when none. The session, its duration and distance
+    /// are then the trip's.
+    public var trip: String?
+    /// The regions the receiver is in (`gpslog region`); nil when none are defined.
+    public var regions: [String]?
     /// The sampling rules in force (a server's `set` changes them while recording).
     public var sampling: SamplingStatus?
 }

@@ -25,6 +25,8 @@ public actor Recorder {
     private var lastCommit = ContinuousClock.now
     private var addresses: GeocodeReport?
     private var sending: SendingStatus?
+    /// The mode a server's `trip_mode` asked for: the next `trip start` without `--mode` takes it.
+    private var serverTripMode: TripMode?
     /// Splits seen so far (the writer counts them).
     private var splitsSeen = 0
     /// The sessions of this run, oldest first: the geocoder and live sending finish the ones a split ended.
@@ -50,8 +52,10 @@ public actor Recorder {
         logger: Logger, commitEvery: Duration = Recorder.defaultCommitEvery
     ) throws {
         let store = try Store(path: databasePath)
+        // The regions as they are at the start (`gpslog region add` while recording counts from the next run).
         writer = SessionWriter(
-            store: store, naming: naming, mode: mode, policy: policy, splits: splits, stays: stays)
+            store: store, naming: naming, mode: mode, policy: policy, splits: splits, stays: stays,
+            regions: try store.regions())
         self.source = source
         self.thread = thread
         self.logger = logger
@@ -99,6 +103,9 @@ public actor Recorder {
                 )
             }
             for event in writer.stayEvents { logger.info("\(Self.words(event))") }
+            for t in writer.transitions {
+                logger.info("region '\(t.region.name.visible)': \(t.event.rawValue) at \(t.time.iso8601())")
+            }
             if let session = writer.session, sessionIDs.last != session.id {
                 sessionIDs.append(session.id)
                 let verb = hadSession || sessionIDs.count > 1 ? "now recording" : "recording"
@@ -190,10 +197,48 @@ public actor Recorder {
             before = rules.visits ? "true" : "false"
             rules.visits = on
             writer.setStayRules(rules)
+        case .tripMode(let mode):
+            before = serverTripMode?.rawValue ?? writer.mode?.rawValue ?? TripMode.bicycle.rawValue
+            serverTripMode = mode
+        case .tripMinDistance(let m):
+            before = SettingText.distance(writer.tripSampling.minDistance)
+            writer.updateTripSampling { $0.minDistance = m }
+        case .tripMinTime(let ms):
+            before = SettingText.milliseconds(writer.tripSampling.minTimeMilliseconds)
+            writer.updateTripSampling { $0.minTimeMilliseconds = ms }
+        case .tripMaxAccuracy(let m):
+            before = SettingText.distance(writer.tripSampling.maxAccuracy)
+            writer.updateTripSampling { $0.maxAccuracy = m }
         case .sendInterval, .loggingMode, .batchSize:
             return nil
         }
         return before
+    }
+
+    /// Overland's Trip Settings, used by the trips started from now on.
+    public func setTripSampling(_ sampling: TripSampling) { writer.tripSampling = sampling }
+
+    /// Starts a trip (Overland's Start): the session in progress ends and the trip's opens at the next fix, with the
+    /// trip settings. `mode` nil: the recording's `--mode`, else Overland's default, bicycle.
+    public func startTrip(mode: TripMode?, name: String?) throws -> RecorderStatus {
+        let mode = mode ?? serverTripMode ?? writer.mode ?? .bicycle
+        // A blank name would be refused when the trip's session is created, at the next fix: the default instead.
+        let name = name.map(\.trimmedWhitespace).flatMap { $0.isEmpty ? nil : $0 }
+        try writer.startTrip(mode: mode, name: name)
+        logger.info("trip started: \(mode.rawValue)\(name.map { " '\($0)'" } ?? "") (gpslog trip start)")
+        return status()
+    }
+
+    /// Ends the running trip (Overland's Stop); the recording goes on in a new session at the next fix.
+    public func stopTrip() throws -> RecorderStatus {
+        let ended = try writer.stopTrip()
+        if let ended {
+            logger.info(
+                "trip '\(ended.name)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (gpslog trip stop)")
+        } else {
+            logger.info("trip ended before any fix (gpslog trip stop)")
+        }
+        return status()
     }
 
     /// The name `gpslog monitoring` takes for GPS Log's interval sampling.
@@ -219,7 +264,8 @@ public actor Recorder {
             droppedFixes: writer.gate.dropped, sessions: sessionIDs.count,
             monitoring: writer.sampler.policy.monitoring?.name,
             pausedSince: writer.stays?.pausedAt?.time.iso8601(),
-            visitSince: writer.stays?.visit?.arrival.iso8601(),
+            visitSince: writer.stays?.visit?.arrival.iso8601(), trip: writer.trip?.mode.rawValue,
+            regions: writer.regionWatcher.map(\.insideNames),
             sampling: SamplingStatus(writer.sampler.policy, stays: writer.stays?.rules))
     }
 
@@ -256,6 +302,7 @@ public actor Recorder {
         case .gap: return "no fix for the --split gap"
         case .stop: return "moving again after standing still for the --split stop"
         case .daily: return "midnight"
+        case .trip: return "a trip started or stopped"
         }
     }
 

@@ -29,6 +29,8 @@ public struct RecordingPlan: Sendable {
     public var commitEvery: Duration = Recorder.defaultCommitEvery
     /// The automatic pause and visits (`--pause-when-stopped`, `--resume-radius`, `--visits`); nil: neither.
     public var stays: StayRules?
+    /// Overland's Trip Settings: the sampling a trip (`gpslog trip start`) uses over the main settings.
+    public var tripSampling = TripSampling()
 
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
@@ -108,6 +110,7 @@ public enum Recording {
         let recorder = try Recorder(
             databasePath: path, naming: plan.naming, mode: plan.mode, policy: plan.policy, splits: plan.splits,
             stays: plan.stays, source: source, thread: threads.recorder, logger: logger, commitEvery: plan.commitEvery)
+        await recorder.setTripSampling(plan.tripSampling)
         let addresses = try plan.geocoding.map { g -> Task<Void, Never> in
             let made = try g.provider.make(contact: g.contact)
             if let notice = made.notice { logger.notice("\(notice)") }

@@ -115,12 +115,31 @@ extension RecordingRun {
             status.sending = await sender.send()
             return ControlResponse(ok: true, status: status)
         case .monitoring(let mode):
-            do {
+            return await answering {
                 _ = try await recorder.setMonitoring(mode)
-                return ControlResponse(ok: true, status: await recorder.status())
-            } catch {
-                return ControlResponse(ok: false, error: (error as? LocalizedError)?.errorDescription ?? "\(error)")
+                return await recorder.status()
             }
+        case .tripStart(let mode, let name):
+            return await answering {
+                guard let mode else { return try await recorder.startTrip(mode: nil, name: name) }
+                guard let tripMode = TripMode(rawValue: mode) else {
+                    throw RecordingError.recorder(
+                        "'\(mode.visible)' is not a trip mode: use \(TripMode.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                }
+                return try await recorder.startTrip(mode: tripMode, name: name)
+            }
+        case .tripStop:
+            return await answering { try await recorder.stopTrip() }
+        }
+    }
+
+    /// The status `body` returns as the answer, or its error's words.
+    private static func answering(_ body: () async throws -> RecorderStatus) async -> ControlResponse {
+        do {
+            return ControlResponse(ok: true, status: try await body())
+        } catch {
+            return ControlResponse(ok: false, error: (error as? LocalizedError)?.errorDescription ?? "\(error)")
         }
     }
 }

@@ -25,6 +25,14 @@ enum RemoteChange: Equatable {
     case monitoring(MonitoringMode?)
     /// `main.visit_tracking`.
     case visits(Bool)
+    /// `trip_mode`: the mode of the next `trip start` without `--mode`.
+    case tripMode(TripMode)
+    /// `trip.min_distance` in metres; nil: the main setting's.
+    case tripMinDistance(Double?)
+    /// `trip.min_time` in milliseconds; nil: the main setting's.
+    case tripMinTime(Int64?)
+    /// `trip.desired_accuracy` in metres; nil (nav, best): no filter during trips.
+    case tripMaxAccuracy(Double?)
 
     /// The `record` option the setting stands for: a flag given on the command line wins over a kept setting.
     var option: String {
@@ -39,6 +47,10 @@ enum RemoteChange: Equatable {
         case .resumeRadius: return "resume-radius"
         case .monitoring: return "monitoring"
         case .visits: return "visits"
+        case .tripMode: return "mode"
+        case .tripMinDistance: return "trip-min-distance"
+        case .tripMinTime: return "trip-min-time"
+        case .tripMaxAccuracy: return "trip-max-accuracy"
         }
     }
 
@@ -57,10 +69,20 @@ enum RemoteChange: Equatable {
     static func read(_ s: ServerSetting, allowRemoteOff: Bool) -> Reading {
         let v = s.value.lowercased()
         func bad() -> Reading { .invalid("'\(s.value.visible)' is not a value gpslog knows for \(s.path)") }
-        if s.section == "trip" {
-            return .notApplicable("trip settings apply while a trip runs; gpslog has no trips inside a recording yet")
-        }
         switch (s.section, s.name) {
+        case ("trip", "min_distance"):
+            if v == "off" { return .change(.tripMinDistance(nil)) }
+            guard let m = distance(v) else { return bad() }
+            return .change(.tripMinDistance(m))
+        case ("trip", "min_time"):
+            guard let ms = duration(v) else { return bad() }
+            return .change(.tripMinTime(ms <= 1000 ? nil : ms))
+        case ("trip", "desired_accuracy"):
+            if v == "nav" || v == "best" { return .change(.tripMaxAccuracy(nil)) }
+            guard let m = distance(v), m > 0 else { return bad() }
+            return .change(.tripMaxAccuracy(m))
+        case ("trip", _):
+            return .notApplicable("only the trip's min_distance, min_time and desired_accuracy apply to a recorder")
         case ("top", "send_interval"):
             if v == "off" {
                 return allowRemoteOff
@@ -72,7 +94,8 @@ enum RemoteChange: Equatable {
             guard let ms = duration(v), ms > 0 else { return bad() }
             return .change(.sendInterval(.milliseconds(ms)))
         case ("top", "trip_mode"):
-            return .notApplicable("gpslog has no trips inside a recording yet")
+            guard let mode = TripMode(rawValue: v) else { return bad() }
+            return .change(.tripMode(mode))
         case ("main", "logging_mode"):
             guard let mode = LoggingMode(rawValue: v) else { return bad() }
             return .change(.loggingMode(mode))

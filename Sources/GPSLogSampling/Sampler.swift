@@ -84,6 +84,18 @@ public struct Sampler: Sendable {
         return .newEntry(entry)
     }
 
+    /// An entry at `fix` whatever the rules say, made by `trigger` (a region entered or left): it becomes the last
+    /// entry, from which the rules measure.
+    public mutating func report(_ fix: Fix, trigger: ReportTrigger) -> Entry {
+        lastAcceptedTime = fix.time
+        freshestFix = fix
+        var entry = Entry(id: Identifier.uuidV7(time: fix.time, using: &rng), fix: fix)
+        entry.monitoring = policy.monitoring
+        entry.trigger = trigger
+        lastEntry = entry
+        return entry
+    }
+
     /// Takes a fix without sampling it (the automatic pause): it becomes the freshest fix, which a mark marks.
     public mutating func observe(_ fix: Fix) {
         guard fix.hasPlausiblePosition else { return }

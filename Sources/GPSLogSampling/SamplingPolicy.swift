@@ -74,3 +74,32 @@ public enum LocatorRule: String, Sendable, Equatable, CaseIterable {
     /// An entry only once both hold (OwnTracks Android: "an `and` relationship with interval").
     case both
 }
+
+/// Overland's Trip Settings: what sampling a running trip uses instead of the main settings; a nil field keeps the
+/// main value. They apply when a trip starts and revert when it ends.
+public struct TripSampling: Sendable, Equatable {
+    public var intervalMilliseconds: Int64?
+    public var minDistance: Double?
+    public var minTimeMilliseconds: Int64?
+    public var maxAccuracy: Double?
+
+    public init(
+        intervalMilliseconds: Int64? = nil, minDistance: Double? = nil, minTimeMilliseconds: Int64? = nil,
+        maxAccuracy: Double? = nil
+    ) {
+        self.intervalMilliseconds = intervalMilliseconds
+        self.minDistance = minDistance
+        self.minTimeMilliseconds = minTimeMilliseconds
+        self.maxAccuracy = maxAccuracy
+    }
+
+    /// The main policy with the trip's settings over it.
+    public func applied(to main: SamplingPolicy) -> SamplingPolicy {
+        var policy = main
+        if let intervalMilliseconds { policy.intervalMilliseconds = intervalMilliseconds }
+        if let minDistance { policy.minDistance = minDistance }
+        if let minTimeMilliseconds { policy.minTimeMilliseconds = minTimeMilliseconds }
+        if let maxAccuracy { policy.maxAccuracy = maxAccuracy }
+        return policy
+    }
+}

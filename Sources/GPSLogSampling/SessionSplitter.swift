@@ -31,6 +31,8 @@ public struct SplitRules: Sendable, Equatable {
 /// Why a session was split.
 public enum SplitReason: String, Sendable, Equatable {
     case gap, stop, daily
+    /// A trip started or ended (`gpslog trip start`, `trip stop`, or the automatic pause).
+    case trip
 }
 
 /// Decides, fix by fix (after the `FixGate`), whether the fix starts a new session.

@@ -94,7 +94,8 @@ extension Store {
         "heading_in_range", "heading_changed_is_flag", "label_only_on_marks", "satellites_not_negative",
         "hdop_not_negative", "vdop_not_negative", "pdop_not_negative", "fix_mode_known", "speed_accuracy_not_negative",
         "course_accuracy_not_negative", "motion_is_json_array", "battery_state_known", "battery_level_fraction",
-        "starts_segment_is_flag", "monitoring_known", "report_trigger_known", "heading_change_has_heading",
+        "starts_segment_is_flag", "monitoring_known", "report_trigger_known", "in_regions_is_json_array",
+        "heading_change_has_heading",
     ]
 
     /// The first Entries CHECK constraint (by its schema name, in SQLite's order) the entry would break, or nil.
@@ -110,7 +111,7 @@ extension Store {
         if !notNegative(e.speed) { return "speed_not_negative" }
         if !angle(e.course) { return "course_in_range" }
         // marked_is_flag, heading_changed_is_flag and starts_segment_is_flag hold for a Bool, monitoring_known and
-        // report_trigger_known for their enums; the motion list is always written as an array.
+        // report_trigger_known for their enums; the motion and region lists are always written as arrays.
         if !hasSQLLength36(e.id) { return "entry_id_is_uuid" }
         if e.instanceCount < 1 { return "instance_count_positive" }
         if !angle(e.heading) { return "heading_in_range" }

@@ -9,26 +9,26 @@ extension Store {
         Key, Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
         VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment, Monitoring, ReportTrigger
+        StartsSegment, Monitoring, ReportTrigger, InRegions
         """
 
-    /// The Entries columns an insert writes: the session, then 31 per row (parameters 2...32 for the first row).
+    /// The Entries columns an insert writes: the session, then 32 per row (parameters 2...33 for the first row).
     static let insertColumns = """
         Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
         VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment, Monitoring, ReportTrigger
+        StartsSegment, Monitoring, ReportTrigger, InRegions
         """
 
     /// Rows per multi-row INSERT. Each statement run costs SQLite a fixed overhead (opening the write on the
     /// B-trees, a statement savepoint) about as large as storing a row; 32 rows per statement pay it once for 32
-    /// (measured: a 1M-point GPX import 30 % faster). 32 x 31 + 1 = 993 parameters, far under SQLite's limit.
+    /// (measured: a 1M-point GPX import 30 % faster). 32 x 32 + 1 = 1025 parameters, far under SQLite's limit.
     static let rowsPerInsert = 32
 
-    /// An INSERT of `rows` rows of one session: ?1 is the session, row r's values are ?(2 + 31r) ... ?(32 + 31r).
+    /// An INSERT of `rows` rows of one session: ?1 is the session, row r's values are ?(2 + 32r) ... ?(33 + 32r).
     static func insertEntrySQL(rows: Int) -> String {
         let values = (0..<rows).map { r in
-            "(?1, " + (0..<31).map { "?\(2 + r * 31 + $0)" }.joined(separator: ", ") + ")"
+            "(?1, " + (0..<32).map { "?\(2 + r * 32 + $0)" }.joined(separator: ", ") + ")"
         }
         return "INSERT INTO Entries (\(insertColumns)) VALUES " + values.joined(separator: ", ")
     }
@@ -166,7 +166,7 @@ extension Store {
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
     private func bindEntry(_ e: Entry, to s: Statement, row: Int) throws {
-        let o = Int32(row * 31)
+        let o = Int32(row * 32)
         try s.bind(e.latitude, at: 2 + o)
         try s.bind(e.longitude, at: 3 + o)
         try s.bind(e.altitude, at: 4 + o)
@@ -198,6 +198,7 @@ extension Store {
         try s.bind(e.startsSegment, at: 30 + o)
         try s.bind(e.monitoring?.rawValue, at: 31 + o)
         try s.bind(e.trigger?.rawValue, at: 32 + o)
+        try s.bind(e.inRegions.map(Store.encodeMotion), at: 33 + o)
     }
 
     static func readEntry(_ s: Statement) -> Entry {
@@ -217,10 +218,11 @@ extension Store {
             deviceID: s.string(at: 28), wifi: s.string(at: 29),
             startsSegment: s.requiredInt64(at: 30) == 1,
             monitoring: s.int(at: 31).flatMap(MonitoringMode.init(rawValue:)),
-            trigger: s.string(at: 32).flatMap(ReportTrigger.init(rawValue:)))
+            trigger: s.string(at: 32).flatMap(ReportTrigger.init(rawValue:)),
+            inRegions: s.string(at: 33).flatMap(Store.decodeMotion))
     }
 
-    /// Overland's motion list as the JSON array text the Motion column holds.
+    /// A list of strings as the JSON array text the Motion and InRegions columns hold.
     static func encodeMotion(_ motion: [String]) -> String {
         let data =
             (try? JSONSerialization.data(withJSONObject: motion, options: [.withoutEscapingSlashes])) ?? Data("[]".utf8)

@@ -3,14 +3,15 @@ import GPSLogModel
 import GPSLogSQLite
 
 extension Store {
-    static let sessionColumns = "Key, ID, Name, StartTime, EndTime, Mode"
+    static let sessionColumns = "Key, ID, Name, StartTime, EndTime, Mode, Trip, StoppedAutomatically"
 
     static func readSession(_ s: Statement, offset: Int32 = 0) -> Session {
         Session(
             key: s.int64(at: offset) ?? 0, id: s.string(at: offset + 1) ?? "", name: s.string(at: offset + 2) ?? "",
             start: Timestamp(milliseconds: s.int64(at: offset + 3) ?? 0),
             end: s.int64(at: offset + 4).map { Timestamp(milliseconds: $0) },
-            mode: s.string(at: offset + 5).flatMap(TripMode.init(rawValue:)))
+            mode: s.string(at: offset + 5).flatMap(TripMode.init(rawValue:)), isTrip: s.int64(at: offset + 6) == 1,
+            stoppedAutomatically: s.int64(at: offset + 7).map { $0 == 1 })
     }
 
     /// Creates a session that is recording (no end time yet).
@@ -21,6 +22,14 @@ extension Store {
     public func createSession(name: String, start: Timestamp, mode: TripMode? = nil, id: String? = nil) throws
         -> Session
     {
+        try createSession(name: name, start: start, mode: mode, id: id, trip: false)
+    }
+
+    /// Creates a session that is recording, a trip or not (see `createSession(name:start:mode:id:)`).
+    @discardableResult
+    public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?, trip: Bool) throws
+        -> Session
+    {
         return try sqlite {
             let id = (id ?? Identifier.uuidV4()).lowercased()
             guard Identifier.isUUID(id) else { throw StoreError.invalidSession(reason: "'\(id)' is not a UUID") }
@@ -28,12 +37,25 @@ extension Store {
             guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
             do {
                 try database.run(
-                    "INSERT INTO Sessions (ID, Name, StartTime, Mode) VALUES (?, ?, ?, ?)",
-                    [.text(id), .text(name), .integer(start.milliseconds), SQLiteValue(mode?.rawValue)])
+                    "INSERT INTO Sessions (ID, Name, StartTime, Mode, Trip) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        .text(id), .text(name), .integer(start.milliseconds), SQLiteValue(mode?.rawValue),
+                        SQLiteValue(trip),
+                    ])
             } catch let error as SQLiteError where error.isConstraintViolation {
                 throw StoreError.invalidSession(reason: error.message)
             }
-            return Session(key: database.lastInsertRowID, id: id, name: name, start: start, end: nil, mode: mode)
+            return Session(
+                key: database.lastInsertRowID, id: id, name: name, start: start, end: nil, mode: mode, isTrip: trip)
+        }
+    }
+
+    /// Says how a trip ended: by the automatic pause, or by `trip stop` (Overland's `stopped_automatically`).
+    public func setStoppedAutomatically(_ automatically: Bool, of sessionID: String) throws {
+        try sqlite {
+            try database.run(
+                "UPDATE Sessions SET StoppedAutomatically = ? WHERE ID = ?",
+                [SQLiteValue(automatically), .text(sessionID)])
         }
     }
 

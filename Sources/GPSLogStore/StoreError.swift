@@ -21,6 +21,8 @@ public enum StoreError: LocalizedError, Equatable {
     case invalidEntry(index: Int, time: String, reason: String)
     /// A session's fields broke a constraint.
     case invalidSession(reason: String)
+    /// A region's fields broke a constraint (its name in use, a radius not positive).
+    case invalidRegion(name: String, reason: String)
     /// SQLite could not read or write the database (disk full, a read-only file, I/O error); `reason` is SQLite's.
     case failed(path: String, reason: String)
 
@@ -62,6 +64,10 @@ public enum StoreError: LocalizedError, Equatable {
                 "entry \(index + 1) of the batch (time \(time)) was refused: \(reason); no entry of the batch was stored."
         case .invalidSession(let reason):
             return "the session was refused: \(reason)"
+        case .invalidRegion(let name, let reason):
+            let inUse = reason.contains("Regions.Name")
+            return "the region '\(name)' was refused: "
+                + (inUse ? "a region of that name exists (gpslog region remove it first)" : reason)
         case .failed(let path, let reason):
             return
                 "the database \(path) could not be read or written: \(reason). Check free space and permissions, or run `sqlite3 \(path) 'PRAGMA integrity_check'`."

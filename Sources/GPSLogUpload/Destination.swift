@@ -18,6 +18,8 @@ public struct Destination: Sendable {
     public var token: AccessToken?
     /// Overland's `device_id` for locations without one; for OwnTracks `user/device` (X-Limit-U, X-Limit-D).
     public var deviceID: String?
+    /// Overland's `unique_id` on every location (`--unique-id`), when set.
+    public var uniqueID: String?
 
     public init(url: String, format: Format = .overland, token: AccessToken? = nil, deviceID: String? = nil) throws {
         guard let parsed = URL(string: url.replacingOccurrences(of: "%", with: "%25")),

@@ -100,7 +100,8 @@ public final class Uploader {
         let ends = try store.trackEnds(of: session.id)
         var previous: Entry? = try state.last.flatMap { try store.trackPoint(key: $0.key) }
         let batchSize = destination.format == .owntracks ? 1 : max(1, options.batchSize)
-        let writer = OverlandWriter(batchSize: batchSize, deviceID: destination.deviceID)
+        var writer = OverlandWriter(batchSize: batchSize, deviceID: destination.deviceID)
+        writer.uniqueID = destination.uniqueID
         progress?(0, total)
         while remaining > 0 {
             var batch: [Entry] = []
@@ -170,9 +171,18 @@ public final class Uploader {
     func pendingRecords(of session: Session) throws -> [OverlandRecord] {
         guard destination.format == .overland else { return [] }
         let sent = try store.sentRecords(session: session.id, destination: destination.progressKey)
-        return OverlandRecord.records(
-            events: try store.trackingEvents(of: session.id), visits: try store.visits(of: session.id)
-        ).filter { !sent.contains($0.id) }
+        var records = OverlandRecord.records(
+            events: try store.trackingEvents(of: session.id), visits: try store.visits(of: session.id))
+        // A finished trip (`trip stop`, or the automatic pause): Overland's trip record, after its last point.
+        if session.isTrip, let end = session.end, let stopped = session.stoppedAutomatically,
+            !sent.contains(OverlandRecord.tripID(session.id)), let ends = try store.trackEnds(of: session.id)
+        {
+            records.append(
+                OverlandRecord.trip(
+                    session, end: end, first: ends.first, last: ends.last,
+                    distance: try store.trackLength(sessionID: session.id), stoppedAutomatically: stopped))
+        }
+        return records.filter { !sent.contains($0.id) }
     }
 
     /// Logging modes `latest` and `owntracks`: one POST with the newest point (Overland's `{"locations":[p]}`, or
@@ -189,7 +199,9 @@ public final class Uploader {
         if options.loggingMode == .owntracks {
             body = ownTracksBody(newest, headers: &headers)
         } else {
-            body = OverlandWriter(batchSize: 1, deviceID: destination.deviceID).batchBody(
+            var writer = OverlandWriter(batchSize: 1, deviceID: destination.deviceID)
+            writer.uniqueID = destination.uniqueID
+            body = writer.batchBody(
                 [newest], session: session, start: ends.first, distance: state.distance)
         }
         let (retries, settings) = try await post(body, to: destination.expandedURL(latest: newest), headers: headers)

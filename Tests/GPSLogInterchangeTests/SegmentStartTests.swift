@@ -136,3 +136,30 @@ struct SegmentStartTests {
         }
     }
 }
+
+/// The automatic pause ends a running trip, which then says it stopped automatically (Overland's record).
+struct TripPauseTests {
+    @Test func thePauseEndsARunningTrip() throws {
+        try withTemporaryStore { store, _ in
+            var writer = SessionWriter(
+                store: store, naming: .fixed("Day"), policy: SamplingPolicy(),
+                stays: StayRules(pauseAfterMilliseconds: 600_000))
+            let start = Timestamp(milliseconds: 1_700_000_000_000)
+            func fix(_ second: Int, north metres: Double = 0) -> Fix {
+                Fix(
+                    time: start.adding(milliseconds: Int64(second) * 1000), latitude: 52 + metres / 111_195,
+                    longitude: 5, horizontalAccuracy: 4, speed: 0)
+            }
+            try writer.add(fix(0))
+            try writer.startTrip(mode: .walk, name: nil)
+            for s in stride(from: 10, through: 610, by: 10) { try writer.add(fix(s, north: Double(s % 20))) }
+            #expect(writer.trip == nil)
+            try writer.add(fix(700, north: 300))
+            try writer.finish()
+            let sessions = try store.sessions()
+            #expect(sessions.map(\.isTrip) == [false, true, false])
+            #expect(sessions[1].stoppedAutomatically == true && sessions[1].mode == .walk)
+            #expect(sessions[1].name.hasPrefix("walk 2023-11-14"))
+        }
+    }
+}

@@ -38,7 +38,9 @@ struct RemoteSettingsTests {
         if case .refused = read("main", "tracking_mode", "off") {} else { Issue.record("tracking_mode off accepted") }
         #expect(read("main", "tracking_mode", "off", allow: true) == .change(.monitoring(.manual)))
         if case .notApplicable = read("main", "activity_type", "fitness") {} else { Issue.record("activity_type") }
-        if case .notApplicable = read("trip", "min_distance", "10m") {} else { Issue.record("trip section") }
+        #expect(read("trip", "min_distance", "10m") == .change(.tripMinDistance(10)))
+        #expect(read("top", "trip_mode", "car") == .change(.tripMode(.car)))
+        if case .notApplicable = read("trip", "batch_size", "50") {} else { Issue.record("trip.batch_size") }
         if case .invalid = read("main", "min_distance", "far") {} else { Issue.record("a bad value was taken") }
         if case .invalid = read("main", "colour", "red") {} else { Issue.record("an unknown key was taken") }
     }

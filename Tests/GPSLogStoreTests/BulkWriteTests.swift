@@ -40,7 +40,7 @@ struct BulkWriteTests {
     ]
     static let unbreakable: Set = [
         "marked_is_flag", "heading_changed_is_flag", "motion_is_json_array", "fix_mode_known", "battery_state_known",
-        "starts_segment_is_flag", "monitoring_known", "report_trigger_known",
+        "starts_segment_is_flag", "monitoring_known", "report_trigger_known", "in_regions_is_json_array",
     ]
 
     /// Every CHECK the migrated schema puts on Entries has its Swift twin, in SQLite's order (a new migration's CHECK

@@ -18,6 +18,9 @@ public final class FlakyOverlandServer: @unchecked Sendable {
         public var hasCurrent: Bool
         public var authorization: String?
         public var answer: Answer
+        /// Each location's `device_id` and `unique_id` ("" when it has none).
+        public var deviceIDs: [String] = []
+        public var uniqueIDs: [String] = []
     }
 
     private let lock = NSLock()
@@ -59,7 +62,8 @@ public final class FlakyOverlandServer: @unchecked Sendable {
     func decide(uri: String, body: ByteBuffer, authorization: String?) -> Answer {
         let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         let features = object?["locations"] as? [[String: Any]] ?? []
-        let stamps = features.compactMap { ($0["properties"] as? [String: Any])?["timestamp"] as? String }
+        let properties = features.map { $0["properties"] as? [String: Any] ?? [:] }
+        let stamps = properties.compactMap { $0["timestamp"] as? String }
         return lock.withLock {
             let answer: Answer
             if object == nil || stamps.isEmpty {
@@ -72,7 +76,8 @@ public final class FlakyOverlandServer: @unchecked Sendable {
             batches.append(
                 Batch(
                     uri: uri, timestamps: stamps, hasCurrent: object?["current"] != nil, authorization: authorization,
-                    answer: answer))
+                    answer: answer, deviceIDs: properties.map { $0["device_id"] as? String ?? "" },
+                    uniqueIDs: properties.map { $0["unique_id"] as? String ?? "" }))
             return answer
         }
     }

@@ -113,7 +113,7 @@ public final class BackgroundGPSLog {
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: TestPaths.gpslogBinary)
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = ProcessInfo.processInfo.environment.withoutConfigFiles
         env["GPSLOG_DB"] = database
         env.merge(environment) { $1 }
         process.environment = env

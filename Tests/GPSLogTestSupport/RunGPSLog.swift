@@ -19,7 +19,7 @@ public func runGPSLog(
     process.executableURL = URL(fileURLWithPath: launcher.first ?? TestPaths.gpslogBinary)
     process.arguments =
         launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [TestPaths.gpslogBinary] + arguments
-    var env = ProcessInfo.processInfo.environment
+    var env = ProcessInfo.processInfo.environment.withoutConfigFiles
     env["GPSLOG_DB"] = database
     for (k, v) in environment { env[k] = v }
     process.environment = env
@@ -56,7 +56,7 @@ public func runGPSLog(
 public func runGPSLogMeasuringMemory(_ arguments: [String], database: String, outputPath: String) throws -> (
     status: Int32, peakBytes: Int
 ) {
-    var env = ProcessInfo.processInfo.environment
+    var env = ProcessInfo.processInfo.environment.withoutConfigFiles
     env["GPSLOG_DB"] = database
     let argv = [TestPaths.gpslogBinary] + arguments
     let envp = env.map { "\($0.key)=\($0.value)" }
@@ -80,4 +80,17 @@ public func runGPSLogMeasuringMemory(_ arguments: [String], database: String, ou
     }
     let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     return (exit, usage.ru_maxrss * 1024)  // ru_maxrss is in KiB on Linux
+}
+
+extension [String: String] {
+    /// The environment with no config file or profile of the machine's: no `$GPSLOG_CONFIG` or `$GPSLOG_PROFILE`,
+    /// and user and system files that do not exist. A test that wants a config file names its own.
+    public var withoutConfigFiles: [String: String] {
+        var env = self
+        env["GPSLOG_CONFIG"] = nil
+        env["GPSLOG_PROFILE"] = nil
+        env["XDG_CONFIG_HOME"] = "/nonexistent/gpslog-tests/config"
+        env["GPSLOG_SYSTEM_CONFIG"] = "/nonexistent/gpslog-tests/system.toml"
+        return env
+    }
 }

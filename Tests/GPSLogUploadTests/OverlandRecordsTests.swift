@@ -105,4 +105,58 @@ struct OverlandRecordsTests {
         await live.stop()
         await other.stop()
     }
+
+    /// The status of the recording on `db`, once `condition` holds (nil after `timeout` seconds).
+    static func status(_ db: String, timeout: Double, _ condition: @escaping ([String: Any]) -> Bool) async throws
+        -> [String: Any]?
+    {
+        var found: [String: Any]?
+        _ = try await waitUntilAsync(timeout: timeout) {
+            let r = try runGPSLog(["status", "--json"], database: db)
+            found = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]).flatMap {
+                condition($0) ? $0 : nil
+            }
+            return found != nil
+        }
+        return found
+    }
+
+    @Test func aFinishedTripIsSentOnceAsOverlandsTripRecord() async throws {
+        let server = ScriptedOverlandServer()
+        try await server.start()
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/trip.sqlite"
+            let run = try BackgroundGPSLog(
+                [
+                    "record", "--source", "replay:\(Self.hike)?speed=1500", "--geocode", "off", "--name", "Day",
+                    "--commit-every", "1s", "--send", server.url, "--send-interval", "1s",
+                ], database: db, folder: dir)
+            #expect(try await Self.status(db, timeout: 30) { $0["fixesReceived"] as? Int ?? 0 > 300 } != nil)
+            let started = try runGPSLog(["trip", "start", "--mode", "walk", "--name", "Summit"], database: db)
+            #expect(started.status == 0, "\(started.stderr)")
+            #expect(
+                try await Self.status(db, timeout: 30) {
+                    $0["sessionName"] as? String == "Summit" && $0["entries"] as? Int ?? 0 > 20
+                } != nil, "\(run.stderr)")
+            #expect(try runGPSLog(["trip", "stop"], database: db).status == 0)
+            #expect(await run.exitStatus(timeout: 60) == 0, "\(run.stderr)")
+
+            let store = try Store(path: db)
+            defer { store.close() }
+            let trip = try #require(try store.sessions().first { $0.isTrip })
+            let trips = server.log.flatMap(\.features).filter { props($0)["type"] as? String == "trip" }
+            #expect(trips.count == 1, "\(trips.count) trip records")
+            let p = props(try #require(trips.first))
+            #expect(p["mode"] as? String == "walk" && p["stopped_automatically"] as? Bool == false)
+            #expect(p["start"] as? String == trip.start.iso8601() && p["end"] as? String == trip.end?.iso8601())
+            let length = try store.trackLength(sessionID: trip.id)
+            #expect(abs((p["distance"] as? Double ?? -1) - length) < 0.1)
+            #expect(p["start_location"] is [String: Any] && p["end_location"] is [String: Any])
+            // The trip's own locations arrived with Overland's trip object, and the record is not a location.
+            let tripBatches = server.log.filter { ($0.json?["trip"] as? [String: Any])?["mode"] as? String == "walk" }
+            #expect(!tripBatches.isEmpty)
+            #expect(server.log.flatMap(\.locations).count == (try UploadTests.points(db)).count)
+        }
+        await server.stop()
+    }
 }

@@ -29,6 +29,7 @@ extension GPSLog {
         @OptionGroup(title: "Sampling") var sampling: SamplingOptions
         @OptionGroup(title: "Monitoring (OwnTracks)") var monitoring: MonitoringOptions
         @OptionGroup(title: "Pause and visits (Overland)") var stays: StayOptions
+        @OptionGroup(title: "Trip settings (Overland; gpslog trip start)") var trips: TripOptions
         @Option(help: ArgumentHelp("Trip mode.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
         var mode: TripMode?
         @OptionGroup(title: "Addresses") var geocoding: RecordGeocodingOptions
@@ -50,6 +51,7 @@ extension GPSLog {
             plan.watchdog = sourceOptions.plan
             plan.commitEvery = commits.interval
             plan.stays = stays.rules
+            plan.tripSampling = trips.sampling
             switch try await Recording.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
             {

@@ -25,6 +25,8 @@ extension GPSLog {
         @Option(help: "Address and port to listen on (port 0: any free port).") var listen: String = "127.0.0.1:8080"
         @Option(help: "Token every request must carry (default: $GPSLOG_TOKEN). Required when not on loopback.")
         var token: String?
+        @Option(help: ArgumentHelp("File holding that token (one trailing newline is ignored).", valueName: "path"))
+        var tokenFile: String?
         @Flag(help: "Log every request.") var verbose = false
 
         var hostPort: (host: String, port: Int)? {
@@ -36,7 +38,7 @@ extension GPSLog {
             return (host.isEmpty ? "127.0.0.1" : host, port)
         }
 
-        func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token) }
+        func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token, file: tokenFile) }
 
         func validate() throws {
             guard let hp = hostPort else {
@@ -51,7 +53,8 @@ extension GPSLog {
                     )
                 }
                 do {
-                    try token.checkStrongEnoughOffLoopback(origin: self.token == nil ? "$GPSLOG_TOKEN" : "--token")
+                    try token.checkStrongEnoughOffLoopback(
+                        origin: self.token != nil ? "--token" : tokenFile != nil ? "--token-file" : "$GPSLOG_TOKEN")
                 } catch {
                     throw ValidationError(error.errorDescription ?? "token too short")
                 }

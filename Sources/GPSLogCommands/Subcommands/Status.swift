@@ -55,6 +55,14 @@ enum StatusText {
         if let v = s.speed { lines.append(("Speed", Format.speed(v))) }
         lines.append(("Entries", "\(s.entries) (\(s.marks) marks) from \(s.fixesReceived) fixes"))
         lines.append(("Monitoring", s.monitoring.map { "\($0) (OwnTracks)" } ?? "interval sampling (GPS Log)"))
+        if let regions = s.regions {
+            lines.append(
+                (
+                    "Regions",
+                    regions.isEmpty ? "in none" : "in " + regions.map { "'\($0.visible)'" }.joined(separator: ", ")
+                ))
+        }
+        if let trip = s.trip { lines.append(("Trip", "\(trip): the session, duration and distance are the trip's")) }
         if let since = s.pausedSince { lines.append(("Paused", "since \(since) (resumes outside the geofence)")) }
         if let since = s.visitSince { lines.append(("Visit", "here since \(since)")) }
         lines.append(("Bad sentences", "\(s.badSentences)"))

@@ -6,6 +6,15 @@ import GPSLogStore
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The database file.", valueName: "path"))
     var db: String?
+    @Option(
+        help: ArgumentHelp(
+            "The config file, instead of $GPSLOG_CONFIG or $XDG_CONFIG_HOME/gpslog/config.toml.", valueName: "path"))
+    var config: String?
+    @Option(
+        help: ArgumentHelp(
+            "Settings from a profile: high-resolution, battery-saving, or [profile.NAME] of a config file.",
+            valueName: "name"))
+    var profile: String?
 
     /// The resolved database path.
     var databasePath: String { DatabaseLocation.resolve(explicit: db) }
@@ -20,7 +29,7 @@ struct GlobalOptions: ParsableArguments {
 
 extension GlobalOptions {
     /// The global options that take a value, as they are spelled on the command line.
-    static let valuedNames: Set<String> = ["--db"]
+    static let valuedNames: Set<String> = ["--db", "--config", "--profile"]
 
     /// `arguments` (without the program name) with the global options written before the subcommand's name moved
     /// to just after it: `--db PATH sessions --json` becomes `sessions --db PATH --json`.

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
+import GPSLogConfig
 import GPSLogModel
 import GPSLogUpload
 
 /// How batches are sent: shared by `upload` and `record --send`.
 struct SendingOptions: ParsableArguments {
     @Option(help: "Bearer token for the server (default: $GPSLOG_TOKEN). Never logged or shown.") var token: String?
+    @Option(help: ArgumentHelp("File holding the token (one trailing newline is ignored).", valueName: "path"))
+    var tokenFile: String?
     @Option(
         help: "Overland device_id for points without one; for --format owntracks, user/device (X-Limit-U, X-Limit-D).")
     var deviceID: String?
@@ -24,6 +27,8 @@ struct SendingOptions: ParsableArguments {
                 + "newest point at each send, as an Overland batch (for a URL template) or one OwnTracks message.",
             valueName: "all|latest|owntracks"))
     var loggingMode: String = LoggingMode.all.rawValue
+    @Flag(help: "Send Overland's unique_id: a random id made once, kept in $XDG_CONFIG_HOME/gpslog/unique-id.")
+    var uniqueID = false
 
     func validate() throws {
         _ = try resolvedToken()
@@ -41,12 +46,17 @@ struct SendingOptions: ParsableArguments {
         }
     }
 
-    func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token) }
+    func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token, file: tokenFile) }
 
     func destination(url: String) throws -> Destination {
-        try Destination(
+        var destination = try Destination(
             url: url, format: Destination.Format(rawValue: format) ?? .overland, token: try resolvedToken(),
             deviceID: deviceID)
+        if uniqueID {
+            let folder = ConfigLocations(explicit: nil, environment: ProcessInfo.processInfo.environment).userDirectory
+            destination.uniqueID = try PrivateFiles.uniqueID(in: folder)
+        }
+        return destination
     }
 
     var uploaderOptions: Uploader.Options {
@@ -64,13 +74,32 @@ struct SendingOptions: ParsableArguments {
 }
 
 extension AccessToken {
-    /// The token from `--token` or `$GPSLOG_TOKEN` (`serve`, `upload`, `record --send`); an empty or blank one is a
-    /// usage error, never "no token".
-    static func fromCommandLine(_ option: String?) throws -> AccessToken? {
+    /// The token from `--token`, `--token-file` or `$GPSLOG_TOKEN` (`serve`, `upload`, `record --send`); an empty
+    /// or blank one is a usage error, never "no token". A token file others may read gets a warning.
+    static func fromCommandLine(_ option: String?, file: String? = nil) throws -> AccessToken? {
+        if let file {
+            guard option == nil else { throw ValidationError("Give --token or --token-file, not both.") }
+            if PrivateFiles.isReadableByOthers(file) { TokenFileWarning.once(file) }
+            do { return try PrivateFiles.token(at: file) } catch {
+                throw ValidationError(error.errorDescription ?? "bad --token-file")
+            }
+        }
         do {
             return try AccessToken.resolve(option: option, environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ValidationError(error.errorDescription ?? "bad token")
         }
+    }
+}
+
+/// Warns once per run that a token file is readable by others (validation runs more than once).
+private enum TokenFileWarning {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var warned: Set<String> = []
+
+    static func once(_ path: String) {
+        guard lock.withLock({ warned.insert(path).inserted }) else { return }
+        FileHandle.standardError.write(
+            Data("warning: \(path.visible) can be read by other users: chmod 600 it.\n".utf8))
     }
 }

@@ -39,6 +39,23 @@ public enum JSONText {
     }
 
     /// Appends `"key":`.
+    /// Appends `["a","b"]`.
+    public static func appendStringArray(_ items: [String], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (i, item) in items.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(item, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// `["a","b"]` as a string.
+    public static func stringArray(_ items: [String]) -> String {
+        var out: [UInt8] = []
+        appendStringArray(items, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
     @inline(__always) public static func appendKey(_ key: StaticString, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { out.append(contentsOf: $0) }

@@ -34,6 +34,7 @@ public enum OwnTracksMessage {
         var acc, alt, vac, vel, cog, batt: Double?
         var t: String?
         var m: Int?
+        var inregions: [String]?
     }
 
     /// The location in one message's JSON, nil for other `_type`s; a bad value throws `ImportError` naming its
@@ -72,6 +73,7 @@ public enum OwnTracksMessage {
         if l.t == "u" { e.marked = true }
         e.trigger = l.t.flatMap(ReportTrigger.init(rawValue:))
         e.monitoring = l.m.flatMap(MonitoringMode.init(rawValue:))
+        e.inRegions = l.inregions.flatMap { $0.isEmpty ? nil : $0.map { $0.truncated(to: TextLimit.label) } }
         return e
     }
 }

@@ -27,6 +27,13 @@ public struct GPXWriter: TrackWriter {
                 try s.forEachMark { mark in
                     try point("wpt", mark, writer: w, name: mark.label, description: mark.address, type: "mark")
                 }
+                // Region transitions: a waypoint named after the region, of type enter or leave.
+                for t in try s.transitions() {
+                    let at = Entry(
+                        id: "", latitude: t.latitude, longitude: t.longitude, horizontalAccuracy: t.horizontalAccuracy,
+                        time: t.time)
+                    try point("wpt", at, writer: w, name: t.region.name, description: nil, type: t.event.rawValue)
+                }
             }
             for s in sessions {
                 try w.startElement("trk")

@@ -39,11 +39,8 @@ public struct GeoJSONDocument {
     public mutating func addVisit(_ visit: Visit, of session: Session) throws {
         try separator()
         try out.append { b in
-            JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":["#, to: &b)
-            DecimalText.append(visit.longitude, places: Precision.coordinate, to: &b)
-            b.append(UInt8(ascii: ","))
-            DecimalText.append(visit.latitude, places: Precision.coordinate, to: &b)
-            JSONText.appendRaw(#"]},"properties":{"kind":"visit","arrival":"#, to: &b)
+            Self.appendPointStart(latitude: visit.latitude, longitude: visit.longitude, to: &b)
+            JSONText.appendRaw(#""kind":"visit","arrival":"#, to: &b)
             JSONText.appendTime(visit.arrival, to: &b)
             JSONText.appendRaw(#","departure":"#, to: &b)
             if let departure = visit.departure {
@@ -58,6 +55,35 @@ public struct GeoJSONDocument {
             JSONText.appendString(session.id, to: &b)
             JSONText.appendRaw("}}", to: &b)
         }
+    }
+
+    /// One region transition of `session`: a Point where it happened, `kind: transition`, the event, the region's
+    /// name and id, and the time.
+    public mutating func addTransition(_ t: Transition, of session: Session) throws {
+        try separator()
+        try out.append { b in
+            Self.appendPointStart(latitude: t.latitude, longitude: t.longitude, to: &b)
+            JSONText.appendRaw(#""kind":"transition","event":"#, to: &b)
+            JSONText.appendString(t.event.rawValue, to: &b)
+            JSONText.appendRaw(#","region":"#, to: &b)
+            JSONText.appendString(t.region.name, to: &b)
+            JSONText.appendRaw(#","rid":"#, to: &b)
+            JSONText.appendString(t.region.regionID, to: &b)
+            JSONText.appendRaw(#","time":"#, to: &b)
+            JSONText.appendTime(t.time, to: &b)
+            JSONText.appendRaw(#","session":"#, to: &b)
+            JSONText.appendString(session.id, to: &b)
+            JSONText.appendRaw("}}", to: &b)
+        }
+    }
+
+    /// A Point feature up to the first of its properties: `{"type":"Feature","geometry":...,"properties":{`.
+    static func appendPointStart(latitude: Double, longitude: Double, to b: inout [UInt8]) {
+        JSONText.appendRaw(#"{"type":"Feature","geometry":{"type":"Point","coordinates":["#, to: &b)
+        DecimalText.append(longitude, places: Precision.coordinate, to: &b)
+        b.append(UInt8(ascii: ","))
+        DecimalText.append(latitude, places: Precision.coordinate, to: &b)
+        JSONText.appendRaw(#"]},"properties":{"#, to: &b)
     }
 
     /// Features set aside as they came (`convert`'s marks), each but the first after `featureSeparator`.

@@ -19,6 +19,7 @@ public struct GeoJSONWriter: TrackWriter {
             try document.addTrack(s.session, track)
             try s.forEachMark { try document.addMark($0, of: s.session) }
             for visit in try s.visits() { try document.addVisit(visit, of: s.session) }
+            for transition in try s.transitions() { try document.addTransition(transition, of: s.session) }
         }
         try document.end()
         try out.commit()

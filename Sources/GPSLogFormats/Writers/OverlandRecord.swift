@@ -11,6 +11,36 @@ public struct OverlandRecord: Sendable, Equatable {
         case action(String)
         /// A visit; `departure` nil in the arrival's record.
         case visit(arrival: Timestamp, departure: Timestamp?, horizontalAccuracy: Double)
+        /// A finished trip (`type: trip`), with its first and last locations.
+        case trip(Trip)
+    }
+
+    /// What Overland's trip record says of a finished trip.
+    public struct Trip: Sendable, Equatable {
+        public var mode: TripMode
+        public var start: Timestamp
+        public var end: Timestamp
+        public var startLocation: Entry
+        public var endLocation: Entry
+        /// Metres.
+        public var distance: Double
+        /// The automatic pause ended it, not `trip stop`.
+        public var stoppedAutomatically: Bool
+    }
+
+    /// The `SentRecords` name of a trip's record.
+    public static func tripID(_ sessionID: String) -> String { "trip:" + sessionID }
+
+    /// The record of a finished trip session, at its last location (seeds-details 2.2).
+    public static func trip(
+        _ session: Session, end: Timestamp, first: Entry, last: Entry, distance: Double, stoppedAutomatically: Bool
+    ) -> OverlandRecord {
+        let trip = Trip(
+            mode: session.mode ?? .bicycle, start: session.start, end: end, startLocation: first, endLocation: last,
+            distance: distance, stoppedAutomatically: stoppedAutomatically)
+        return OverlandRecord(
+            id: tripID(session.id), kind: .trip(trip), time: max(end, last.time), latitude: last.latitude,
+            longitude: last.longitude)
     }
 
     /// What the destination confirms (`SentRecords.Record`): `event:KEY`, `event:KEY:exit`, `visit:KEY:arrival`,
@@ -73,12 +103,30 @@ extension OverlandWriter {
     /// metadata}}`; metadata as the app adds it (battery unknown, no wifi, the device id when there is one).
     public func appendRecord(_ r: OverlandRecord, to b: inout [UInt8]) {
         appendFeatureStart(latitude: r.latitude, longitude: r.longitude, time: r.time, to: &b)
-        JSONText.appendRaw(#","action":"#, to: &b)
         switch r.kind {
         case .action(let action):
+            JSONText.appendRaw(#","action":"#, to: &b)
             JSONText.appendString(action, to: &b)
+        case .trip(let trip):
+            JSONText.appendRaw(#","type":"trip","mode":"#, to: &b)
+            JSONText.appendString(trip.mode.rawValue, to: &b)
+            JSONText.appendRaw(#","start":"#, to: &b)
+            JSONText.appendTime(trip.start, to: &b)
+            JSONText.appendRaw(#","end":"#, to: &b)
+            JSONText.appendTime(trip.end, to: &b)
+            JSONText.appendRaw(#","start_location":"#, to: &b)
+            appendFeature(trip.startLocation, to: &b)
+            JSONText.appendRaw(#","end_location":"#, to: &b)
+            appendFeature(trip.endLocation, to: &b)
+            JSONText.appendRaw(#","duration":"#, to: &b)
+            DecimalText.append(Double(trip.end.milliseconds - trip.start.milliseconds) / 1000, places: 3, to: &b)
+            JSONText.appendRaw(#","distance":"#, to: &b)
+            DecimalText.append(trip.distance, places: 1, to: &b)
+            JSONText.appendRaw(#","stopped_automatically":"#, to: &b)
+            JSONText.appendRaw(trip.stoppedAutomatically ? "true" : "false", to: &b)
+            JSONText.appendRaw(#","steps":0"#, to: &b)
         case .visit(let arrival, let departure, let accuracy):
-            JSONText.appendRaw(#""visit","arrival_date":"#, to: &b)
+            JSONText.appendRaw(#","action":"visit","arrival_date":"#, to: &b)
             JSONText.appendTime(arrival, to: &b)
             JSONText.appendRaw(#","departure_date":"#, to: &b)
             if let departure { JSONText.appendTime(departure, to: &b) } else { JSONText.appendRaw("null", to: &b) }
@@ -89,6 +137,10 @@ extension OverlandWriter {
         if let deviceID, !deviceID.isEmpty {
             JSONText.appendRaw(#","device_id":"#, to: &b)
             JSONText.appendString(deviceID, to: &b)
+        }
+        if let uniqueID {
+            JSONText.appendRaw(#","unique_id":"#, to: &b)
+            JSONText.appendString(uniqueID, to: &b)
         }
         JSONText.appendRaw("}}", to: &b)
     }

@@ -7,6 +7,8 @@ import GPSLogModel
 public struct OverlandWriter: TrackWriter {
     public var batchSize: Int
     public var deviceID: String?
+    /// Overland's `unique_id`, written on every location when set (the app's "unique_id=yes").
+    public var uniqueID: String?
 
     public init(batchSize: Int = 200, deviceID: String? = nil) {
         self.batchSize = batchSize
@@ -136,6 +138,10 @@ public struct OverlandWriter: TrackWriter {
         number("battery_level", e.batteryLevel, Precision.battery)
         JSONText.appendRaw(#","device_id":"#, to: &b)
         JSONText.appendString(e.deviceID ?? deviceID ?? "", to: &b)
+        if let uniqueID {
+            JSONText.appendRaw(#","unique_id":"#, to: &b)
+            JSONText.appendString(uniqueID, to: &b)
+        }
         JSONText.appendRaw(#","wifi":"#, to: &b)
         JSONText.appendString(e.wifi ?? "", to: &b)
         JSONText.appendRaw("}}", to: &b)

@@ -25,23 +25,62 @@ public struct OwnTracksWriter: TrackWriter {
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
         let out = try outputs.open(0)
         for s in sessions {
-            try s.forEachEntry { e in
-                guard !e.isHeadingChanged else { return }
+            // Transitions (a few) go between the locations, in time order, each before the location it made.
+            var transitions = try s.transitions()[...]
+            func line(_ time: Timestamp, _ message: (inout [UInt8]) -> Void) throws {
                 try out.append { b in
                     if layout == .recorder {
                         // The time of second precision, then the relative topic "*" padded to 18 (%-18s).
                         var iso: [UInt8] = []
-                        Timestamp(milliseconds: e.time.milliseconds - ((e.time.milliseconds % 1000) + 1000) % 1000)
+                        Timestamp(milliseconds: time.milliseconds - ((time.milliseconds % 1000) + 1000) % 1000)
                             .appendISO8601(to: &iso, fraction: false)
                         b.append(contentsOf: iso)
                         JSONText.appendRaw("\t*                 \t", to: &b)
                     }
-                    appendMessage(e, to: &b)
+                    message(&b)
                     b.append(UInt8(ascii: "\n"))
                 }
             }
+            try s.forEachEntry { e in
+                guard !e.isHeadingChanged else { return }
+                while let t = transitions.first, t.time <= e.time {
+                    try line(t.time) { appendTransition(t, to: &$0) }
+                    transitions.removeFirst()
+                }
+                try line(e.time) { appendMessage(e, to: &$0) }
+            }
+            for t in transitions { try line(t.time) { appendTransition(t, to: &$0) } }
         }
         try out.commit()
+    }
+
+    /// One transition message (`_type: transition`): the region's `desc`, `rid` and creation time (`wtst`), the
+    /// event, and where and when it happened, made by a circular region (`t: c`).
+    public func appendTransition(_ t: Transition, to b: inout [UInt8]) {
+        JSONText.appendRaw(#"{"_type":"transition","tid":"#, to: &b)
+        JSONText.appendString(trackerID, to: &b)
+        JSONText.appendRaw(#","wtst":"#, to: &b)
+        JSONText.appendInt(t.region.created.milliseconds.floorSeconds, to: &b)
+        JSONText.appendRaw(#","tst":"#, to: &b)
+        JSONText.appendInt(t.time.milliseconds.floorSeconds, to: &b)
+        JSONText.appendRaw(#","acc":"#, to: &b)
+        JSONText.appendInt(Int64((t.horizontalAccuracy ?? 0).rounded()), to: &b)
+        JSONText.appendRaw(#","lat":"#, to: &b)
+        DecimalText.append(t.latitude, places: Precision.coordinate, to: &b)
+        JSONText.appendRaw(#","lon":"#, to: &b)
+        DecimalText.append(t.longitude, places: Precision.coordinate, to: &b)
+        JSONText.appendRaw(#","event":"#, to: &b)
+        JSONText.appendString(t.event.rawValue, to: &b)
+        JSONText.appendRaw(#","desc":"#, to: &b)
+        JSONText.appendString(t.region.name, to: &b)
+        JSONText.appendRaw(#","rid":"#, to: &b)
+        JSONText.appendString(t.region.regionID, to: &b)
+        JSONText.appendRaw(#","t":"c""#, to: &b)
+        if let userDevice {
+            JSONText.appendRaw(#","topic":"#, to: &b)
+            JSONText.appendString("owntracks/" + userDevice + "/event", to: &b)
+        }
+        b.append(UInt8(ascii: "}"))
     }
 
     /// One location message.
@@ -53,8 +92,7 @@ public struct OwnTracksWriter: TrackWriter {
         JSONText.appendRaw(#","lon":"#, to: &b)
         DecimalText.append(e.longitude, places: Precision.coordinate, to: &b)
         JSONText.appendRaw(#","tst":"#, to: &b)
-        let ms = e.time.milliseconds
-        JSONText.appendInt(ms >= 0 ? ms / 1000 : (ms - 999) / 1000, to: &b)
+        JSONText.appendInt(e.time.milliseconds.floorSeconds, to: &b)
         func int(_ key: StaticString, _ v: Double?) {
             guard let v, v.isFinite else { return }
             let r = Int64(v.rounded())
@@ -76,6 +114,10 @@ public struct OwnTracksWriter: TrackWriter {
             JSONText.appendRaw(#","t":"#, to: &b)
             JSONText.appendString(trigger.rawValue, to: &b)
         }
+        if let regions = e.inRegions, !regions.isEmpty {
+            JSONText.appendRaw(#","inregions":"#, to: &b)
+            JSONText.appendStringArray(regions, to: &b)
+        }
         if let mode = e.monitoring, mode == .significant || mode == .move {
             JSONText.appendRaw(#","m":"#, to: &b)
             JSONText.appendInt(Int64(mode.rawValue), to: &b)
@@ -86,4 +128,9 @@ public struct OwnTracksWriter: TrackWriter {
         }
         b.append(UInt8(ascii: "}"))
     }
+}
+
+extension Int64 {
+    /// Milliseconds as whole Unix seconds, rounded down (OwnTracks' `tst`).
+    var floorSeconds: Int64 { self >= 0 ? self / 1000 : (self - 999) / 1000 }
 }

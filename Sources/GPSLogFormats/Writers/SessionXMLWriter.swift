@@ -64,6 +64,8 @@ public struct SessionXMLWriter: TrackWriter {
         if e.startsSegment { try attr("StartsSegment", "true") }
         try attr("Monitoring", e.monitoring?.name)
         try attr("ReportTrigger", e.trigger?.rawValue)
+        // Region names may hold spaces: a JSON array, as the database keeps it.
+        try attr("InRegions", e.inRegions.map(JSONText.stringArray))
         // The address is text content: it can be long and hold line breaks.
         if let address = e.address { try w.element("Address", address) }
         try w.endElement()

@@ -8,7 +8,7 @@ enum SpoolRecord {
     private enum Bit: Int {
         case altitude, horizontalAccuracy, verticalAccuracy, speed, course, heading, headingTime, satellites, hdop, vdop
         case pdop, fixMode, speedAccuracy, courseAccuracy, batteryLevel, address, label, motion, batteryState, deviceID
-        case wifi, marked, isHeadingChanged, startsSegment, monitoring, trigger
+        case wifi, marked, isHeadingChanged, startsSegment, monitoring, trigger, inRegions
     }
 
     @inline(__always) private static func put<T>(_ value: T, _ out: inout [UInt8]) {
@@ -54,6 +54,7 @@ enum SpoolRecord {
         has(.startsSegment, e.startsSegment)
         has(.monitoring, e.monitoring != nil)
         has(.trigger, e.trigger != nil)
+        has(.inRegions, e.inRegions != nil)
         put(UInt32(0), &out)
         put(mask, &out)
         put(e.key ?? 0, &out)
@@ -85,6 +86,7 @@ enum SpoolRecord {
         if let v = e.wifi { put(v, &out) }
         if let v = e.monitoring { put(Int64(v.rawValue), &out) }
         if let v = e.trigger { put(v.rawValue, &out) }
+        if let v = e.inRegions { put(v.joined(separator: "\u{1F}"), &out) }
         let size = UInt32(out.count - start)
         withUnsafeBytes(of: size) { b in for i in 0..<4 { out[start + i] = b[i] } }
     }
@@ -144,6 +146,12 @@ enum SpoolRecord {
         if has(.wifi) { e.wifi = text() }
         if has(.monitoring) { e.monitoring = MonitoringMode(rawValue: Int(take(Int64.self))) }
         if has(.trigger) { e.trigger = ReportTrigger(rawValue: text()) }
+        if has(.inRegions) {
+            let joined = text()
+            e.inRegions =
+                joined.isEmpty
+                ? [] : joined.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+        }
         return (e, size)
     }
 }

@@ -109,6 +109,9 @@ public final class TrackSpool: ImportTarget, SessionSource {
     /// None: a file being converted has entries only.
     public func visits(of sessionID: String) throws -> [Visit] { [] }
 
+    /// None: a file being converted has entries only.
+    public func transitions(of sessionID: String) throws -> [Transition] { [] }
+
     /// The session's marks in time order (they are in it: a session whose marks are not sets `needsSorting`).
     public func forEachMark(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void)
         throws

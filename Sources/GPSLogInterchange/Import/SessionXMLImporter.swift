@@ -121,6 +121,9 @@ public struct SessionXMLImporter {
                     e.startsSegment = attribute("StartsSegment") == "true"
                     e.monitoring = attribute("Monitoring").flatMap(MonitoringMode.init(name:))
                     e.trigger = attribute("ReportTrigger").flatMap(ReportTrigger.init(rawValue:))
+                    e.inRegions = attribute("InRegions").flatMap {
+                        (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String]
+                    }
                     // Refused here, naming the line, rather than by the database, which can name only the entry.
                     if let rule = Store.brokenRule(e) {
                         throw ImportError.malformed(

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+
+/// What the settings are read from, apart from the command line itself.
+public struct ConfigSources: Sendable {
+    /// `/etc/gpslog/config.toml`, when there is one.
+    public var system: ConfigDocument?
+    /// The user's file (or `--config`'s), when there is one.
+    public var user: ConfigDocument?
+    /// The process's environment; only gpslog's own variables are read.
+    public var environment: [String: String]
+    /// `--profile NAME` from the command line.
+    public var profileFlag: String?
+
+    public init(
+        system: ConfigDocument? = nil, user: ConfigDocument? = nil, environment: [String: String] = [:],
+        profileFlag: String? = nil
+    ) {
+        self.system = system
+        self.user = user
+        self.environment = environment
+        self.profileFlag = profileFlag
+    }
+}
+
+/// One option's value for a subcommand and where it came from.
+public struct EffectiveSetting: Sendable, Equatable {
+    public var key: String
+    public var value: ConfigValue
+    public var origin: ConfigOrigin
+}
+
+/// Merges the layers for one subcommand: flag > `--profile` > environment > user file > system file > default. A
+/// `profile =` in a file expands at that file's layer, below its own keys; `[SUBCOMMAND]` keys win over top-level
+/// ones in the same layer.
+public struct ConfigResolver: Sendable {
+    public let catalog: OptionCatalog
+    public let sources: ConfigSources
+
+    /// gpslog's own variables and the keys they stand for (the program reads them itself, so a file's value for
+    /// these keys must not be given as an argument when the variable is set).
+    public static let environmentKeys: [(variable: String, key: String)] = [
+        ("GPSLOG_DB", "db"), ("GPSLOG_TOKEN", "token"),
+    ]
+    /// The variable that chooses a profile.
+    public static let profileVariable = "GPSLOG_PROFILE"
+
+    public init(catalog: OptionCatalog, sources: ConfigSources) {
+        self.catalog = catalog
+        self.sources = sources
+    }
+
+    /// Every profile by name: the built-ins, replaced by the system file's, replaced by the user's.
+    public var profiles: [String: Profile] {
+        var all = BuiltInProfiles.all
+        for document in [sources.system, sources.user].compactMap({ $0 }) {
+            all.merge(document.profiles) { $1 }
+        }
+        return all
+    }
+
+    /// Built-in profiles that a file redefines (`config show` says so).
+    public var replacedBuiltIns: [String] {
+        BuiltInProfiles.all.keys.filter { name in
+            [sources.system, sources.user].contains { $0?.profiles[name] != nil }
+        }.sorted()
+    }
+
+    /// Where the profile choice was made; the layers above it in the merge order.
+    enum ChoiceLevel { case system, user, environment, flag }
+
+    /// The chosen profile (`--profile`, then `$GPSLOG_PROFILE`, then the user's file, then the system's).
+    func activeProfile() throws(ConfigError) -> (Profile, ChoiceLevel)? {
+        let choices: [(String?, ChoiceLevel, String)] = [
+            (sources.profileFlag, .flag, "--profile"),
+            (sources.environment[Self.profileVariable], .environment, "$" + Self.profileVariable),
+            (sources.user?.profileChoice?.value.argument, .user, choiceOrigin(sources.user)),
+            (sources.system?.profileChoice?.value.argument, .system, choiceOrigin(sources.system)),
+        ]
+        guard let (name, level, origin) = choices.first(where: { $0.0 != nil }), let name else { return nil }
+        guard let profile = profiles[name] else {
+            throw .unknownProfile(name: name, origin: origin, known: profiles.keys.sorted())
+        }
+        return (profile, level)
+    }
+
+    /// The chosen profile's name and what chose it (`--profile`, `$GPSLOG_PROFILE`, `profile = in FILE:LINE`).
+    public func chosenProfile() throws(ConfigError) -> (name: String, chosenBy: String)? {
+        guard let (profile, level) = try activeProfile() else { return nil }
+        let chosenBy =
+            switch level {
+            case .flag: "--profile"
+            case .environment: "$" + Self.profileVariable
+            case .user: choiceOrigin(sources.user)
+            case .system: choiceOrigin(sources.system)
+            }
+        return (profile.name, chosenBy)
+    }
+
+    private func choiceOrigin(_ document: ConfigDocument?) -> String {
+        guard let document else { return "" }
+        return (document.profileChoice?.key ?? "profile") + " = in "
+            + FileLocation(path: document.path, line: document.profileChoice?.line).description
+    }
+
+    /// The values the layers below the command line give `command`'s options, by key.
+    public func settings(for command: String) throws(ConfigError) -> [String: EffectiveSetting] {
+        let active = try activeProfile()
+        var merged: [String: EffectiveSetting] = [:]
+        for (document, level) in [(sources.system, ChoiceLevel.system), (sources.user, .user)] {
+            if let (profile, at) = active, at == level { apply(profile, command: command, into: &merged) }
+            guard let document else { continue }
+            apply(document.settings, command: command, builtIn: false, into: &merged) { line in
+                .file(path: document.path, line: line, profile: nil)
+            }
+        }
+        for (variable, key) in Self.environmentKeys {
+            guard let value = sources.environment[variable], catalog.spec(key, in: command) != nil else { continue }
+            set(EffectiveSetting(key: key, value: .string(value), origin: .environment(variable)), into: &merged)
+        }
+        if let (profile, at) = active, at == .environment || at == .flag {
+            apply(profile, command: command, into: &merged)
+        }
+        return merged
+    }
+
+    private func apply(_ profile: Profile, command: String, into merged: inout [String: EffectiveSetting]) {
+        apply(profile.settings, command: command, builtIn: profile.path == nil, into: &merged) { line in
+            profile.path.map { .file(path: $0, line: line, profile: profile.name) } ?? .builtInProfile(profile.name)
+        }
+    }
+
+    /// Applies the common keys, then `command`'s section. A built-in's key for an option `command` lacks is skipped;
+    /// a file's was refused when the file was read.
+    private func apply(
+        _ settings: ConfigSettings, command: String, builtIn: Bool, into merged: inout [String: EffectiveSetting],
+        origin: (Int?) -> ConfigOrigin
+    ) {
+        for entry in settings.common + settings.sections[command, default: []] {
+            guard let spec = catalog.spec(entry.key, in: command),
+                entry.value == .unset || DocumentReader.mismatch(entry.value, spec) == nil
+            else { continue }
+            set(EffectiveSetting(key: entry.key, value: entry.value, origin: origin(entry.line)), into: &merged)
+        }
+    }
+
+    /// Sets one key, dropping what stands for it from the layers below; `.unset` only drops.
+    private func set(_ setting: EffectiveSetting, into merged: inout [String: EffectiveSetting]) {
+        for key in OptionCatalog.alternatives(of: setting.key) { merged[key] = nil }
+        if setting.value != .unset { merged[setting.key] = setting }
+    }
+}

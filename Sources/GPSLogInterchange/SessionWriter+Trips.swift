@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogSampling
+
+extension SessionWriter {
+    /// A trip inside a recording: a session of its own with its mode.
+    public struct Trip: Sendable, Equatable {
+        public var mode: TripMode
+        /// Its name; nil: the mode and the start time.
+        public var name: String?
+    }
+
+    /// Starts a trip: the current session ends, and the next stored fix opens the trip's session, with `mode` and
+    /// the trip settings (`tripSampling`) over the main ones.
+    /// - Throws: `SessionWriterError.tripRunning` when a trip already runs.
+    public mutating func startTrip(mode: TripMode, name: String?) throws {
+        guard trip == nil else { throw SessionWriterError.tripRunning(mode: trip!.mode) }
+        if session != nil { try split(.trip, dropped: gate.dropped) }
+        trip = Trip(mode: mode, name: name)
+        mainPolicy = sampler.policy
+        sampler.policy = tripSampling.applied(to: sampler.policy)
+    }
+
+    /// Ends the running trip: its session ends (and says whether the automatic pause ended it), the main settings
+    /// come back, and the next stored fix opens a session of the recording again.
+    /// - Returns: the trip's session, nil when no fix came during the trip.
+    /// - Throws: `SessionWriterError.noTrip` when no trip runs.
+    public mutating func stopTrip(automatically: Bool = false) throws -> Session? {
+        guard trip != nil else { throw SessionWriterError.noTrip }
+        var ended: Session?
+        if let current = session {
+            try split(.trip, dropped: gate.dropped)
+            try store.setStoppedAutomatically(automatically, of: current.id)
+            ended = splitOff?.session
+            ended?.stoppedAutomatically = automatically
+        }
+        trip = nil
+        if let mainPolicy {
+            // Keep a monitoring mode switched during the trip.
+            var policy = mainPolicy
+            policy.monitoring = sampler.policy.monitoring
+            sampler.policy = policy
+        }
+        mainPolicy = nil
+        return ended
+    }
+
+}
+
+/// What a writer refuses.
+public enum SessionWriterError: LocalizedError, Equatable {
+    /// `trip start` while a trip runs.
+    case tripRunning(mode: TripMode)
+    /// `trip stop` without a trip.
+    case noTrip
+
+    public var errorDescription: String? {
+        switch self {
+        case .tripRunning(let mode): "a \(mode.rawValue) trip is already running: stop it first (gpslog trip stop)"
+        case .noTrip: "no trip is running: start one with gpslog trip start"
+        }
+    }
+}

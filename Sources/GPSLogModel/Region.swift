@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+
+/// A circular region monitored while recording (OwnTracks' waypoint with a radius): entering or leaving it writes a
+/// transition (`gpslog region add`).
+public struct Region: Sendable, Equatable {
+    public var key: Int64?
+    /// The region's description (OwnTracks' `desc`), unique.
+    public var name: String
+    public var latitude: Double
+    public var longitude: Double
+    /// Metres.
+    public var radius: Double
+    /// OwnTracks' region id (`rid`): stable across renames.
+    public var regionID: String
+    /// When the region was made (OwnTracks' `tst` of a waypoint, a transition's `wtst`).
+    public var created: Timestamp
+
+    public init(
+        key: Int64? = nil, name: String, latitude: Double, longitude: Double, radius: Double, regionID: String,
+        created: Timestamp
+    ) {
+        self.key = key
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+        self.radius = radius
+        self.regionID = regionID
+        self.created = created
+    }
+}
+
+/// Entering or leaving a region (OwnTracks' `event`).
+public enum RegionEvent: String, Sendable, Codable, CaseIterable {
+    case enter, leave
+}
+
+/// One row of `Transitions`: a region entered or left, at a fix.
+public struct Transition: Sendable, Equatable {
+    public var key: Int64?
+    public var region: Region
+    public var event: RegionEvent
+    public var time: Timestamp
+    public var latitude: Double
+    public var longitude: Double
+    public var horizontalAccuracy: Double?
+
+    public init(
+        key: Int64? = nil, region: Region, event: RegionEvent, time: Timestamp, latitude: Double, longitude: Double,
+        horizontalAccuracy: Double?
+    ) {
+        self.key = key
+        self.region = region
+        self.event = event
+        self.time = time
+        self.latitude = latitude
+        self.longitude = longitude
+        self.horizontalAccuracy = horizontalAccuracy
+    }
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+
+extension Store {
+    // MARK: - Regions
+
+    /// Adds a region; its name must be new.
+    /// - Throws: `StoreError.invalidRegion` for a name in use or a value out of range, naming the rule.
+    @discardableResult
+    public func addRegion(_ region: Region) throws -> Region {
+        try sqlite {
+            do {
+                try database.run(
+                    """
+                    INSERT INTO Regions (Name, Latitude, Longitude, Radius, RegionID, CreatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        .text(region.name.trimmedWhitespace.truncated(to: TextLimit.label)), .real(region.latitude),
+                        .real(region.longitude), .real(region.radius), .text(region.regionID),
+                        .integer(region.created.milliseconds),
+                    ])
+            } catch let error as SQLiteError where error.isConstraintViolation {
+                throw StoreError.invalidRegion(name: region.name, reason: error.message)
+            }
+            var stored = region
+            stored.key = database.lastInsertRowID
+            return stored
+        }
+    }
+
+    /// Removes a region by name; past transitions keep its name. Returns false when there is none.
+    @discardableResult
+    public func removeRegion(named name: String) throws -> Bool {
+        try sqlite {
+            try database.run("DELETE FROM Regions WHERE Name = ?", [.text(name)])
+            return database.changes == 1
+        }
+    }
+
+    /// Every region, by name.
+    public func regions() throws -> [Region] {
+        try sqlite {
+            let s = try database.cachedStatement(
+                "SELECT Key, Name, Latitude, Longitude, Radius, RegionID, CreatedAt FROM Regions ORDER BY Name")
+            defer { s.reset() }
+            var regions: [Region] = []
+            while try s.step() {
+                regions.append(
+                    Region(
+                        key: s.requiredInt64(at: 0), name: s.string(at: 1) ?? "", latitude: s.requiredDouble(at: 2),
+                        longitude: s.requiredDouble(at: 3), radius: s.requiredDouble(at: 4),
+                        regionID: s.string(at: 5) ?? "", created: Timestamp(milliseconds: s.requiredInt64(at: 6))))
+            }
+            return regions
+        }
+    }
+
+    // MARK: - Transitions
+
+    /// Stores a transition of `sessionID`.
+    @discardableResult
+    public func addTransition(_ t: Transition, to sessionID: String) throws -> Int64 {
+        try sqlite {
+            try database.run(
+                """
+                INSERT INTO Transitions (Session, RegionName, RegionID, RegionCreatedAt, RegionLatitude, RegionLongitude,
+                    RegionRadius, Event, TimeStamp, Latitude, Longitude, HorizontalAccuracy)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(sessionID), .text(t.region.name), .text(t.region.regionID),
+                    .integer(t.region.created.milliseconds), .real(t.region.latitude), .real(t.region.longitude),
+                    .real(t.region.radius), .text(t.event.rawValue), .integer(t.time.milliseconds), .real(t.latitude),
+                    .real(t.longitude), SQLiteValue(t.horizontalAccuracy),
+                ])
+            return database.lastInsertRowID
+        }
+    }
+
+    /// A session's transitions in time order (a few a day: read whole).
+    public func transitions(of sessionID: String) throws -> [Transition] {
+        try sqlite {
+            let s = try database.cachedStatement(
+                """
+                SELECT Key, RegionName, RegionID, RegionCreatedAt, RegionLatitude, RegionLongitude, RegionRadius, Event,
+                    TimeStamp, Latitude, Longitude, HorizontalAccuracy
+                FROM Transitions WHERE Session = ? ORDER BY TimeStamp, Key
+                """)
+            defer { s.reset() }
+            try s.bind(sessionID, at: 1)
+            var transitions: [Transition] = []
+            while try s.step() {
+                let region = Region(
+                    name: s.string(at: 1) ?? "", latitude: s.requiredDouble(at: 4), longitude: s.requiredDouble(at: 5),
+                    radius: s.requiredDouble(at: 6), regionID: s.string(at: 2) ?? "",
+                    created: Timestamp(milliseconds: s.requiredInt64(at: 3)))
+                transitions.append(
+                    Transition(
+                        key: s.requiredInt64(at: 0), region: region,
+                        event: RegionEvent(rawValue: s.string(at: 7) ?? "") ?? .enter,
+                        time: Timestamp(milliseconds: s.requiredInt64(at: 8)), latitude: s.requiredDouble(at: 9),
+                        longitude: s.requiredDouble(at: 10), horizontalAccuracy: s.double(at: 11)))
+            }
+            return transitions
+        }
+    }
+}
