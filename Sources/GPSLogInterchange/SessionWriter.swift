@@ -50,6 +50,8 @@ public struct SessionWriter {
     private var pendingStays: [StayEvent] = []
     /// The stored visit still under way (its departure updates that row).
     private var openVisitKey: Int64?
+    /// OwnTracks' tag, kept with every entry from now on (`record --tag`, `gpslog tag`); nil: none.
+    public var tag: String?
     /// The regions watched (`gpslog region add`); nil when there are none.
     public private(set) var regionWatcher: RegionWatcher?
     /// The transitions of the last fix (for the recorder's log).
@@ -209,10 +211,14 @@ public struct SessionWriter {
     }
 
     /// Queues a mark at the freshest fix; flush to store it. Nil before the first fix.
-    public mutating func mark(label: String?) throws -> Entry? {
+    /// - Parameter poi: the label names a point of interest (OwnTracks' `poi`).
+    public mutating func mark(label: String?, poi: Bool = false) throws -> Entry? {
         guard var entry = sampler.mark(label: label) else { return nil }
         try ensureSession(start: entry.time)
         entry.label = label.flatMap { $0.isEmpty ? nil : $0 }
+        entry.isPOI = poi && entry.label != nil
+        entry.tag = tag
+        if let names = regionWatcher?.insideNames, !names.isEmpty { entry.inRegions = names }
         pending.append(entry)
         markCount += 1
         lastEntryTime = max(lastEntryTime ?? entry.time, entry.time)
@@ -248,6 +254,7 @@ public struct SessionWriter {
             try ensureSession(start: entry.time)
             let isTrackPoint = !entry.isHeadingChanged && !entry.marked
             if let names = regionWatcher?.insideNames, !names.isEmpty { entry.inRegions = names }
+            entry.tag = tag
             if isTrackPoint && resumed {
                 // The first point of a session starts its track anyway.
                 entry.startsSegment = lastTrackPoint != nil

@@ -130,9 +130,9 @@ public actor Recorder {
         if !stored.isEmpty { logger.debug("committed \(stored.count) entries (\(writer.storedEntries) in all)") }
     }
 
-    /// Marks the freshest fix, commits it at once and returns it.
-    public func mark(label: String?) throws -> MarkInfo {
-        guard let entry = try writer.mark(label: label), let session = writer.session else {
+    /// Marks the freshest fix, commits it at once and returns it; `poi`: the label names a point of interest.
+    public func mark(label: String?, poi: Bool = false) throws -> MarkInfo {
+        guard let entry = try writer.mark(label: label, poi: poi), let session = writer.session else {
             throw RecordingError.recorder("no fix yet: nothing to mark; wait for the receiver to get a position")
         }
         try flush()
@@ -161,6 +161,16 @@ public actor Recorder {
             logger.info("monitoring: \(before) -> \(Self.name(of: mode)) (gpslog monitoring)")
         }
         return Self.name(of: writer.sampler.policy.monitoring)
+    }
+
+    /// Sets OwnTracks' tag for the entries from now on; empty clears it, nil changes nothing. Returns the tag now set.
+    public func setTag(_ tag: String?) -> String? {
+        if let tag {
+            let cleaned = tag.trimmedWhitespace.truncated(to: TextLimit.label)
+            writer.tag = cleaned.isEmpty ? nil : cleaned
+            logger.info("tag: \(writer.tag.map { "'\($0.visible)'" } ?? "cleared") (gpslog tag)")
+        }
+        return writer.tag
     }
 
     /// Overland's Trip Settings, used by the trips started from now on.
@@ -213,7 +223,7 @@ public actor Recorder {
             monitoring: writer.sampler.policy.monitoring?.name,
             pausedSince: writer.stays?.pausedAt?.time.iso8601(),
             visitSince: writer.stays?.visit?.arrival.iso8601(), trip: writer.trip?.mode.rawValue,
-            regions: writer.regionWatcher.map(\.insideNames))
+            regions: writer.regionWatcher.map(\.insideNames), tag: writer.tag)
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.

@@ -31,6 +31,8 @@ public struct RecordingPlan: Sendable {
     public var stays: StayRules?
     /// Overland's Trip Settings: the sampling a trip (`gpslog trip start`) uses over the main settings.
     public var tripSampling = TripSampling()
+    /// OwnTracks' tag for every entry from the start (`record --tag`).
+    public var tag: String?
 
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
@@ -105,6 +107,7 @@ public enum Recording {
             databasePath: path, naming: plan.naming, mode: plan.mode, policy: plan.policy, splits: plan.splits,
             stays: plan.stays, source: source, thread: threads.recorder, logger: logger, commitEvery: plan.commitEvery)
         await recorder.setTripSampling(plan.tripSampling)
+        _ = await recorder.setTag(plan.tag)
         let addresses = try plan.geocoding.map { g -> Task<Void, Never> in
             let made = try g.provider.make(contact: g.contact)
             if let notice = made.notice { logger.notice("\(notice)") }
