@@ -23,7 +23,10 @@ public actor Recorder {
     private var lastFix: Fix?
     private var fixesReceived = 0
     private var lastCommit = ContinuousClock.now
-    private var addresses: GeocodeReport?
+    /// The addresses rows get in their own commit (cache hits, an offline provider); nil without geocoding.
+    private let readyAddresses: ReadyAddresses?
+    /// What the geocoder beside the recording (a network provider's) reported last.
+    private var addressLoop: GeocodeReport?
     private var sending: SendingStatus?
     /// Splits seen so far (the writer counts them).
     private var splitsSeen = 0
@@ -44,13 +47,19 @@ public actor Recorder {
     /// - Parameters:
     ///   - splits: when to start a new session (`--split`); nil: one session until the end.
     ///   - thread: where the recorder's work runs (the caller shuts it down after `finish`).
+    ///   - geocoder: gives rows the addresses that need no request as they are stored (`ReadyAddresses`); nil: none.
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
         splits: SplitRules? = nil, source: any FixSource, thread: StoreThread, logger: Logger,
-        commitEvery: Duration = Recorder.defaultCommitEvery
+        commitEvery: Duration = Recorder.defaultCommitEvery, geocoder: (any ReverseGeocoder)? = nil,
+        geocodeOptions: GeocodeWorker.Options = GeocodeWorker.Options()
     ) throws {
         let store = try Store(path: databasePath)
         writer = SessionWriter(store: store, naming: naming, mode: mode, policy: policy, splits: splits)
+        readyAddresses = geocoder.map { ReadyAddresses(store: store, geocoder: $0, options: geocodeOptions) }
+        if let ready = readyAddresses {
+            writer.addresses = { ready.address(latitude: $0.latitude, longitude: $0.longitude, marked: $0.marked) }
+        }
         self.source = source
         self.thread = thread
         self.logger = logger
@@ -148,12 +157,21 @@ public actor Recorder {
             entries: writer.storedEntries + writer.pendingCount, marks: writer.markCount, fixesReceived: fixesReceived,
             badSentences: stats.badSentences, durationSeconds: duration,
             distanceMeters: (writer.distance * 10).rounded() / 10,
-            connected: stats.connected, addresses: addresses, sending: sending,
+            connected: stats.connected, addresses: addressReport, sending: sending,
             droppedFixes: writer.gate.dropped, sessions: sessionIDs.count)
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.
-    public func setAddresses(_ report: GeocodeReport) { addresses = report }
+    public func setAddresses(_ report: GeocodeReport) { addressLoop = report }
+
+    /// The addresses given at commit and the geocoder's beside it, together. Every row passes through
+    /// `readyAddresses` first, so its cells are all the cells there are.
+    private var addressReport: GeocodeReport? {
+        guard let ready = readyAddresses else { return addressLoop }
+        var report = ready.report
+        if let addressLoop { report.add(addressLoop) }
+        return report
+    }
 
     /// Where live sending stands, for `status`.
     public func setSending(_ status: SendingStatus) { sending = status }
