@@ -40,8 +40,9 @@ public actor Recorder {
     private let commitEvery: Duration
     /// The default of `--commit-every`. Every commit rewrites whole pages (the Entries leaf and the leaves of its
     /// two indexes, often their parents and the header page): at 1 Hz, one commit a second wrote 59 MB an hour; one
-    /// every 15 s writes 10 MB (Benchmarks/README.md, "The SD card"), and a kill -9 loses at most 15 s.
-    public static let defaultCommitEvery: Duration = .seconds(15)
+    /// every 20 s, with the addresses in the same commits, writes about 7.8 MB (Benchmarks/README.md, "The SD card"),
+    /// and a kill -9 loses at most 20 s.
+    public static let defaultCommitEvery: Duration = .seconds(20)
 
     /// Opens the store and prepares a session named by `naming`; the session row is written at the first fix.
     /// - Parameters:
