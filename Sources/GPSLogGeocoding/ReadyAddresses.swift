@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import GPSLogModel
 import GPSLogStore
 
 /// The addresses a recording gives its rows as it stores them, without a request: the provider's cached answers and,
