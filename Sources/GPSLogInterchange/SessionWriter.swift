@@ -31,6 +31,10 @@ public struct SessionWriter {
     private var flushedLast: (key: Int64, count: Int)?
     private var flushedLastNeedsUpdate = false
 
+    /// Gives a row its address as it is stored, when one is at hand without waiting (the recorder's geocoder: cache
+    /// hits, offline providers); nil: rows are stored as they come, and get their address later, if ever.
+    public var addresses: ((Entry) -> String?)?
+
     /// Rows committed so far.
     public private(set) var storedEntries = 0
     /// Marks stored so far.
@@ -289,6 +293,10 @@ public struct SessionWriter {
             !pending.isEmpty || flushedLastNeedsUpdate || !pendingStays.isEmpty || !pendingTransitions.isEmpty
         else { return [] }
         let transitions = pendingTransitions
+        // Before the transaction: the lookups read the cache, and need not hold the write lock.
+        if let addresses {
+            for i in pending.indices where pending[i].address == nil { pending[i].address = addresses(pending[i]) }
+        }
         let batch = pending
         let update = flushedLastNeedsUpdate ? flushedLast : nil
         let stayEvents = pendingStays
