@@ -18,7 +18,9 @@ public struct GPSLog: AsyncParsableCommand {
         groupedSubcommands: [
             CommandGroup(
                 name: "Recording",
-                subcommands: [Record.self, Mark.self, Status.self, Stop.self, Monitoring.self, Trip.self]),
+                subcommands: [
+                    Record.self, Mark.self, Status.self, Stop.self, Monitoring.self, Trip.self, Tag.self,
+                ]),
             CommandGroup(
                 name: "Sessions",
                 subcommands: [Sessions.self, Show.self, Visits.self, Events.self, Rename.self, Delete.self]),

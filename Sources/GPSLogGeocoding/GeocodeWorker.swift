@@ -162,10 +162,7 @@ public final class GeocodeWorker {
         var order: [String] = []
         var items: [String: WorkItem] = [:]
         try store.forEachEntryWithoutAddress(sessions: sessions) { e in
-            let cell =
-                e.marked
-                ? "@" + Decimal7.string(e.latitude) + "," + Decimal7.string(e.longitude)
-                : Geohash.encode(latitude: e.latitude, longitude: e.longitude, precision: options.precision)
+            let cell = Self.cell(latitude: e.latitude, longitude: e.longitude, marked: e.marked, options: options)
             if items[cell] == nil {
                 order.append(cell)
                 items[cell] = WorkItem(cell: cell, latitude: e.latitude, longitude: e.longitude, keys: [])
@@ -173,6 +170,13 @@ public final class GeocodeWorker {
             items[cell]!.keys.append(e.key)
         }
         return order.map { items[$0]! }
+    }
+
+    /// The cell an entry's address is asked and cached for: its geohash, or for a mark its exact point.
+    static func cell(latitude: Double, longitude: Double, marked: Bool, options: Options) -> String {
+        marked
+            ? "@" + Decimal7.string(latitude) + "," + Decimal7.string(longitude)
+            : Geohash.encode(latitude: latitude, longitude: longitude, precision: options.precision)
     }
 
     /// Answers waiting to be written: the cache rows to remember and the addresses to set.
@@ -205,8 +209,14 @@ public final class GeocodeWorker {
     // MARK: - Cache
 
     private func cachedAnswer(cell: String) throws -> GeocodeAnswer? {
-        try store.cachedGeocode(provider: geocoder.cacheKey, language: options.language, cell: cell, now: now()).map {
-            cached in
+        try Self.cachedAnswer(in: store, provider: geocoder.cacheKey, options: options, cell: cell, now: now())
+    }
+
+    /// The provider's cached answer for a cell, unless it expired by `now`.
+    static func cachedAnswer(in store: Store, provider: String, options: Options, cell: String, now: Int64) throws
+        -> GeocodeAnswer?
+    {
+        try store.cachedGeocode(provider: provider, language: options.language, cell: cell, now: now).map { cached in
             cached.address.map(GeocodeAnswer.address) ?? GeocodeAnswer.none
         }
     }

@@ -8,7 +8,7 @@ import GPSLogModel
 /// ..., population, ...). The file is read once into a grid of 1-degree cells, so a lookup scans only the cells
 /// around the point. Answers "Name, CC" (with a distance when the place is more than 2 km away), or none beyond
 /// `maxDistance`.
-public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
+public final class GeoNamesGeocoder: OfflineGeocoder, @unchecked Sendable {
     // @unchecked: immutable after init.
     struct Place {
         let name: String
@@ -18,7 +18,6 @@ public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
     }
     private let grid: [Int: [Place]]
     public let cacheKey: String
-    public var isNetwork: Bool { false }
     /// Farther than this, the answer is "none" (the open sea).
     public let maxDistance: Double
 
@@ -50,7 +49,7 @@ public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
         Int((lat + 90).rounded(.down)) * 1000 + Int((lon + 180).rounded(.down))
     }
 
-    public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
+    public func answer(latitude: Double, longitude: Double, language: String) throws -> GeocodeAnswer {
         var best: (Place, Double)?
         let la = Int((latitude + 90).rounded(.down))
         let lo = Int((longitude + 180).rounded(.down))
@@ -71,13 +70,12 @@ public final class GeoNamesGeocoder: ReverseGeocoder, @unchecked Sendable {
 /// Named polygons from a GeoJSON FeatureCollection (`properties.name`), found by point-in-polygon with GEOS: an
 /// STRtree of prepared geometries. When several regions contain the point, the smallest-area-first order of the
 /// file is not assumed: all names are joined, innermost (listed last) first.
-public final class RegionsGeocoder: ReverseGeocoder, @unchecked Sendable {
+public final class RegionsGeocoder: OfflineGeocoder, @unchecked Sendable {
     // @unchecked: the GEOS context and index are only used under `lock` (GEOS contexts are single-threaded).
     private let lock = NSLock()
     private let context: GEOSContext
     private let index: PreparedIndex<String>
     public let cacheKey: String
-    public var isNetwork: Bool { false }
 
     /// Loads regions from GeoJSON text; `name` identifies them in the cache.
     public init(geoJSON: String, name: String) throws {
@@ -104,7 +102,7 @@ public final class RegionsGeocoder: ReverseGeocoder, @unchecked Sendable {
         try self.init(geoJSON: text, name: (path as NSString).lastPathComponent)
     }
 
-    public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
+    public func answer(latitude: Double, longitude: Double, language: String) throws -> GeocodeAnswer {
         let names = try lock.withLock { try index.items(containingX: longitude, y: latitude) }
         return names.isEmpty ? .none : .address(names.reversed().joined(separator: ", "))
     }

@@ -43,3 +43,21 @@ public protocol ReverseGeocoder: Sendable {
     /// Looks a point up.
     func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer
 }
+
+/// A provider that answers from what it holds (a file read at start-up), never from the network: it answers at once,
+/// on the caller's thread. The recorder asks it for each row as it stores it, so the address is in the row's own
+/// INSERT instead of a later UPDATE that writes the row's pages again (Benchmarks/README.md, "The SD card").
+public protocol OfflineGeocoder: ReverseGeocoder {
+    /// Looks a point up at once (quickly: the recorder waits for it).
+    func answer(latitude: Double, longitude: Double, language: String) throws -> GeocodeAnswer
+}
+
+extension OfflineGeocoder {
+    /// Offline: no rate limiter.
+    public var isNetwork: Bool { false }
+
+    /// The same answer as `answer(latitude:longitude:language:)`.
+    public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
+        try answer(latitude: latitude, longitude: longitude, language: language)
+    }
+}

@@ -31,6 +31,10 @@ public struct SessionWriter {
     private var flushedLast: (key: Int64, count: Int)?
     private var flushedLastNeedsUpdate = false
 
+    /// Gives a row its address as it is stored, when one is at hand without waiting (the recorder's geocoder: cache
+    /// hits, offline providers); nil: rows are stored as they come, and get their address later, if ever.
+    public var addresses: ((Entry) -> String?)?
+
     /// Rows committed so far.
     public private(set) var storedEntries = 0
     /// Marks stored so far.
@@ -50,6 +54,8 @@ public struct SessionWriter {
     private var pendingStays: [StayEvent] = []
     /// The stored visit still under way (its departure updates that row).
     private var openVisitKey: Int64?
+    /// OwnTracks' tag, kept with every entry from now on (`record --tag`, `gpslog tag`); nil: none.
+    public var tag: String?
     /// The regions watched (`gpslog region add`); nil when there are none.
     public private(set) var regionWatcher: RegionWatcher?
     /// The transitions of the last fix (for the recorder's log).
@@ -245,10 +251,14 @@ public struct SessionWriter {
     }
 
     /// Queues a mark at the freshest fix; flush to store it. Nil before the first fix.
-    public mutating func mark(label: String?) throws -> Entry? {
+    /// - Parameter poi: the label names a point of interest (OwnTracks' `poi`).
+    public mutating func mark(label: String?, poi: Bool = false) throws -> Entry? {
         guard var entry = sampler.mark(label: label) else { return nil }
         try ensureSession(start: entry.time)
         entry.label = label.flatMap { $0.isEmpty ? nil : $0 }
+        entry.isPOI = poi && entry.label != nil
+        entry.tag = tag
+        if let names = regionWatcher?.insideNames, !names.isEmpty { entry.inRegions = names }
         pending.append(entry)
         markCount += 1
         lastEntryTime = max(lastEntryTime ?? entry.time, entry.time)
@@ -284,6 +294,7 @@ public struct SessionWriter {
             try ensureSession(start: entry.time)
             let isTrackPoint = !entry.isHeadingChanged && !entry.marked
             if let names = regionWatcher?.insideNames, !names.isEmpty { entry.inRegions = names }
+            entry.tag = tag
             if isTrackPoint && resumed {
                 // The first point of a session starts its track anyway.
                 entry.startsSegment = lastTrackPoint != nil
@@ -318,6 +329,10 @@ public struct SessionWriter {
             !pending.isEmpty || flushedLastNeedsUpdate || !pendingStays.isEmpty || !pendingTransitions.isEmpty
         else { return [] }
         let transitions = pendingTransitions
+        // Before the transaction: the lookups read the cache, and need not hold the write lock.
+        if let addresses {
+            for i in pending.indices where pending[i].address == nil { pending[i].address = addresses(pending[i]) }
+        }
         let batch = pending
         let update = flushedLastNeedsUpdate ? flushedLast : nil
         let stayEvents = pendingStays

@@ -60,6 +60,10 @@ public struct Entry: Sendable, Equatable {
     public var trigger: ReportTrigger?
     /// The regions the entry lies in, by name (OwnTracks' `inregions`); nil: none (`InRegions`).
     public var inRegions: [String]?
+    /// OwnTracks' tag, set while recording (`record --tag`, `gpslog tag`) and kept with every entry after (`Tag`).
+    public var tag: String?
+    /// True for a mark whose label names a point of interest (OwnTracks' `poi`; `IsPOI`).
+    public var isPOI: Bool
 
     public init(
         key: Int64? = nil, id: String, latitude: Double, longitude: Double, altitude: Double? = nil,
@@ -70,7 +74,7 @@ public struct Entry: Sendable, Equatable {
         pdop: Double? = nil, fixMode: FixMode? = nil, speedAccuracy: Double? = nil, courseAccuracy: Double? = nil,
         motion: [String]? = nil, batteryState: BatteryState? = nil, batteryLevel: Double? = nil,
         deviceID: String? = nil, wifi: String? = nil, startsSegment: Bool = false, monitoring: MonitoringMode? = nil,
-        trigger: ReportTrigger? = nil, inRegions: [String]? = nil
+        trigger: ReportTrigger? = nil, inRegions: [String]? = nil, tag: String? = nil, isPOI: Bool = false
     ) {
         self.key = key
         self.id = id
@@ -105,6 +109,8 @@ public struct Entry: Sendable, Equatable {
         self.monitoring = monitoring
         self.trigger = trigger
         self.inRegions = inRegions
+        self.tag = tag
+        self.isPOI = isPOI
     }
 
     /// A location entry from a fix.

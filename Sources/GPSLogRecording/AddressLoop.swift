@@ -5,9 +5,10 @@ import GPSLogModel
 import GPSLogStore
 import Logging
 
-/// The geocoder beside a recording: every few seconds it fills in the addresses of the session being recorded, on
-/// its own connection and its own thread, so it never delays recording. What it misses (a pause, no network) the
-/// next round or `gpslog geocode` picks up: the pending work is the entries without an address.
+/// The geocoder beside a recording with a network provider: every few commits it asks for the addresses the recorder
+/// could not give its rows (`ReadyAddresses`: cells not in the cache yet), on its own connection and its own thread,
+/// so recording never waits on the network. What it misses (a pause, no network) the next round or `gpslog geocode`
+/// picks up: the pending work is the entries without an address.
 actor AddressLoop {
     private let thread: StoreThread
     private let databasePath: String

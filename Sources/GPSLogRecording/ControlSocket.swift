@@ -37,8 +37,8 @@ public enum ControlSocket {
 
 /// A request on the control socket: one JSON object per line, `{"command":"mark","label":"Trailhead"}`.
 public enum ControlRequest: Sendable, Equatable, Codable {
-    /// Mark the freshest fix, with an optional label.
-    case mark(label: String?)
+    /// Mark the freshest fix, with an optional label; `poi`: the label names a point of interest.
+    case mark(label: String?, poi: Bool = false)
     /// What the tracker screen shows.
     case status
     /// Finish the session and exit.
@@ -52,17 +52,25 @@ public enum ControlRequest: Sendable, Equatable, Codable {
     case tripStart(mode: String?, name: String?)
     /// End the running trip.
     case tripStop
+    /// Set OwnTracks' tag for the entries from now on (empty: clear it); nil: only say which tag is set.
+    case tag(String?)
 
     /// The command words on the wire.
-    public static let commands = ["mark", "status", "stop", "send-now", "monitoring", "trip-start", "trip-stop"]
+    public static let commands = [
+        "mark", "status", "stop", "send-now", "monitoring", "trip-start", "trip-stop", "tag",
+    ]
 
-    private enum Keys: String, CodingKey { case command, label, mode, name }
+    private enum Keys: String, CodingKey { case command, label, mode, name, poi, tag }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         let command = try c.decode(String.self, forKey: .command)
         switch command {
-        case "mark": self = .mark(label: try c.decodeIfPresent(String.self, forKey: .label))
+        case "mark":
+            self = .mark(
+                label: try c.decodeIfPresent(String.self, forKey: .label),
+                poi: try c.decodeIfPresent(Bool.self, forKey: .poi) ?? false)
+        case "tag": self = .tag(try c.decodeIfPresent(String.self, forKey: .tag))
         case "status": self = .status
         case "stop": self = .stop
         case "send-now": self = .sendNow
@@ -82,9 +90,13 @@ public enum ControlRequest: Sendable, Equatable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         switch self {
-        case .mark(let label):
+        case .mark(let label, let poi):
             try c.encode("mark", forKey: .command)
             try c.encodeIfPresent(label, forKey: .label)
+            if poi { try c.encode(true, forKey: .poi) }
+        case .tag(let tag):
+            try c.encode("tag", forKey: .command)
+            try c.encodeIfPresent(tag, forKey: .tag)
         case .status: try c.encode("status", forKey: .command)
         case .stop: try c.encode("stop", forKey: .command)
         case .sendNow: try c.encode("send-now", forKey: .command)
@@ -212,6 +224,8 @@ public struct RecorderStatus: Codable, Sendable, Equatable {
     public var trip: String?
     /// The regions the receiver is in (`gpslog region`); nil when none are defined.
     public var regions: [String]?
+    /// OwnTracks' tag kept with every entry (`gpslog tag`); nil: none.
+    public var tag: String?
     /// The sampling rules in force (a server's `set` changes them while recording).
     public var sampling: SamplingStatus?
 }

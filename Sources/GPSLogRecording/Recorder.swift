@@ -23,7 +23,10 @@ public actor Recorder {
     private var lastFix: Fix?
     private var fixesReceived = 0
     private var lastCommit = ContinuousClock.now
-    private var addresses: GeocodeReport?
+    /// The addresses rows get in their own commit (cache hits, an offline provider); nil without geocoding.
+    private let readyAddresses: ReadyAddresses?
+    /// What the geocoder beside the recording (a network provider's) reported last.
+    private var addressLoop: GeocodeReport?
     private var sending: SendingStatus?
     /// The mode a server's `trip_mode` asked for: the next `trip start` without `--mode` takes it.
     private var serverTripMode: TripMode?
@@ -39,23 +42,30 @@ public actor Recorder {
     private let commitEvery: Duration
     /// The default of `--commit-every`. Every commit rewrites whole pages (the Entries leaf and the leaves of its
     /// two indexes, often their parents and the header page): at 1 Hz, one commit a second wrote 59 MB an hour; one
-    /// every 15 s writes 10 MB (Benchmarks/README.md, "The SD card"), and a kill -9 loses at most 15 s.
-    public static let defaultCommitEvery: Duration = .seconds(15)
+    /// every 20 s, with the addresses in the same commits, writes about 7.8 MB (Benchmarks/README.md, "The SD card"),
+    /// and a kill -9 loses at most 20 s.
+    public static let defaultCommitEvery: Duration = .seconds(20)
 
     /// Opens the store and prepares a session named by `naming`; the session row is written at the first fix.
     /// - Parameters:
     ///   - splits: when to start a new session (`--split`); nil: one session until the end.
     ///   - thread: where the recorder's work runs (the caller shuts it down after `finish`).
+    ///   - geocoder: gives rows the addresses that need no request as they are stored (`ReadyAddresses`); nil: none.
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
         splits: SplitRules? = nil, stays: StayRules? = nil, source: any FixSource, thread: StoreThread,
-        logger: Logger, commitEvery: Duration = Recorder.defaultCommitEvery
+        logger: Logger, commitEvery: Duration = Recorder.defaultCommitEvery, geocoder: (any ReverseGeocoder)? = nil,
+        geocodeOptions: GeocodeWorker.Options = GeocodeWorker.Options()
     ) throws {
         let store = try Store(path: databasePath)
         // The regions as they are at the start (`gpslog region add` while recording counts from the next run).
         writer = SessionWriter(
             store: store, naming: naming, mode: mode, policy: policy, splits: splits, stays: stays,
             regions: try store.regions())
+        readyAddresses = geocoder.map { ReadyAddresses(store: store, geocoder: $0, options: geocodeOptions) }
+        if let ready = readyAddresses {
+            writer.addresses = { ready.address(latitude: $0.latitude, longitude: $0.longitude, marked: $0.marked) }
+        }
         self.source = source
         self.thread = thread
         self.logger = logger
@@ -132,9 +142,9 @@ public actor Recorder {
         if !stored.isEmpty { logger.debug("committed \(stored.count) entries (\(writer.storedEntries) in all)") }
     }
 
-    /// Marks the freshest fix, commits it at once and returns it.
-    public func mark(label: String?) throws -> MarkInfo {
-        guard let entry = try writer.mark(label: label), let session = writer.session else {
+    /// Marks the freshest fix, commits it at once and returns it; `poi`: the label names a point of interest.
+    public func mark(label: String?, poi: Bool = false) throws -> MarkInfo {
+        guard let entry = try writer.mark(label: label, poi: poi), let session = writer.session else {
             throw RecordingError.recorder("no fix yet: nothing to mark; wait for the receiver to get a position")
         }
         try flush()
@@ -215,6 +225,16 @@ public actor Recorder {
         return before
     }
 
+    /// Sets OwnTracks' tag for the entries from now on; empty clears it, nil changes nothing. Returns the tag now set.
+    public func setTag(_ tag: String?) -> String? {
+        if let tag {
+            let cleaned = tag.trimmedWhitespace.truncated(to: TextLimit.label)
+            writer.tag = cleaned.isEmpty ? nil : cleaned
+            logger.info("tag: \(writer.tag.map { "'\($0.visible)'" } ?? "cleared") (gpslog tag)")
+        }
+        return writer.tag
+    }
+
     /// Overland's Trip Settings, used by the trips started from now on.
     public func setTripSampling(_ sampling: TripSampling) { writer.tripSampling = sampling }
 
@@ -260,17 +280,26 @@ public actor Recorder {
             entries: writer.storedEntries + writer.pendingCount, marks: writer.markCount, fixesReceived: fixesReceived,
             badSentences: stats.badSentences, durationSeconds: duration,
             distanceMeters: (writer.distance * 10).rounded() / 10,
-            connected: stats.connected, addresses: addresses, sending: sending,
+            connected: stats.connected, addresses: addressReport, sending: sending,
             droppedFixes: writer.gate.dropped, sessions: sessionIDs.count,
             monitoring: writer.sampler.policy.monitoring?.name,
             pausedSince: writer.stays?.pausedAt?.time.iso8601(),
             visitSince: writer.stays?.visit?.arrival.iso8601(), trip: writer.trip?.mode.rawValue,
-            regions: writer.regionWatcher.map(\.insideNames),
+            regions: writer.regionWatcher.map(\.insideNames), tag: writer.tag,
             sampling: SamplingStatus(writer.sampler.policy, stays: writer.stays?.rules))
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.
-    public func setAddresses(_ report: GeocodeReport) { addresses = report }
+    public func setAddresses(_ report: GeocodeReport) { addressLoop = report }
+
+    /// The addresses given at commit and the geocoder's beside it, together. Every row passes through
+    /// `readyAddresses` first, so its cells are all the cells there are.
+    private var addressReport: GeocodeReport? {
+        guard let ready = readyAddresses else { return addressLoop }
+        var report = ready.report
+        if let addressLoop { report.add(addressLoop) }
+        return report
+    }
 
     /// Where live sending stands, for `status`.
     public func setSending(_ status: SendingStatus) { sending = status }

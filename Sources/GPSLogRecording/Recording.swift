@@ -31,6 +31,8 @@ public struct RecordingPlan: Sendable {
     public var stays: StayRules?
     /// Overland's Trip Settings: the sampling a trip (`gpslog trip start`) uses over the main settings.
     public var tripSampling = TripSampling()
+    /// OwnTracks' tag for every entry from the start (`record --tag`).
+    public var tag: String?
 
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
@@ -107,20 +109,29 @@ public enum Recording {
 
         let source = try makeSource(plan.source, watchdog: plan.watchdog, logger: logger)
         let threads = (recorder: StoreThread(), addresses: StoreThread(), sender: StoreThread())
-        let recorder = try Recorder(
-            databasePath: path, naming: plan.naming, mode: plan.mode, policy: plan.policy, splits: plan.splits,
-            stays: plan.stays, source: source, thread: threads.recorder, logger: logger, commitEvery: plan.commitEvery)
-        await recorder.setTripSampling(plan.tripSampling)
-        let addresses = try plan.geocoding.map { g -> Task<Void, Never> in
+        let geocoding = try plan.geocoding.map { g -> (geocoder: any ReverseGeocoder, options: GeocodeWorker.Options) in
             let made = try g.provider.make(contact: g.contact)
             if let notice = made.notice { logger.notice("\(notice)") }
             var options = GeocodeWorker.Options()
             options.rate = try made.rate(requested: g.rate)
+            return (made.geocoder, options)
+        }
+        // The recorder gives its rows what needs no request (cached answers, an offline provider) in its own commit.
+        let recorder = try Recorder(
+            databasePath: path, naming: plan.naming, mode: plan.mode, policy: plan.policy, splits: plan.splits,
+            stays: plan.stays, source: source, thread: threads.recorder, logger: logger, commitEvery: plan.commitEvery,
+            geocoder: geocoding?.geocoder, geocodeOptions: geocoding?.options ?? GeocodeWorker.Options())
+        await recorder.setTripSampling(plan.tripSampling)
+        _ = await recorder.setTag(plan.tag)
+        // A network provider is asked beside it, on a thread of its own, so recording never waits on the network.
+        let addresses = geocoding.flatMap { g -> Task<Void, Never>? in
+            guard g.geocoder.isNetwork else { return nil }
             let loop = AddressLoop(
-                databasePath: path, geocoder: made.geocoder, options: options, recorder: recorder,
+                databasePath: path, geocoder: g.geocoder, options: g.options, recorder: recorder,
                 thread: threads.addresses, logger: logger)
-            // A round's addresses are one transaction that rewrites the Entries pages they land on: one round per
-            // four commits keeps that a small part of the write budget (see Benchmarks/README.md).
+            // Each answer is written at once, with the rows of its cell (their Entries pages written again); what
+            // the recorder commits after that finds it in the cache. A round every four commits leaves time for
+            // the rows of a new cell to gather (see Benchmarks/README.md).
             let every = max(.seconds(2), plan.commitEvery * 4)
             return Task { await loop.run(every: every) }
         }

@@ -95,9 +95,9 @@ extension RecordingRun {
         _ request: ControlRequest, recorder: Recorder, sender: LiveSender?, stopper: Stopper, logger: Logger
     ) async -> ControlResponse {
         switch request {
-        case .mark(let label):
+        case .mark(let label, let poi):
             do {
-                return ControlResponse(ok: true, mark: try await recorder.mark(label: label))
+                return ControlResponse(ok: true, mark: try await recorder.mark(label: label, poi: poi))
             } catch {
                 return ControlResponse(ok: false, error: (error as? LocalizedError)?.errorDescription ?? "\(error)")
             }
@@ -131,6 +131,9 @@ extension RecordingRun {
             }
         case .tripStop:
             return await answering { try await recorder.stopTrip() }
+        case .tag(let tag):
+            _ = await recorder.setTag(tag)
+            return ControlResponse(ok: true, status: await recorder.status())
         }
     }
 

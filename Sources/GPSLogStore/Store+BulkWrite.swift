@@ -95,7 +95,7 @@ extension Store {
         "hdop_not_negative", "vdop_not_negative", "pdop_not_negative", "fix_mode_known", "speed_accuracy_not_negative",
         "course_accuracy_not_negative", "motion_is_json_array", "battery_state_known", "battery_level_fraction",
         "starts_segment_is_flag", "monitoring_known", "report_trigger_known", "in_regions_is_json_array",
-        "heading_change_has_heading",
+        "poi_is_flag", "poi_only_on_marks", "heading_change_has_heading",
     ]
 
     /// The first Entries CHECK constraint (by its schema name, in SQLite's order) the entry would break, or nil.
@@ -129,6 +129,7 @@ extension Store {
         if !absent(e.batteryLevel) && !(e.batteryLevel! >= 0 && e.batteryLevel! <= 1) {
             return "battery_level_fraction"
         }
+        if e.isPOI && !e.marked { return "poi_only_on_marks" }
         if e.isHeadingChanged && (absent(e.heading) || e.headingTime == nil) { return "heading_change_has_heading" }
         return nil
     }

@@ -9,26 +9,26 @@ extension Store {
         Key, Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
         VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment, Monitoring, ReportTrigger, InRegions
+        StartsSegment, Monitoring, ReportTrigger, InRegions, Tag, IsPOI
         """
 
-    /// The Entries columns an insert writes: the session, then 32 per row (parameters 2...33 for the first row).
+    /// The Entries columns an insert writes: the session, then 34 per row (parameters 2...35 for the first row).
     static let insertColumns = """
         Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
         VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment, Monitoring, ReportTrigger, InRegions
+        StartsSegment, Monitoring, ReportTrigger, InRegions, Tag, IsPOI
         """
 
     /// Rows per multi-row INSERT. Each statement run costs SQLite a fixed overhead (opening the write on the
     /// B-trees, a statement savepoint) about as large as storing a row; 32 rows per statement pay it once for 32
-    /// (measured: a 1M-point GPX import 30 % faster). 32 x 32 + 1 = 1025 parameters, far under SQLite's limit.
+    /// (measured: a 1M-point GPX import 30 % faster). 32 x 34 + 1 = 1089 parameters, far under SQLite's limit.
     static let rowsPerInsert = 32
 
-    /// An INSERT of `rows` rows of one session: ?1 is the session, row r's values are ?(2 + 32r) ... ?(33 + 32r).
+    /// An INSERT of `rows` rows of one session: ?1 is the session, row r's values are ?(2 + 34r) ... ?(35 + 34r).
     static func insertEntrySQL(rows: Int) -> String {
         let values = (0..<rows).map { r in
-            "(?1, " + (0..<32).map { "?\(2 + r * 32 + $0)" }.joined(separator: ", ") + ")"
+            "(?1, " + (0..<34).map { "?\(2 + r * 34 + $0)" }.joined(separator: ", ") + ")"
         }
         return "INSERT INTO Entries (\(insertColumns)) VALUES " + values.joined(separator: ", ")
     }
@@ -131,7 +131,7 @@ extension Store {
         func needsCut(_ e: Entry) -> Bool {
             tooLong(e.label, TextLimit.label) || tooLong(e.address, TextLimit.address)
                 || tooLong(e.deviceID, TextLimit.deviceID)
-                || tooLong(e.wifi, TextLimit.wifi)
+                || tooLong(e.wifi, TextLimit.wifi) || tooLong(e.tag, TextLimit.label)
         }
         guard entries.contains(where: needsCut) else { return entries }
         return entries.map { e in
@@ -141,6 +141,7 @@ extension Store {
             cut.address = e.address?.truncated(to: TextLimit.address)
             cut.deviceID = e.deviceID?.truncated(to: TextLimit.deviceID)
             cut.wifi = e.wifi?.truncated(to: TextLimit.wifi)
+            cut.tag = e.tag?.truncated(to: TextLimit.label)
             return cut
         }
     }
@@ -166,7 +167,7 @@ extension Store {
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
     private func bindEntry(_ e: Entry, to s: Statement, row: Int) throws {
-        let o = Int32(row * 32)
+        let o = Int32(row * 34)
         try s.bind(e.latitude, at: 2 + o)
         try s.bind(e.longitude, at: 3 + o)
         try s.bind(e.altitude, at: 4 + o)
@@ -199,6 +200,8 @@ extension Store {
         try s.bind(e.monitoring?.rawValue, at: 31 + o)
         try s.bind(e.trigger?.rawValue, at: 32 + o)
         try s.bind(e.inRegions.map(Store.encodeMotion), at: 33 + o)
+        try s.bind(e.tag, at: 34 + o)
+        try s.bind(e.isPOI, at: 35 + o)
     }
 
     static func readEntry(_ s: Statement) -> Entry {
@@ -219,7 +222,8 @@ extension Store {
             startsSegment: s.requiredInt64(at: 30) == 1,
             monitoring: s.int(at: 31).flatMap(MonitoringMode.init(rawValue:)),
             trigger: s.string(at: 32).flatMap(ReportTrigger.init(rawValue:)),
-            inRegions: s.string(at: 33).flatMap(Store.decodeMotion))
+            inRegions: s.string(at: 33).flatMap(Store.decodeMotion), tag: s.string(at: 34),
+            isPOI: s.requiredInt64(at: 35) == 1)
     }
 
     /// A list of strings as the JSON array text the Motion and InRegions columns hold.

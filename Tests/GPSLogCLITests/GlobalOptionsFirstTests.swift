@@ -66,6 +66,7 @@ struct GlobalOptionsFirstTests {
             try await expectOK(["mark", "Buoy"])
             try await expectOK(["monitoring"], "interval")
             try await expectOK(["trip"], "No trip is running")
+            try await expectOK(["tag"], "No tag.")
             let sendNow = try await gpslog(db, ["send-now"])
             #expect(sendNow.status == 1 && sendNow.stderr.contains("the recorder is not sending"), "\(sendNow.stderr)")
             covered.insert("send-now")

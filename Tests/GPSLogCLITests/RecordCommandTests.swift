@@ -115,7 +115,7 @@ struct RecordCommandTests {
     }
 
     /// kill -9 in the middle of a recording loses no committed entry; the next `sessions` closes the session.
-    /// (Commits every second here, so that there are commits to lose; the default interval is 15 s.)
+    /// (Commits every second here, so that there are commits to lose; the default interval is 20 s.)
     @Test func aKilledRecorderLosesNoCommittedEntry() throws {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"

@@ -171,7 +171,7 @@ struct GeocodeCommandTests {
                 [
                     "record", "--name", "Sail", "--source", "replay:sample?speed=4", "--geocode",
                     "nominatim:" + server.url, "--geocode-rate", "1/s",
-                    // Commits every second, so that address rounds come every 4 s (15 s and 60 s by default).
+                    // Commits every second, so that address rounds come every 4 s (20 s and 80 s by default).
                     "--commit-every", "1s",
                 ],
                 database: db, folder: dir)

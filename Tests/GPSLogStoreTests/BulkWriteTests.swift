@@ -30,6 +30,7 @@ struct BulkWriteTests {
             $0.heading = 90
         },  // no heading time
         "label_only_on_marks": { $0.label = "Not a mark" },
+        "poi_only_on_marks": { $0.isPOI = true },
         "satellites_not_negative": { $0.satellites = -1 },
         "hdop_not_negative": { $0.hdop = -2 },
         "vdop_not_negative": { $0.vdop = -2 },
@@ -40,7 +41,7 @@ struct BulkWriteTests {
     ]
     static let unbreakable: Set = [
         "marked_is_flag", "heading_changed_is_flag", "motion_is_json_array", "fix_mode_known", "battery_state_known",
-        "starts_segment_is_flag", "monitoring_known", "report_trigger_known", "in_regions_is_json_array",
+        "starts_segment_is_flag", "monitoring_known", "report_trigger_known", "in_regions_is_json_array", "poi_is_flag",
     ]
 
     /// Every CHECK the migrated schema puts on Entries has its Swift twin, in SQLite's order (a new migration's CHECK

@@ -17,9 +17,11 @@ extension GPSLog {
         @Option(help: "Latitude of a manual mark, degrees north.") var lat: Double?
         @Option(help: "Longitude of a manual mark, degrees east.") var lon: Double?
         @Option(help: "Time of a manual mark (ISO 8601; default now).") var time: String?
+        @Flag(help: "The label names a point of interest (sent as OwnTracks' poi).") var poi = false
         @Flag(help: "Print the mark as JSON.") var json = false
 
         func validate() throws {
+            if poi && (label ?? "").isEmpty { throw ValidationError("--poi needs a label: what the place is.") }
             if session == nil && (lat != nil || lon != nil || time != nil) {
                 throw ValidationError("--lat, --lon and --time go with --session.")
             }
@@ -41,7 +43,7 @@ extension GPSLog {
             } else {
                 let db = global.databasePath
                 let response = try await ControlClient.send(
-                    .mark(label: label), socketPath: ControlSocket.path(forDatabase: db), database: db)
+                    .mark(label: label, poi: poi), socketPath: ControlSocket.path(forDatabase: db), database: db)
                 guard response.ok, let mark = response.mark else {
                     throw RecordingError.recorder(response.error ?? "the recorder refused the mark")
                 }
@@ -65,7 +67,7 @@ extension GPSLog {
             var rng = SystemRandomNumberGenerator()
             let entry = Entry(
                 id: Identifier.uuidV7(time: when, using: &rng), latitude: lat, longitude: lon, time: when, marked: true,
-                label: label.flatMap { $0.isEmpty ? nil : $0 })
+                label: label.flatMap { $0.isEmpty ? nil : $0 }, isPOI: poi)
             try store.append([entry], to: target.id)
             return MarkInfo(
                 entryID: entry.id, sessionID: target.id, time: when.iso8601(), latitude: lat, longitude: lon,

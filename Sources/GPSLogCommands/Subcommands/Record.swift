@@ -35,6 +35,8 @@ extension GPSLog {
         @OptionGroup(title: "Addresses") var geocoding: RecordGeocodingOptions
         @OptionGroup(title: "Live sending") var sending: LiveSendingOptions
         @OptionGroup(title: "Durability") var commits: CommitOptions
+        @Option(help: "OwnTracks' tag, kept with every entry (change it while recording with `gpslog tag`).")
+        var tag: String?
         @Flag(help: "Log every commit.") var verbose = false
 
         func validate() throws {
@@ -52,6 +54,7 @@ extension GPSLog {
             plan.commitEvery = commits.interval
             plan.stays = stays.rules
             plan.tripSampling = trips.sampling
+            plan.tag = tag
             switch try await Recording.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
             {

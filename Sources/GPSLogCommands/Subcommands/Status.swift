@@ -62,6 +62,7 @@ enum StatusText {
                     regions.isEmpty ? "in none" : "in " + regions.map { "'\($0.visible)'" }.joined(separator: ", ")
                 ))
         }
+        if let tag = s.tag { lines.append(("Tag", tag.visible)) }
         if let trip = s.trip { lines.append(("Trip", "\(trip): the session, duration and distance are the trip's")) }
         if let since = s.pausedSince { lines.append(("Paused", "since \(since) (resumes outside the geofence)")) }
         if let since = s.visitSince { lines.append(("Visit", "here since \(since)")) }

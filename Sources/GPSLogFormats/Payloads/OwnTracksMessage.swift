@@ -35,6 +35,8 @@ public enum OwnTracksMessage {
         var t: String?
         var m: Int?
         var inregions: [String]?
+        var tag: String?
+        var poi: String?
     }
 
     /// The location in one message's JSON, nil for other `_type`s; a bad value throws `ImportError` naming its
@@ -73,6 +75,13 @@ public enum OwnTracksMessage {
         if l.t == "u" { e.marked = true }
         e.trigger = l.t.flatMap(ReportTrigger.init(rawValue:))
         e.monitoring = l.m.flatMap(MonitoringMode.init(rawValue:))
+        e.tag = l.tag.flatMap { $0.isEmpty ? nil : $0.truncated(to: TextLimit.label) }
+        if let poi = l.poi, !poi.isEmpty {
+            // A POI is a mark whose label names the place (gpslog mark --poi).
+            e.marked = true
+            e.isPOI = true
+            e.label = poi.truncated(to: TextLimit.label)
+        }
         e.inRegions = l.inregions.flatMap { $0.isEmpty ? nil : $0.map { $0.truncated(to: TextLimit.label) } }
         return e
     }

@@ -114,6 +114,8 @@ public struct OwnTracksWriter: TrackWriter {
             JSONText.appendRaw(#","t":"#, to: &b)
             JSONText.appendString(trigger.rawValue, to: &b)
         }
+        if let tag = e.tag { JSONText.appendOptional("tag", tag, to: &b) }
+        if e.isPOI, let poi = e.label { JSONText.appendOptional("poi", poi, to: &b) }
         if let regions = e.inRegions, !regions.isEmpty {
             JSONText.appendRaw(#","inregions":"#, to: &b)
             JSONText.appendStringArray(regions, to: &b)

@@ -66,6 +66,8 @@ public struct SessionXMLWriter: TrackWriter {
         try attr("ReportTrigger", e.trigger?.rawValue)
         // Region names may hold spaces: a JSON array, as the database keeps it.
         try attr("InRegions", e.inRegions.map(JSONText.stringArray))
+        try attr("Tag", e.tag)
+        if e.isPOI { try attr("IsPOI", "true") }
         // The address is text content: it can be long and hold line breaks.
         if let address = e.address { try w.element("Address", address) }
         try w.endElement()

@@ -8,7 +8,7 @@ enum SpoolRecord {
     private enum Bit: Int {
         case altitude, horizontalAccuracy, verticalAccuracy, speed, course, heading, headingTime, satellites, hdop, vdop
         case pdop, fixMode, speedAccuracy, courseAccuracy, batteryLevel, address, label, motion, batteryState, deviceID
-        case wifi, marked, isHeadingChanged, startsSegment, monitoring, trigger, inRegions
+        case wifi, marked, isHeadingChanged, startsSegment, monitoring, trigger, inRegions, tag, isPOI
     }
 
     @inline(__always) private static func put<T>(_ value: T, _ out: inout [UInt8]) {
@@ -55,6 +55,8 @@ enum SpoolRecord {
         has(.monitoring, e.monitoring != nil)
         has(.trigger, e.trigger != nil)
         has(.inRegions, e.inRegions != nil)
+        has(.tag, e.tag != nil)
+        has(.isPOI, e.isPOI)
         put(UInt32(0), &out)
         put(mask, &out)
         put(e.key ?? 0, &out)
@@ -87,6 +89,7 @@ enum SpoolRecord {
         if let v = e.monitoring { put(Int64(v.rawValue), &out) }
         if let v = e.trigger { put(v.rawValue, &out) }
         if let v = e.inRegions { put(v.joined(separator: "\u{1F}"), &out) }
+        if let v = e.tag { put(v, &out) }
         let size = UInt32(out.count - start)
         withUnsafeBytes(of: size) { b in for i in 0..<4 { out[start + i] = b[i] } }
     }
@@ -146,12 +149,14 @@ enum SpoolRecord {
         if has(.wifi) { e.wifi = text() }
         if has(.monitoring) { e.monitoring = MonitoringMode(rawValue: Int(take(Int64.self))) }
         if has(.trigger) { e.trigger = ReportTrigger(rawValue: text()) }
+        e.isPOI = has(.isPOI)
         if has(.inRegions) {
             let joined = text()
             e.inRegions =
                 joined.isEmpty
                 ? [] : joined.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
         }
+        if has(.tag) { e.tag = text() }
         return (e, size)
     }
 }

@@ -121,6 +121,8 @@ public struct SessionXMLImporter {
                     e.startsSegment = attribute("StartsSegment") == "true"
                     e.monitoring = attribute("Monitoring").flatMap(MonitoringMode.init(name:))
                     e.trigger = attribute("ReportTrigger").flatMap(ReportTrigger.init(rawValue:))
+                    e.tag = attribute("Tag")
+                    e.isPOI = attribute("IsPOI") == "true"
                     e.inRegions = attribute("InRegions").flatMap {
                         (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String]
                     }

@@ -1,4 +1,4 @@
--- Migration 15: Overland's records on the wire (`record --send`, `upload`) and its remote configuration.
+-- Migration 16: Overland's records on the wire (`record --send`, `upload`) and its remote configuration.
 
 -- Records that are not track points (the automatic pause and its resume, visits) that one destination (as in
 -- Uploads) confirmed, so each goes once per destination: 'event:KEY' (a TrackingEvents row; 'event:KEY:exit' is
