@@ -152,7 +152,10 @@ public enum Recording {
         _ = await addresses?.value
         if let sender, session != nil {
             let sent = await sender.finish()
-            logger.info("sent \(sent.sent) points to \(sent.destination); \(sent.queued) waiting")
+            let passedOver =
+                sent.skipped > 0
+                ? ", \(sent.skipped) older points passed over (--logging-mode \(sent.loggingMode ?? "latest"))" : ""
+            logger.info("sent \(sent.sent) points to \(sent.destination); \(sent.queued) waiting\(passedOver)")
         }
         let totals = await recorder.totals
         let sessions = await recorder.sessionIDs.count
