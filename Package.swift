@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "GPSLogReceiver",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogSystem",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogSystem", "GPSLogMQTT",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),

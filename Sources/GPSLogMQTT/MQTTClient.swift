@@ -22,6 +22,8 @@ public final class MQTTClient: @unchecked Sendable {
     public var onMessage: (@Sendable (String, Data, Bool) -> Void)?
     /// Called on libmosquitto's thread when a connection is made (true) or lost (false).
     public var onConnection: (@Sendable (Bool) -> Void)?
+    /// Called on libmosquitto's thread when the broker confirmed a subscription (SUBACK).
+    public var onSubscribed: (@Sendable () -> Void)?
 
     private static let libraryReady: Void = { _ = mosquitto_lib_init() }()
 
@@ -42,6 +44,7 @@ public final class MQTTClient: @unchecked Sendable {
         mosquitto_disconnect_callback_set(mosq, Self.disconnectCallback)
         mosquitto_publish_callback_set(mosq, Self.publishCallback)
         mosquitto_message_callback_set(mosq, Self.messageCallback)
+        mosquitto_subscribe_callback_set(mosq, Self.subscribeCallback)
     }
 
     deinit {
@@ -95,6 +98,15 @@ public final class MQTTClient: @unchecked Sendable {
         if let code = connack, code != 0 {
             throw MQTTError.refused(broker: broker, message: String(cString: mosquitto_connack_string(code)))
         }
+    }
+
+    /// Starts connecting and returns at once: libmosquitto's network thread connects, and reconnects whenever the
+    /// broker is away (at the start too), with `setReconnectDelay`'s backoff; `onConnection` reports each change.
+    public func connectInBackground(host: String, port: Int, keepalive: Int32 = 60) throws {
+        broker = "\(host):\(port)"
+        try MQTTError.check(mosquitto_connect_async(handle, host, Int32(port), keepalive), "connecting to \(broker)")
+        try MQTTError.check(mosquitto_loop_start(handle), "starting the network thread")
+        loopRunning = true
     }
 
     /// True while connected to the broker.
@@ -181,6 +193,12 @@ public final class MQTTClient: @unchecked Sendable {
             client.state.broadcast()
         }
     }
+
+    private static let subscribeCallback:
+        @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, UnsafePointer<Int32>?) -> Void = {
+            _, obj, _, _, _ in
+            client(obj)?.onSubscribed?()
+        }
 
     private static let messageCallback:
         @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void = {

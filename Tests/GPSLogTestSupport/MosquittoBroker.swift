@@ -16,7 +16,8 @@ public final class MosquittoBroker {
 
     /// Starts a broker in `folder`; with `user`, only that user and `password` may connect. Returns once it accepts
     /// connections (a port taken meanwhile by another process is retried on a new one).
-    public init(folder: String, user: String? = nil, password: String? = nil) throws {
+    /// `port`: this one (a broker restarted where its clients expect it).
+    public init(folder: String, user: String? = nil, password: String? = nil, port wanted: Int? = nil) throws {
         log = folder + "/mosquitto.log"
         // Run as root (CI), mosquitto would switch to its own user and lose the test's private folder: stay.
         var config = "persistence false\nlog_dest file \(log)\nlog_type all\nuser \(NSUserName())\n"
@@ -33,7 +34,7 @@ public final class MosquittoBroker {
             config += "allow_anonymous true\n"
         }
         for _ in 0..<5 {
-            let candidate = try freeLoopbackPort()
+            let candidate = try wanted ?? freeLoopbackPort()
             let path = folder + "/mosquitto-\(candidate).conf"
             try ("listener \(candidate) 127.0.0.1\n" + config).write(toFile: path, atomically: true, encoding: .utf8)
             let p = Process()
