@@ -20,8 +20,9 @@ public final class MQTTClient: @unchecked Sendable {
     public private(set) var broker = ""
     /// Called on libmosquitto's thread for each message of a subscription: topic, payload, retained.
     public var onMessage: (@Sendable (String, Data, Bool) -> Void)?
-    /// Called on libmosquitto's thread when a connection is made (true) or lost (false).
-    public var onConnection: (@Sendable (Bool) -> Void)?
+    /// Called on libmosquitto's thread when a connection is made (0), refused by the broker (its CONNACK code: see
+    /// `refusal`), or lost (nil).
+    public var onConnection: (@Sendable (Int32?) -> Void)?
     /// Called on libmosquitto's thread when the broker confirmed a subscription (SUBACK).
     public var onSubscribed: (@Sendable () -> Void)?
 
@@ -48,9 +49,10 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     deinit {
+        // Not forced: cancelling the network thread inside a Swift callback is undefined; the DISCONNECT wakes it.
         if loopRunning {
             mosquitto_disconnect(handle)
-            mosquitto_loop_stop(handle, true)
+            mosquitto_loop_stop(handle, false)
         }
         mosquitto_destroy(handle)
     }
@@ -91,14 +93,19 @@ public final class MQTTClient: @unchecked Sendable {
         loopRunning = true
         let deadline = Date().addingTimeInterval(timeout)
         state.lock()
-        defer { state.unlock() }
-        while connack == nil {
-            guard state.wait(until: deadline) else { throw MQTTError.timedOut(operation: "CONNECT", seconds: timeout) }
-        }
-        if let code = connack, code != 0 {
-            throw MQTTError.refused(broker: broker, message: String(cString: mosquitto_connack_string(code)))
+        while connack == nil && state.wait(until: deadline) {}
+        let code = connack
+        state.unlock()
+        guard code == 0 else {
+            // Stop the network thread here, on the caller's thread: it must not outlive a failed connect.
+            disconnect()
+            guard let code else { throw MQTTError.timedOut(operation: "CONNECT", seconds: timeout) }
+            throw MQTTError.refused(broker: broker, message: Self.refusal(code))
         }
     }
+
+    /// The broker's reason for a CONNACK code, in libmosquitto's words.
+    public static func refusal(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }
 
     /// Starts connecting and returns at once: libmosquitto's network thread connects, and reconnects whenever the
     /// broker is away (at the start too), with `setReconnectDelay`'s backoff; `onConnection` reports each change.
@@ -139,6 +146,11 @@ public final class MQTTClient: @unchecked Sendable {
         return true
     }
 
+    /// True when `filter` is a valid subscription (`owntracks/#`, `a/+/b`).
+    public static func isValidFilter(_ filter: String) -> Bool {
+        mosquitto_sub_topic_check(filter) == Int32(MOSQ_ERR_SUCCESS.rawValue)
+    }
+
     /// Subscribes to a topic filter (`owntracks/#`); messages arrive through `onMessage`.
     public func subscribe(_ filter: String, qos: Int32 = 1) throws {
         try MQTTError.check(mosquitto_subscribe(handle, nil, filter, qos), "subscribing to \(filter)")
@@ -175,14 +187,18 @@ public final class MQTTClient: @unchecked Sendable {
             client.connected = code == 0
             client.state.broadcast()
         }
-        client.onConnection?(code == 0)
+        client.onConnection?(code)
     }
 
     private static let disconnectCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void =
         { _, obj, _ in
             guard let client = client(obj) else { return }
-            client.state.withLock { client.connected = false }
-            client.onConnection?(false)
+            // A refused CONNECT ends in a disconnect too: report only the loss of a connection that was made.
+            let wasConnected = client.state.withLock {
+                defer { client.connected = false }
+                return client.connected
+            }
+            if wasConnected { client.onConnection?(nil) }
         }
 
     private static let publishCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = {

@@ -12,12 +12,13 @@ public struct MQTTSubscription: Sendable {
     /// OwnTracks' topics: `owntracks/USER/DEVICE` (locations, lwt), with `/event`, `/waypoint`, `/info` below.
     public var topic: String
     public var username: String?
-    public var password: String?
+    /// Printed, it shows `***`.
+    public var password: SecretText?
     /// TLS: the CA certificate that signs the broker's (`mqtts://`).
     public var caFile: String?
 
     public init(
-        host: String, port: Int, topic: String = "owntracks/#", username: String? = nil, password: String? = nil,
+        host: String, port: Int, topic: String = "owntracks/#", username: String? = nil, password: SecretText? = nil,
         caFile: String? = nil
     ) {
         self.host = host
@@ -27,6 +28,9 @@ public struct MQTTSubscription: Sendable {
         self.password = password
         self.caFile = caFile
     }
+
+    /// True when `filter` is a topic filter a broker takes (`owntracks/#`, `owntracks/+/+`).
+    public static func isValidTopicFilter(_ filter: String) -> Bool { MQTTClient.isValidFilter(filter) }
 }
 
 /// What `serve --mqtt` does with an MQTT broker, as the OwnTracks Recorder does: subscribes, and stores each
@@ -41,28 +45,50 @@ final class MQTTFeed: Sendable {
     private let feed: AsyncStream<(String, Data)>.Continuation
     /// The largest message taken: OwnTracks' messages are a few hundred bytes.
     static let maxPayload = 64 << 10
+    /// Messages waiting for the database at most (a few MB of locations); beyond, the oldest go, and are counted.
+    static let maxWaiting = 10_000
+    private let dropped = DroppedCount()
 
     /// Sets the client up and starts connecting (a bad TLS file or option fails here, before serving starts).
     init(subscription: MQTTSubscription, sink: ReceiverStore, logger: Logger) throws {
         self.sink = sink
         self.logger = logger
-        (messages, feed) = AsyncStream<(String, Data)>.makeStream(bufferingPolicy: .bufferingNewest(100_000))
+        (messages, feed) = AsyncStream<(String, Data)>.makeStream(bufferingPolicy: .bufferingNewest(Self.maxWaiting))
         client = try MQTTClient(clientID: "gpslog-serve-\(UUID().uuidString.prefix(8))")
         if let user = subscription.username {
-            try client.setCredentials(username: user, password: subscription.password)
+            try client.setCredentials(username: user, password: subscription.password?.secret)
         }
         if let ca = subscription.caFile { try client.setTLS(caFile: ca) }
         try client.setReconnectDelay(1, maximum: 30)
-        let (topic, feed) = (subscription.topic, feed)
-        client.onMessage = { topic, payload, _ in feed.yield((topic, payload)) }
+        let (topic, feed, dropped) = (subscription.topic, feed, dropped)
+        let broker = "\(subscription.host):\(subscription.port)"
+        client.onMessage = { topic, payload, _ in
+            // Checked here, before it waits: a flood of large messages must not fill the memory.
+            guard payload.count <= Self.maxPayload else {
+                logger.warning(
+                    "skipped a \(payload.count)-byte message on \(topic.visible): larger than \(Self.maxPayload)")
+                return
+            }
+            if case .dropped = feed.yield((topic, payload)), dropped.add() {
+                logger.warning(
+                    "the database falls behind the broker: older messages were dropped (\(dropped.total) so far)")
+            }
+        }
         client.onSubscribed = { logger.info("subscribed to \(topic.visible)") }
-        client.onConnection = { [weak client] up in
-            guard let client else { return }
-            if up {
-                logger.info("connected to the MQTT broker \(client.broker); subscribing to \(topic.visible)")
-                do { try client.subscribe(topic) } catch { logger.error("\(error.localizedDescription)") }
-            } else {
-                logger.warning("lost the MQTT broker \(client.broker); reconnecting")
+        let refusals = DroppedCount()
+        client.onConnection = { [weak client] code in
+            switch code {
+            case 0?:
+                logger.info("connected to the MQTT broker \(broker); subscribing to \(topic.visible)")
+                do { try client?.subscribe(topic) } catch { logger.error("\(error.localizedDescription.visible)") }
+            case let code?:
+                // libmosquitto tries again (1 s doubling to 30 s); the reason is said once, then every hundredth time.
+                if refusals.add(every: 100) {
+                    logger.error(
+                        "the MQTT broker \(broker) refused the connection: \(MQTTClient.refusal(code)); retrying")
+                }
+            case nil:
+                logger.warning("lost the MQTT broker \(broker); reconnecting")
             }
         }
         try client.connectInBackground(host: subscription.host, port: subscription.port)
@@ -99,6 +125,22 @@ final class MQTTFeed: Sendable {
             )
         } catch {
             logger.warning("skipped a message on \(topic.visible): \(error.localizedDescription.visible)")
+        }
+    }
+}
+
+/// Counts events on any thread, and says when one should be logged: the first, then every `every`-th.
+final class DroppedCount: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    var total: Int { lock.withLock { count } }
+
+    /// Counts one; true for the first and then every `every`-th.
+    func add(every: Int = 1000) -> Bool {
+        lock.withLock {
+            count += 1
+            return count == 1 || count % every == 0
         }
     }
 }

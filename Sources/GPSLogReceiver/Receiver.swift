@@ -213,4 +213,12 @@ struct Credentials {
         if let topic, topic.hasPrefix("owntracks/") { return String(topic.dropFirst(10)) }
         return (basicUser ?? "owntracks") + "/" + (tid ?? "phone")
     }
+
+    /// `USER/DEVICE` of an OwnTracks device's own topic, `owntracks/USER/DEVICE`; nil for any other topic (its
+    /// `/event`, `/waypoint` and `/info` sub-topics, or one outside `owntracks/`).
+    static func ownTracksDevice(topic: String) -> String? {
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "owntracks", !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+        return parts[1] + "/" + parts[2]
+    }
 }

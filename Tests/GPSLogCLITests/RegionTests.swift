@@ -81,6 +81,16 @@ struct RegionTests {
             }
             let inRegions = messages.compactMap { $0 }.filter { ($0["inregions"] as? [String]) == ["Hut"] }
             #expect(inRegions.count == entries.filter { $0.inRegions == ["Hut"] && !$0.isHeadingChanged }.count)
+            // Through `convert`'s spool (an OwnTracks file to a session XML and back), regions and triggers stay.
+            let jsonl = dir + "/hike.jsonl"
+            try owntracks.stdout.write(toFile: jsonl, atomically: true, encoding: .utf8)
+            let converted = try runGPSLog(["convert", jsonl, dir + "/hike.xml"], database: nil)
+            #expect(converted.status == 0, "\(converted.stderr)")
+            let xml = try String(contentsOfFile: dir + "/hike.xml", encoding: .utf8)
+            #expect(
+                xml.components(separatedBy: #"InRegions="[&quot;Hut&quot;]""#).count - 1 == inRegions.count,
+                "\(xml.prefix(3000))")
+            #expect(xml.contains(#"ReportTrigger="c""#))
             let gpx = try runGPSLog(["export", "Hike", "--format", "gpx"], database: db)
             #expect(
                 gpx.stdout.components(separatedBy: "<type>enter</type>").count - 1 == transitions.count / 2

@@ -119,7 +119,8 @@ extension FuzzTarget {
                 FuzzInvariant.check(!r.name.trimmedWhitespace.isEmpty, "a region without a name")
                 FuzzInvariant.check(r.name.utf8.count <= TextLimit.label * 4, "a region name past its limit")
                 FuzzInvariant.check(
-                    Geo.isValidPosition(latitude: r.latitude, longitude: r.longitude), "region at \(r.latitude), \(r.longitude)")
+                    Geo.isValidPosition(latitude: r.latitude, longitude: r.longitude),
+                    "region at \(r.latitude), \(r.longitude)")
                 FuzzInvariant.check(r.radius > 0 && r.radius <= 1_000_000, "region radius \(r.radius)")
                 FuzzInvariant.check(!r.regionID.isEmpty && r.regionID.count <= 64, "region id '\(r.regionID)'")
             }

@@ -28,12 +28,14 @@ extension GPSLog {
             let (regions, withoutRadius) = try OwnTracksWaypoints.regions(data, source: file)
             let store = try global.openStore()
             defer { store.close() }
-            let known = Set(try store.regions().map(\.name))
-            let new = regions.filter { !known.contains($0.name) }
+            let stored = try store.regions()
+            let (names, ids) = (Set(stored.map(\.name)), Set(stored.map(\.regionID)))
+            // A region already there by name, or by OwnTracks' rid (renamed in the app since), is left as it is.
+            let new = regions.filter { !names.contains($0.name) && !ids.contains($0.regionID) }
             // All or nothing: one transaction.
             try store.write { for region in new { try store.addRegion(region) } }
             var line = "Imported \(new.count) regions"
-            if new.count < regions.count { line += "; \(regions.count - new.count) already there (same name)" }
+            if new.count < regions.count { line += "; \(regions.count - new.count) already there (same name or rid)" }
             if withoutRadius > 0 { line += "; \(withoutRadius) waypoints without a radius skipped" }
             print(line + ".")
         }

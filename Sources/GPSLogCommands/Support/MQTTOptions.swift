@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
+import GPSLogConfig
+import GPSLogModel
 import GPSLogReceiver
 
 /// Where `serve --mqtt` subscribes, and how it logs in.
@@ -35,20 +37,28 @@ struct MQTTOptions: ParsableArguments {
         return (host, url.port ?? (tls ? 8883 : 1883), tls)
     }
 
-    func validate() throws { _ = try endpoint() }
+    func validate() throws {
+        _ = try endpoint()
+        guard MQTTSubscription.isValidTopicFilter(topic) else {
+            throw ValidationError(
+                "--topic '\(topic.visible)' is not an MQTT topic filter (e.g. owntracks/# or owntracks/+/+).")
+        }
+        if caFile != nil, try endpoint()?.tls == false {
+            throw ValidationError("--ca-file is for an mqtts:// broker; --mqtt is mqtt://.")
+        }
+        if mqttPasswordFile != nil, ProcessInfo.processInfo.environment["GPSLOG_MQTT_PASSWORD"] != nil {
+            throw ValidationError("Give $GPSLOG_MQTT_PASSWORD or --mqtt-password-file, not both.")
+        }
+    }
 
     /// The subscription `serve` makes; nil without `--mqtt`.
     func subscription() throws -> MQTTSubscription? {
         guard let (host, port, tls) = try endpoint() else { return nil }
-        var password = ProcessInfo.processInfo.environment["GPSLOG_MQTT_PASSWORD"]
+        var password = ProcessInfo.processInfo.environment["GPSLOG_MQTT_PASSWORD"].map(SecretText.init)
         if let file = mqttPasswordFile {
-            do {
-                var text = try String(contentsOfFile: file, encoding: .utf8)
-                if text.hasSuffix("\n") { text.removeLast() }
-                password = text
-            } catch {
-                throw CommandError.file(
-                    path: file, reason: "cannot read the MQTT password: \(error.localizedDescription)")
+            if PrivateFiles.isReadableByOthers(file) { TokenFileWarning.once(file) }
+            do { password = SecretText(try PrivateFiles.secret(at: file)) } catch {
+                throw ValidationError(error.errorDescription ?? "cannot read --mqtt-password-file")
             }
         }
         let user = mqttUsername ?? URLComponents(string: mqtt ?? "")?.user

@@ -46,6 +46,8 @@ public enum OwnTracksWaypoints {
         }
         var regions: [Region] = []
         var withoutRadius = 0
+        var names = Set<String>()
+        var ids = Set<String>()
         for (i, w) in document.waypoints.enumerated() {
             let field = { (name: String) in "waypoints[\(i)].\(name)" }
             guard let rad = w.rad, rad > 0 else {
@@ -68,9 +70,18 @@ public enum OwnTracksWaypoints {
             let rid =
                 w.rid.flatMap { $0.isEmpty || $0.count > 64 ? nil : $0 }
                 ?? String(UUID().uuidString.lowercased().prefix(8))
+            let name = desc.truncated(to: TextLimit.label)
+            guard names.insert(name).inserted else {
+                throw ImportError.invalidValue(
+                    file: source, line: 0, field: field("desc"), value: "\(desc) (twice in the file)")
+            }
+            guard ids.insert(rid).inserted else {
+                throw ImportError.invalidValue(
+                    file: source, line: 0, field: field("rid"), value: "\(rid) (twice in the file)")
+            }
             regions.append(
                 Region(
-                    name: desc.truncated(to: TextLimit.label), latitude: lat, longitude: lon, radius: rad,
+                    name: name, latitude: lat, longitude: lon, radius: rad,
                     regionID: rid, created: created ?? Timestamp(seconds: Date().timeIntervalSince1970)))
         }
         return (regions, withoutRadius)
