@@ -2,8 +2,9 @@
 # Each installs what is missing (Debian packages, with apt-get), builds, and runs.
 
 SWIFT        ?= swift
-BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev
-TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3 python3 graphviz librsvg2-bin socat
+BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev libmosquitto-dev
+TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3 python3 graphviz librsvg2-bin socat \
+                 mosquitto mosquitto-clients openssl
 DEMO_DB      ?= $(CURDIR)/.demo/demo.sqlite
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Fuzzing: seconds per target for `make fuzz`, and for the short run inside `make test` (0 leaves it out).

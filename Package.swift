@@ -31,11 +31,13 @@ let package = Package(
         .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
 
         // MARK: - One Swift module over each C library
         .target(name: "GPSLogSQLite", dependencies: ["CSQLite3"]),
         .target(name: "GPSLogXML", dependencies: ["CLibXML2", "GPSLogSystem"]),
         .target(name: "GPSLogGEOS", dependencies: ["CGEOS"]),
+        .target(name: "GPSLogMQTT", dependencies: ["CMosquitto"]),
 
         // MARK: - Domain
         // Threads and HTTP plumbing every layer shares (a blocking queue, one reading of HTTP status codes).
@@ -96,7 +98,7 @@ let package = Package(
         .target(
             name: "GPSLogReceiver",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogSystem",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogSystem", "GPSLogMQTT",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
@@ -162,6 +164,7 @@ let package = Package(
         .testTarget(name: "GPSLogSQLiteTests", dependencies: ["GPSLogSQLite"]),
         .testTarget(name: "GPSLogXMLTests", dependencies: ["GPSLogXML", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogGEOSTests", dependencies: ["GPSLogGEOS"]),
+        .testTarget(name: "GPSLogMQTTTests", dependencies: ["GPSLogMQTT", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogModelTests", dependencies: ["GPSLogModel"]),
         .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling", "GPSLogModel"]),
         .testTarget(name: "GPSLogConfigTests", dependencies: ["GPSLogConfig", "GPSLogModel"]),

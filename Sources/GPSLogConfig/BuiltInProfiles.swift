@@ -25,6 +25,9 @@ public enum BuiltInProfiles {
         settings: ConfigSettings(sections: [
             "record": [
                 ConfigEntry(key: "monitoring", value: .string("significant")),
+                // GPS Log's filters do not go with a monitoring mode (record refuses both): cleared.
+                ConfigEntry(key: "min-distance", value: .unset),
+                ConfigEntry(key: "min-time", value: .unset),
                 ConfigEntry(key: "pause-when-stopped", value: .string("10m")),
                 ConfigEntry(key: "resume-radius", value: .integer(500)),
                 ConfigEntry(key: "max-accuracy", value: .integer(100)),

@@ -38,9 +38,27 @@ public enum PrivateFiles {
     /// The token kept in `path` (`--token-file`): its text less one trailing newline. The words of an error name
     /// the file, never its content.
     public static func token(at path: String) throws(PrivateFileError) -> AccessToken {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let text = try secret(at: path)
+        do {
+            return try AccessToken(text, origin: "--token-file \(path.visible)")
+        } catch {
+            throw .badToken(error.errorDescription ?? "bad token")
+        }
+    }
+
+    /// The secret kept in `path` (a token or password file): its text less one trailing newline, read up to 4 KiB
+    /// and one byte (a longer file is refused, and `/dev/zero` cannot hang the reading). The words of an error name
+    /// the file, never its content.
+    public static func secret(at path: String) throws(PrivateFileError) -> String {
+        let limit = AccessToken.maximumLength
+        guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .cannotRead(
                 path: path, reason: FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do { data = try handle.read(upToCount: limit + 3) ?? Data() } catch {
+            throw .cannotRead(path: path, reason: "cannot read it")
         }
         var text = String(decoding: data, as: UTF8.self)
         if text.hasSuffix("\r\n") {
@@ -48,11 +66,8 @@ public enum PrivateFiles {
         } else if text.hasSuffix("\n") {
             text.removeLast()
         }
-        do {
-            return try AccessToken(text, origin: "--token-file \(path.visible)")
-        } catch {
-            throw .badToken(error.errorDescription ?? "bad token")
-        }
+        guard text.utf8.count <= limit else { throw .cannotRead(path: path, reason: "longer than \(limit) bytes") }
+        return text
     }
 
     /// The id `--unique-id` sends as Overland's `unique_id`: a random UUID made once and kept in `folder/unique-id`

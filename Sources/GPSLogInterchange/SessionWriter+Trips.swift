@@ -14,9 +14,9 @@ extension SessionWriter {
     /// Starts a trip: the current session ends, and the next stored fix opens the trip's session, with `mode` and
     /// the trip settings (`tripSampling`) over the main ones.
     /// - Throws: `SessionWriterError.tripRunning` when a trip already runs.
-    public mutating func startTrip(mode: TripMode, name: String?) throws {
+    public mutating func startTrip(mode: TripMode, name: String?, dropped: DroppedFixes? = nil) throws {
         guard trip == nil else { throw SessionWriterError.tripRunning(mode: trip!.mode) }
-        if session != nil { try split(.trip, dropped: gate.dropped) }
+        if session != nil { try split(.trip, dropped: dropped ?? gate.dropped) }
         trip = Trip(mode: mode, name: name)
         mainPolicy = sampler.policy
         sampler.policy = tripSampling.applied(to: sampler.policy)
@@ -26,23 +26,27 @@ extension SessionWriter {
     /// come back, and the next stored fix opens a session of the recording again.
     /// - Returns: the trip's session, nil when no fix came during the trip.
     /// - Throws: `SessionWriterError.noTrip` when no trip runs.
-    public mutating func stopTrip(automatically: Bool = false) throws -> Session? {
+    /// - Parameter dropped: the gate's counts as of the fix being added, when a fix ends the trip.
+    public mutating func stopTrip(automatically: Bool = false, dropped: DroppedFixes? = nil) throws -> Session? {
         guard trip != nil else { throw SessionWriterError.noTrip }
-        var ended: Session?
-        if let current = session {
-            try split(.trip, dropped: gate.dropped)
-            try store.setStoppedAutomatically(automatically, of: current.id)
-            ended = splitOff?.session
-            ended?.stoppedAutomatically = automatically
+        // Whatever happens to the write, the trip is over and the main settings are back.
+        defer {
+            trip = nil
+            if let mainPolicy {
+                // Keep a monitoring mode switched during the trip.
+                var policy = mainPolicy
+                policy.monitoring = sampler.policy.monitoring
+                sampler.policy = policy
+            }
+            mainPolicy = nil
+            tripStoppedAutomatically = false
         }
-        trip = nil
-        if let mainPolicy {
-            // Keep a monitoring mode switched during the trip.
-            var policy = mainPolicy
-            policy.monitoring = sampler.policy.monitoring
-            sampler.policy = policy
-        }
-        mainPolicy = nil
+        guard session != nil else { return nil }
+        // `finish` writes it with the trip's end, in one transaction.
+        tripStoppedAutomatically = automatically
+        try split(.trip, dropped: dropped ?? gate.dropped)
+        var ended = splitOff?.session
+        ended?.stoppedAutomatically = automatically
         return ended
     }
 

@@ -68,6 +68,8 @@ public struct SessionWriter {
     public var tripSampling = TripSampling()
     /// The main sampling policy while a trip runs (restored when it ends).
     var mainPolicy: SamplingPolicy?
+    /// The trip being ended was ended by the automatic pause (written with its end).
+    var tripStoppedAutomatically = false
 
     /// - Parameters:
     ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
@@ -123,7 +125,7 @@ public struct SessionWriter {
             let crossed = try watchRegions(fix)
             if stays != nil {
                 let events = stays!.add(fix)
-                try record(events, at: fix)
+                try record(events, at: fix, dropped: dropped)
                 if stays!.isPaused {
                     sampler.observe(fix)
                     return
@@ -162,7 +164,7 @@ public struct SessionWriter {
 
     /// Queues the stay watcher's events for the next flush; a resume starts a new segment, as a source that came
     /// back does.
-    private mutating func record(_ events: [StayEvent], at fix: Fix) throws {
+    private mutating func record(_ events: [StayEvent], at fix: Fix, dropped: DroppedFixes) throws {
         guard !events.isEmpty else { return }
         try ensureSession(start: fix.time)
         stayEvents += events
@@ -170,7 +172,7 @@ public struct SessionWriter {
         if events.contains(where: { if case .resumed = $0 { true } else { false } }) { sourceResumed() }
         // The automatic pause ends a running trip, as Overland's does (its record says stopped_automatically).
         if trip != nil, events.contains(where: { if case .paused = $0 { true } else { false } }) {
-            _ = try stopTrip(automatically: true)
+            _ = try stopTrip(automatically: true, dropped: dropped)
         }
     }
 
@@ -371,9 +373,12 @@ public struct SessionWriter {
         try flush()
         guard var session else { return }
         let endTime = max(end ?? session.start, lastEntryTime ?? session.start)
+        let automatically = tripStoppedAutomatically
         try store.writeJoiningTransaction {
             try store.finishSession(id: session.id, end: endTime)
             try store.setDroppedFixes(dropped - droppedBefore, of: session.id)
+            // A trip ended by `trip stop`, the recording's end or the automatic pause says which.
+            if session.isTrip { try store.setStoppedAutomatically(automatically, of: session.id) }
         }
         session.end = endTime
         self.session = session

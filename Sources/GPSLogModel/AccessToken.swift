@@ -73,3 +73,13 @@ public enum AccessTokenError: LocalizedError, Equatable {
         }
     }
 }
+
+/// A secret that is not a token (an MQTT password: it may hold spaces). Printing it, or anything that holds it,
+/// shows `***`.
+public struct SecretText: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The secret itself. Send it; never print it.
+    public let secret: String
+    public init(_ secret: String) { self.secret = secret }
+    public var description: String { "***" }
+    public var debugDescription: String { "***" }
+}

@@ -18,6 +18,8 @@ public enum TextLimit {
     public static let address = 1000
     public static let deviceID = 200
     public static let wifi = 200
+    /// Region names kept with one entry (OwnTracks' inregions): more regions overlapping one point is a mistake.
+    public static let regionsPerEntry = 64
 }
 
 extension String {

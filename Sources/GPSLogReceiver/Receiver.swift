@@ -24,6 +24,8 @@ public struct Receiver: Sendable {
     public var logger: Logger
     /// Deadlines and connection caps (see `ConnectionLimits`).
     public var limits = ConnectionLimits()
+    /// An MQTT broker to subscribe to beside HTTP (`serve --mqtt`); nil: HTTP only.
+    public var mqtt: MQTTSubscription?
 
     public init(databasePath: String, token: AccessToken?, logger: Logger) {
         self.databasePath = databasePath
@@ -52,12 +54,18 @@ public struct Receiver: Sendable {
             server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(registry: registry)])),
             configuration: .init(address: .hostname(host, port: port), serverName: "gpslog"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) }, logger: logger)
+        let feed = try mqtt.map { try MQTTFeed(subscription: $0, sink: sink, logger: logger) }
+        let feeding = feed.map { feed in Task { await feed.run() } }
         do {
             try await app.runService()
         } catch {
+            feed?.stop()
+            await feeding?.value
             await sink.close()
             throw error
         }
+        feed?.stop()
+        await feeding?.value
         await sink.close()
     }
 
@@ -206,5 +214,13 @@ struct Credentials {
         if let u = limitUser, !u.isEmpty { return u + "/" + (limitDevice ?? tid ?? "phone") }
         if let topic, topic.hasPrefix("owntracks/") { return String(topic.dropFirst(10)) }
         return (basicUser ?? "owntracks") + "/" + (tid ?? "phone")
+    }
+
+    /// `USER/DEVICE` of an OwnTracks device's own topic, `owntracks/USER/DEVICE`; nil for any other topic (its
+    /// `/event`, `/waypoint` and `/info` sub-topics, or one outside `owntracks/`).
+    static func ownTracksDevice(topic: String) -> String? {
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "owntracks", !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
+        return parts[1] + "/" + parts[2]
     }
 }

@@ -109,7 +109,7 @@ public actor Recorder {
             if writer.splits != splitsSeen, let (ended, reason) = writer.splitOff {
                 splitsSeen = writer.splits
                 logger.info(
-                    "session '\(ended.name)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (\(Self.words(reason)))"
+                    "session '\(ended.name.visible)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (\(Self.words(reason)))"
                 )
             }
             for event in writer.stayEvents { logger.info("\(Self.words(event))") }
@@ -119,7 +119,7 @@ public actor Recorder {
             if let session = writer.session, sessionIDs.last != session.id {
                 sessionIDs.append(session.id)
                 let verb = hadSession || sessionIDs.count > 1 ? "now recording" : "recording"
-                logger.info("\(verb) session '\(session.name)' (\(session.id)) from \(source.description)")
+                logger.info("\(verb) session '\(session.name.visible)' (\(session.id)) from \(source.description)")
             }
         case .heading(let reading):
             try writer.add(reading)
@@ -245,7 +245,7 @@ public actor Recorder {
         // A blank name would be refused when the trip's session is created, at the next fix: the default instead.
         let name = name.map(\.trimmedWhitespace).flatMap { $0.isEmpty ? nil : $0 }
         try writer.startTrip(mode: mode, name: name)
-        logger.info("trip started: \(mode.rawValue)\(name.map { " '\($0)'" } ?? "") (gpslog trip start)")
+        logger.info("trip started: \(mode.rawValue)\(name.map { " '\($0.visible)'" } ?? "") (gpslog trip start)")
         return status()
     }
 
@@ -254,7 +254,8 @@ public actor Recorder {
         let ended = try writer.stopTrip()
         if let ended {
             logger.info(
-                "trip '\(ended.name)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (gpslog trip stop)")
+                "trip '\(ended.name.visible)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (gpslog trip stop)"
+            )
         } else {
             logger.info("trip ended before any fix (gpslog trip stop)")
         }

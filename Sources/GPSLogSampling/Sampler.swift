@@ -84,9 +84,9 @@ public struct Sampler: Sendable {
         return .newEntry(entry)
     }
 
-    /// An entry at `fix` whatever the rules say, made by `trigger` (a region entered or left): it becomes the last
-    /// entry, from which the rules measure.
-    public mutating func report(_ fix: Fix, trigger: ReportTrigger) -> Entry {
+    /// An entry at `fix` whatever the rules say, made by `trigger` (a region entered or left; nil: by the mode's own
+    /// rule): it becomes the last entry, from which the rules measure.
+    public mutating func report(_ fix: Fix, trigger: ReportTrigger?) -> Entry {
         lastAcceptedTime = fix.time
         freshestFix = fix
         var entry = Entry(id: Identifier.uuidV7(time: fix.time, using: &rng), fix: fix)
@@ -108,14 +108,7 @@ public struct Sampler: Sendable {
     /// when `pingInterval` passed without one; quiet and manual write nothing of their own. The first fix of a
     /// session is always an entry in move and significant.
     private mutating func monitored(_ fix: Fix, mode: MonitoringMode) -> SampleDecision {
-        func entry(_ trigger: ReportTrigger?) -> SampleDecision {
-            lastAcceptedTime = fix.time
-            var entry = Entry(id: Identifier.uuidV7(time: fix.time, using: &rng), fix: fix)
-            entry.monitoring = mode
-            entry.trigger = trigger
-            lastEntry = entry
-            return .newEntry(entry)
-        }
+        func entry(_ trigger: ReportTrigger?) -> SampleDecision { .newEntry(report(fix, trigger: trigger)) }
         guard mode == .move || mode == .significant else { return .dropped(.notDue) }
         guard let previous = lastEntry else { return entry(nil) }
         let moved = Geo.distance(

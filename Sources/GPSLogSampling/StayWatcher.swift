@@ -114,7 +114,11 @@ public struct StayWatcher: Sendable {
             if rules.visits && visit == nil { current.fixes.append(fix) }
             stay = current
         } else {
-            if var ended = visit {
+            if var ended = visit, let whole = stay {
+                // The place measured over the whole stay, not only its first three minutes.
+                ended.latitude = whole.latitude
+                ended.longitude = whole.longitude
+                ended.horizontalAccuracy = max(ended.horizontalAccuracy, whole.worstAccuracy)
                 ended.departure = fix.time
                 events.append(.departed(ended))
                 visit = nil

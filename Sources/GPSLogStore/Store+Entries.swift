@@ -132,6 +132,10 @@ extension Store {
             tooLong(e.label, TextLimit.label) || tooLong(e.address, TextLimit.address)
                 || tooLong(e.deviceID, TextLimit.deviceID)
                 || tooLong(e.wifi, TextLimit.wifi) || tooLong(e.tag, TextLimit.label)
+                || e.inRegions.map {
+                    $0.count > TextLimit.regionsPerEntry || $0.contains { tooLong($0, TextLimit.label) }
+                }
+                    ?? false
         }
         guard entries.contains(where: needsCut) else { return entries }
         return entries.map { e in
@@ -142,6 +146,9 @@ extension Store {
             cut.deviceID = e.deviceID?.truncated(to: TextLimit.deviceID)
             cut.wifi = e.wifi?.truncated(to: TextLimit.wifi)
             cut.tag = e.tag?.truncated(to: TextLimit.label)
+            cut.inRegions = e.inRegions.map {
+                $0.prefix(TextLimit.regionsPerEntry).map { $0.truncated(to: TextLimit.label) }
+            }
             return cut
         }
     }

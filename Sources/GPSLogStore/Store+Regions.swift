@@ -9,7 +9,9 @@ extension Store {
     /// - Throws: `StoreError.invalidRegion` for a name in use or a value out of range, naming the rule.
     @discardableResult
     public func addRegion(_ region: Region) throws -> Region {
-        try sqlite {
+        var region = region
+        region.name = region.name.trimmedWhitespace.truncated(to: TextLimit.label)
+        return try sqlite {
             do {
                 try database.run(
                     """
@@ -17,7 +19,7 @@ extension Store {
                     VALUES (?, ?, ?, ?, ?, ?)
                     """,
                     [
-                        .text(region.name.trimmedWhitespace.truncated(to: TextLimit.label)), .real(region.latitude),
+                        .text(region.name), .real(region.latitude),
                         .real(region.longitude), .real(region.radius), .text(region.regionID),
                         .integer(region.created.milliseconds),
                     ])
@@ -34,7 +36,7 @@ extension Store {
     @discardableResult
     public func removeRegion(named name: String) throws -> Bool {
         try sqlite {
-            try database.run("DELETE FROM Regions WHERE Name = ?", [.text(name)])
+            try database.run("DELETE FROM Regions WHERE Name = ?", [.text(name.trimmedWhitespace)])
             return database.changes == 1
         }
     }

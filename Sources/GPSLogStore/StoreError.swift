@@ -65,9 +65,12 @@ public enum StoreError: LocalizedError, Equatable {
         case .invalidSession(let reason):
             return "the session was refused: \(reason)"
         case .invalidRegion(let name, let reason):
-            let inUse = reason.contains("Regions.Name")
-            return "the region '\(name)' was refused: "
-                + (inUse ? "a region of that name exists (gpslog region remove it first)" : reason)
+            let words =
+                reason.contains("Regions.Name")
+                ? "a region of that name exists (gpslog region remove it first)"
+                : reason.contains("Regions.RegionID")
+                    ? "a region with its OwnTracks rid exists under another name" : reason
+            return "the region '\(name)' was refused: \(words)"
         case .failed(let path, let reason):
             return
                 "the database \(path) could not be read or written: \(reason). Check free space and permissions, or run `sqlite3 \(path) 'PRAGMA integrity_check'`."

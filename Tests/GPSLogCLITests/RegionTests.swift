@@ -81,6 +81,16 @@ struct RegionTests {
             }
             let inRegions = messages.compactMap { $0 }.filter { ($0["inregions"] as? [String]) == ["Hut"] }
             #expect(inRegions.count == entries.filter { $0.inRegions == ["Hut"] && !$0.isHeadingChanged }.count)
+            // Through `convert`'s spool (an OwnTracks file to a session XML and back), regions and triggers stay.
+            let jsonl = dir + "/hike.jsonl"
+            try owntracks.stdout.write(toFile: jsonl, atomically: true, encoding: .utf8)
+            let converted = try runGPSLog(["convert", jsonl, dir + "/hike.xml"], database: nil)
+            #expect(converted.status == 0, "\(converted.stderr)")
+            let xml = try String(contentsOfFile: dir + "/hike.xml", encoding: .utf8)
+            #expect(
+                xml.components(separatedBy: #"InRegions="[&quot;Hut&quot;]""#).count - 1 == inRegions.count,
+                "\(xml.prefix(3000))")
+            #expect(xml.contains(#"ReportTrigger="c""#))
             let gpx = try runGPSLog(["export", "Hike", "--format", "gpx"], database: db)
             #expect(
                 gpx.stdout.components(separatedBy: "<type>enter</type>").count - 1 == transitions.count / 2
@@ -115,6 +125,51 @@ struct RegionTests {
             #expect(try store.transitions(of: sessions[0].id).count == transitions.count, "history stays")
             #expect(
                 try runGPSLog(["region", "remove", "Hut"], database: db).stderr.contains("no region is named 'Hut'"))
+        }
+    }
+}
+
+/// `gpslog region import` of OwnTracks' waypoints export.
+struct RegionImportTests {
+    @Test func waypointsWithARadiusBecomeRegionsAndABadOneRefusesTheFile() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let points = try StayTests.points()
+            let hut = points[1000]
+            // As OwnTracks exports them: one circular region, one plain waypoint.
+            let good = """
+                {"_type":"waypoints","waypoints":[
+                {"_type":"waypoint","desc":"Hut","lat":\(hut.latitude),"lon":\(hut.longitude),"rad":150,"tst":1556600000,"rid":"5f1d1b"},
+                {"_type":"waypoint","desc":"Viewpoint","lat":47.5,"lon":10.9,"tst":1556600100}]}
+                """
+            try good.write(toFile: dir + "/waypoints.json", atomically: true, encoding: .utf8)
+            let imported = try runGPSLog(["region", "import", dir + "/waypoints.json"], database: db)
+            #expect(
+                imported.stdout.contains("Imported 1 regions; 1 waypoints without a radius skipped"),
+                "\(imported.stderr)")
+            let again = try runGPSLog(["region", "import", dir + "/waypoints.json"], database: db)
+            #expect(again.stdout.contains("Imported 0 regions; 1 already there"))
+            let list = try runGPSLog(["region", "list", "--json"], database: db)
+            let regions = try #require(
+                try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+            #expect(regions.count == 1 && regions[0]["rid"] as? String == "5f1d1b")
+            #expect(regions[0]["created"] as? String == "2019-04-30T04:53:20Z")
+
+            let bad = """
+                [{"_type":"waypoint","desc":"A","lat":47,"lon":10,"rad":50},{"_type":"waypoint","desc":"B","lat":97,"lon":10,"rad":50}]
+                """
+            try bad.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
+            let refused = try runGPSLog(["region", "import", dir + "/bad.json"], database: db)
+            #expect(refused.status != 0 && refused.stderr.contains("waypoints[1].lat, lon"), "\(refused.stderr)")
+            #expect(try runGPSLog(["region", "list"], database: db).stdout.split(separator: "\n").count == 1)
+
+            // The imported region works as one added by hand.
+            let r = try runGPSLog(
+                ["record", "--source", "replay:\(StayTests.hike)?speed=0", "--geocode", "off", "--name", "Hike"],
+                database: db)
+            #expect(r.status == 0, "\(r.stderr)")
+            let events = try runGPSLog(["events", "Hike"], database: db)
+            #expect(events.stdout.contains("enter  Hut") && events.stdout.contains("leave  Hut"), "\(events.stdout)")
         }
     }
 }

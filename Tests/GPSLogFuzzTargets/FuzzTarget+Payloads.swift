@@ -108,3 +108,23 @@ private struct OverlandProbe: Decodable {
         (try? JSONDecoder().decode(OverlandProbe.self, from: data))?.hasLocations ?? false
     }
 }
+
+extension FuzzTarget {
+    /// OwnTracks' waypoints export as `region import` reads it: every region taken is one the store accepts (a name,
+    /// a position, a radius in range, a short id), or the file is refused naming it.
+    static func waypoints(_ input: UnsafeRawBufferPointer) {
+        switch Result(catching: { try OwnTracksWaypoints.regions(Data(input), source: payloadSource) }) {
+        case .success(let (regions, _)):
+            for r in regions {
+                FuzzInvariant.check(!r.name.trimmedWhitespace.isEmpty, "a region without a name")
+                FuzzInvariant.check(r.name.utf8.count <= TextLimit.label * 4, "a region name past its limit")
+                FuzzInvariant.check(
+                    Geo.isValidPosition(latitude: r.latitude, longitude: r.longitude),
+                    "region at \(r.latitude), \(r.longitude)")
+                FuzzInvariant.check(r.radius > 0 && r.radius <= 1_000_000, "region radius \(r.radius)")
+                FuzzInvariant.check(!r.regionID.isEmpty && r.regionID.count <= 64, "region id '\(r.regionID)'")
+            }
+        case .failure(let error): FuzzInvariant.refusal(error, from: "OwnTracksWaypoints", naming: payloadSource)
+        }
+    }
+}

@@ -26,6 +26,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case rec
     /// A control-socket request through `ControlRequest.read` (the recorder's `mark`, `status`, `stop`).
     case control
+    /// OwnTracks' waypoints export through `OwnTracksWaypoints` (`region import`).
+    case waypoints
 
     /// The largest input worth trying (libFuzzer's `-max_len`): large enough for several sentences, points or
     /// locations, small enough for thousands of runs a second. Whole-file size limits are not what these look for.
@@ -48,6 +50,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .ownTracks: FuzzTarget.ownTracks(input)
         case .rec: FuzzTarget.rec(input)
         case .control: FuzzTarget.control(input)
+        case .waypoints: FuzzTarget.waypoints(input)
         }
     }
 

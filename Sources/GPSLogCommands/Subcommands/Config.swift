@@ -29,12 +29,19 @@ extension GPSLog {
             return (locations, ConfigResolver(catalog: OptionCatalog.gpslog, sources: sources))
         }
 
-        /// A value as it may be shown: tokens as `***`, URLs without their secrets.
+        /// A value as it may be shown: tokens as `***`, URLs (a server's, a broker's) without their secrets.
         static func shown(_ key: String, _ value: ConfigValue) -> ConfigValue {
-            switch (key, value) {
-            case ("token", _): .string("***")
-            case ("send", .string(let url)), ("url", .string(let url)): .string(Destination.redact(url))
-            default: value
+            guard case .string(let text) = value else { return key == "token" ? .string("***") : value }
+            return .string(shown(key, text))
+        }
+
+        /// Text of `key` as it may be shown (see `shown(_:_:)`); surrounding quotes and spaces are dropped from a URL.
+        static func shown(_ key: String, _ text: String) -> String {
+            switch key {
+            case "token": "***"
+            case "send", "url", "mqtt":
+                Destination.redact(text.trimmingCharacters(in: CharacterSet(charactersIn: "\"' ")))
+            default: text
             }
         }
     }

@@ -34,7 +34,7 @@ extension GPSLog.Config {
             var stored: [String] = []
             func set(_ key: String, _ value: ConfigValue, in table: String) {
                 let was = editor.set(key, to: value, in: table)
-                let replaced = was.map { " (was \(key == "token-file" ? $0 : Self.masked(key, $0)))" } ?? ""
+                let replaced = was.map { " (was \(key == "token-file" ? $0 : GPSLog.Config.shown(key, $0)))" } ?? ""
                 stored.append("[\(table)] \(key) = \(GPSLog.Config.shown(key, value).display)\(replaced)")
             }
             for (table, urlKey) in [("record", "send"), ("upload", "url")] {
@@ -61,15 +61,6 @@ extension GPSLog.Config {
             if setup.uniqueID {
                 let id = try PrivateFiles.uniqueID(in: locations.userDirectory)
                 print("Unique id: \(id) in \((locations.userDirectory + "/unique-id").visible).")
-            }
-        }
-
-        /// An old value as it may be shown: a token never, a URL without its secrets.
-        static func masked(_ key: String, _ text: String) -> String {
-            switch key {
-            case "token": "***"
-            case "send", "url": Destination.redact(text.trimmingCharacters(in: CharacterSet(charactersIn: "\"' ")))
-            default: text
             }
         }
     }

@@ -10,6 +10,7 @@ extension GPSLog {
                 Regions count from the next `gpslog record`. Transitions are kept in every monitoring mode but \
                 quiet (`gpslog events SESSION`); each entry keeps the regions it lies in.
                 """,
-            subcommands: [RegionAdd.self, RegionList.self, RegionRemove.self], defaultSubcommand: RegionList.self)
+            subcommands: [RegionAdd.self, RegionList.self, RegionRemove.self, RegionImport.self],
+            defaultSubcommand: RegionList.self)
     }
 }

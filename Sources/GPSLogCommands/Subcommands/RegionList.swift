@@ -39,7 +39,7 @@ extension GPSLog {
             }
             for r in regions {
                 print(
-                    "\(r.name.visible)  \(Format.position(latitude: r.latitude, longitude: r.longitude))  radius \(Format.distance(r.radius))  rid \(r.regionID)"
+                    "\(r.name.visible)  \(Format.position(latitude: r.latitude, longitude: r.longitude))  radius \(Format.distance(r.radius))  rid \(r.regionID.visible)"
                 )
             }
         }

@@ -27,6 +27,7 @@ extension GPSLog {
         var token: String?
         @Option(help: ArgumentHelp("File holding that token (one trailing newline is ignored).", valueName: "path"))
         var tokenFile: String?
+        @OptionGroup(title: "MQTT") var mqtt: MQTTOptions
         @Flag(help: "Log every request.") var verbose = false
 
         var hostPort: (host: String, port: Int)? {
@@ -66,7 +67,8 @@ extension GPSLog {
             let path = global.databasePath
             try Store.prepareFile(at: path)
             let (host, port) = hostPort!
-            let receiver = Receiver(databasePath: path, token: try resolvedToken(), logger: logger)
+            var receiver = Receiver(databasePath: path, token: try resolvedToken(), logger: logger)
+            receiver.mqtt = try mqtt.subscription()
             try await receiver.run(host: host, port: port) { bound in
                 // One line on stdout, so scripts (and tests) learn the port when it was 0.
                 let line =

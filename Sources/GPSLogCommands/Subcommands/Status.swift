@@ -68,7 +68,7 @@ enum StatusText {
         if let since = s.visitSince { lines.append(("Visit", "here since \(since)")) }
         lines.append(("Bad sentences", "\(s.badSentences)"))
         if let dropped = s.droppedFixes { lines.append(("Dropped fixes", dropped.summary)) }
-        if let n = s.sessions, n > 1 { lines.append(("Sessions", "\(n) recorded by this run (--split)")) }
+        if let n = s.sessions, n > 1 { lines.append(("Sessions", "\(n) recorded by this run (--split, trips)")) }
         if let d = s.durationSeconds { lines.append(("Duration", Format.duration(milliseconds: Int64(d * 1000)))) }
         lines.append(("Distance", Format.distance(s.distanceMeters)))
         if let a = s.addresses {

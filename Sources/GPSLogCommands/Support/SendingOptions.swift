@@ -93,7 +93,7 @@ extension AccessToken {
 }
 
 /// Warns once per run that a token file is readable by others (validation runs more than once).
-private enum TokenFileWarning {
+enum TokenFileWarning {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var warned: Set<String> = []
 

@@ -5,19 +5,19 @@ import GPSLogSampling
 /// Overland's Trip Settings for `record`: the sampling a trip (`gpslog trip start`) uses; unset, the main value.
 struct TripOptions: ParsableArguments {
     @Option(help: "While a trip runs: one entry per this interval (e.g. 1s).") var tripInterval: DurationOption?
-    @Option(help: "While a trip runs: drop fixes closer than this many metres.") var tripMinDistance: Double?
+    @Option(help: "While a trip runs: drop fixes closer than this many metres.") var tripMinDistance: NumberOption?
     @Option(help: "While a trip runs: drop fixes sooner than this after the last entry.") var tripMinTime:
         DurationOption?
-    @Option(help: "While a trip runs: drop fixes worse than this many metres.") var tripMaxAccuracy: Double?
+    @Option(help: "While a trip runs: drop fixes worse than this many metres.") var tripMaxAccuracy: NumberOption?
 
     func validate() throws {
-        if let d = tripMinDistance, d < 0 { throw ValidationError("--trip-min-distance must not be negative.") }
-        if let a = tripMaxAccuracy, a <= 0 { throw ValidationError("--trip-max-accuracy must be positive.") }
+        if let d = tripMinDistance?.value, d < 0 { throw ValidationError("--trip-min-distance must not be negative.") }
+        if let a = tripMaxAccuracy?.value, a <= 0 { throw ValidationError("--trip-max-accuracy must be positive.") }
     }
 
     var sampling: TripSampling {
         TripSampling(
-            intervalMilliseconds: tripInterval?.milliseconds, minDistance: tripMinDistance,
-            minTimeMilliseconds: tripMinTime?.milliseconds, maxAccuracy: tripMaxAccuracy)
+            intervalMilliseconds: tripInterval?.milliseconds, minDistance: tripMinDistance?.value,
+            minTimeMilliseconds: tripMinTime?.milliseconds, maxAccuracy: tripMaxAccuracy?.value)
     }
 }

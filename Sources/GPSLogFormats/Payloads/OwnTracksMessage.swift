@@ -82,7 +82,9 @@ public enum OwnTracksMessage {
             e.isPOI = true
             e.label = poi.truncated(to: TextLimit.label)
         }
-        e.inRegions = l.inregions.flatMap { $0.isEmpty ? nil : $0.map { $0.truncated(to: TextLimit.label) } }
+        e.inRegions = l.inregions.flatMap {
+            $0.isEmpty ? nil : $0.prefix(TextLimit.regionsPerEntry).map { $0.truncated(to: TextLimit.label) }
+        }
         return e
     }
 }

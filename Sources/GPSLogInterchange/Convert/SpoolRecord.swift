@@ -88,7 +88,11 @@ enum SpoolRecord {
         if let v = e.wifi { put(v, &out) }
         if let v = e.monitoring { put(Int64(v.rawValue), &out) }
         if let v = e.trigger { put(v.rawValue, &out) }
-        if let v = e.inRegions { put(v.joined(separator: "\u{1F}"), &out) }
+        if let v = e.inRegions {
+            // Counted, each name with its length: a name may hold any character.
+            put(UInt32(v.count), &out)
+            for name in v { put(name, &out) }
+        }
         if let v = e.tag { put(v, &out) }
         let size = UInt32(out.count - start)
         withUnsafeBytes(of: size) { b in for i in 0..<4 { out[start + i] = b[i] } }
@@ -150,12 +154,7 @@ enum SpoolRecord {
         if has(.monitoring) { e.monitoring = MonitoringMode(rawValue: Int(take(Int64.self))) }
         if has(.trigger) { e.trigger = ReportTrigger(rawValue: text()) }
         e.isPOI = has(.isPOI)
-        if has(.inRegions) {
-            let joined = text()
-            e.inRegions =
-                joined.isEmpty
-                ? [] : joined.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
-        }
+        if has(.inRegions) { e.inRegions = (0..<Int(take(UInt32.self))).map { _ in text() } }
         if has(.tag) { e.tag = text() }
         return (e, size)
     }

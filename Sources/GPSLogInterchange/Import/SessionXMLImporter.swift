@@ -33,6 +33,18 @@ public struct SessionXMLImporter {
             }
             return t
         }
+        /// An attribute that must be one of the values `parse` knows (an enum, a boolean); absent: nil.
+        func known<T>(_ field: String, _ parse: (String) -> T?) throws -> T? {
+            guard let text = attribute(field) else { return nil }
+            guard let value = parse(text) else {
+                throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: text)
+            }
+            return value
+        }
+        /// xsd:boolean: true, false, 1 or 0; absent: false.
+        func flag(_ field: String) throws -> Bool {
+            try known(field) { ["true": true, "1": true, "false": false, "0": false][$0] } ?? false
+        }
         func number(_ field: String) throws -> Double? {
             guard let text = attribute(field) else { return nil }
             guard let v = Double(text), v.isFinite else {
@@ -100,10 +112,10 @@ public struct SessionXMLImporter {
                     e.verticalAccuracy = try number("VerticalAccuracy")
                     e.speed = try number("Speed")
                     e.course = try number("Course")
-                    e.marked = attribute("Marked") == "true"
+                    e.marked = try flag("Marked")
                     e.label = attribute("Label")
                     e.instanceCount = Int(attribute("InstanceCount") ?? "1") ?? 1
-                    e.isHeadingChanged = attribute("IsHeadingChanged") == "true"
+                    e.isHeadingChanged = try flag("IsHeadingChanged")
                     e.heading = try number("Heading")
                     e.headingTime = try time("HeadingTimeStamp", required: false)
                     e.satellites = attribute("Satellites").flatMap { Int($0) }
@@ -118,12 +130,15 @@ public struct SessionXMLImporter {
                     e.batteryLevel = try number("BatteryLevel")
                     e.deviceID = attribute("DeviceID")
                     e.wifi = attribute("Wifi")
-                    e.startsSegment = attribute("StartsSegment") == "true"
-                    e.monitoring = attribute("Monitoring").flatMap(MonitoringMode.init(name:))
-                    e.trigger = attribute("ReportTrigger").flatMap(ReportTrigger.init(rawValue:))
+                    e.startsSegment = try flag("StartsSegment")
+                    // The names the schema lists, not OwnTracks' numbers (which MonitoringMode(name:) also takes).
+                    e.monitoring = try known("Monitoring") { name in
+                        MonitoringMode.allCases.first { $0.name == name }
+                    }
+                    e.trigger = try known("ReportTrigger", ReportTrigger.init(rawValue:))
                     e.tag = attribute("Tag")
-                    e.isPOI = attribute("IsPOI") == "true"
-                    e.inRegions = attribute("InRegions").flatMap {
+                    e.isPOI = try flag("IsPOI")
+                    e.inRegions = try known("InRegions") {
                         (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String]
                     }
                     // Refused here, naming the line, rather than by the database, which can name only the entry.

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import Foundation
+import GPSLogConfig
+import GPSLogModel
+import GPSLogReceiver
+
+/// Where `serve --mqtt` subscribes, and how it logs in.
+struct MQTTOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Also store what an MQTT broker carries (mqtt://HOST[:PORT], mqtts:// for TLS), as the OwnTracks Recorder does.",
+            valueName: "url"))
+    var mqtt: String?
+    @Option(help: "The topic filter to subscribe to.") var topic = "owntracks/#"
+    @Option(help: "MQTT user name (the password: $GPSLOG_MQTT_PASSWORD or --mqtt-password-file).")
+    var mqttUsername: String?
+    @Option(help: ArgumentHelp("File holding the MQTT password (one trailing newline is ignored).", valueName: "path"))
+    var mqttPasswordFile: String?
+    @Option(help: ArgumentHelp("CA certificate of an mqtts:// broker (default: the system's).", valueName: "path"))
+    var caFile: String?
+
+    /// The broker's address from `--mqtt`; nil without it.
+    func endpoint() throws -> (host: String, port: Int, tls: Bool)? {
+        guard let mqtt else { return nil }
+        guard let url = URLComponents(string: mqtt), let scheme = url.scheme, ["mqtt", "mqtts"].contains(scheme),
+            let host = url.host, !host.isEmpty
+        else {
+            throw ValidationError(
+                "--mqtt must be mqtt://HOST[:PORT] or mqtts://HOST[:PORT], e.g. mqtt://127.0.0.1:1883.")
+        }
+        if url.password != nil {
+            throw ValidationError(
+                "Put no password in --mqtt: give it in $GPSLOG_MQTT_PASSWORD or --mqtt-password-file.")
+        }
+        let tls = scheme == "mqtts"
+        return (host, url.port ?? (tls ? 8883 : 1883), tls)
+    }
+
+    func validate() throws {
+        _ = try endpoint()
+        guard MQTTSubscription.isValidTopicFilter(topic) else {
+            throw ValidationError(
+                "--topic '\(topic.visible)' is not an MQTT topic filter (e.g. owntracks/# or owntracks/+/+).")
+        }
+        if caFile != nil, try endpoint()?.tls == false {
+            throw ValidationError("--ca-file is for an mqtts:// broker; --mqtt is mqtt://.")
+        }
+        if mqttPasswordFile != nil, ProcessInfo.processInfo.environment["GPSLOG_MQTT_PASSWORD"] != nil {
+            throw ValidationError("Give $GPSLOG_MQTT_PASSWORD or --mqtt-password-file, not both.")
+        }
+    }
+
+    /// The subscription `serve` makes; nil without `--mqtt`.
+    func subscription() throws -> MQTTSubscription? {
+        guard let (host, port, tls) = try endpoint() else { return nil }
+        var password = ProcessInfo.processInfo.environment["GPSLOG_MQTT_PASSWORD"].map(SecretText.init)
+        if let file = mqttPasswordFile {
+            if PrivateFiles.isReadableByOthers(file) { TokenFileWarning.once(file) }
+            do { password = SecretText(try PrivateFiles.secret(at: file)) } catch {
+                throw ValidationError(error.errorDescription ?? "cannot read --mqtt-password-file")
+            }
+        }
+        let user = mqttUsername ?? URLComponents(string: mqtt ?? "")?.user
+        // Debian's bundle of the system's CA certificates (ca-certificates).
+        let ca = tls ? (caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil
+        return MQTTSubscription(host: host, port: port, topic: topic, username: user, password: password, caFile: ca)
+    }
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+import CMosquitto
+import Foundation
+
+/// One connection to an MQTT broker through libmosquitto: owns the `mosquitto *` (freed in `deinit`), runs
+/// libmosquitto's network thread (`mosquitto_loop_start`), and reports the broker's answers: the CONNACK, each
+/// PUBACK of a QoS 1 message by its id, and the messages of subscriptions.
+///
+/// libmosquitto reconnects by itself after a connection is lost (with `reconnectDelay`), and resends QoS 1 messages
+/// that were not acknowledged; `isConnected` says where it stands.
+public final class MQTTClient: @unchecked Sendable {
+    // @unchecked: the handle is used as libmosquitto allows from any thread; the state below goes through `state`.
+    private let handle: OpaquePointer
+    private let state = NSCondition()
+    private var connack: Int32?
+    private var connected = false
+    private var acknowledged = Set<Int32>()
+    private var loopRunning = false
+    /// Where it connects, for messages.
+    public private(set) var broker = ""
+    /// Called on libmosquitto's thread for each message of a subscription: topic, payload, retained.
+    public var onMessage: (@Sendable (String, Data, Bool) -> Void)?
+    /// Called on libmosquitto's thread when a connection is made (0), refused by the broker (its CONNACK code: see
+    /// `refusal`), or lost (nil).
+    public var onConnection: (@Sendable (Int32?) -> Void)?
+    /// Called on libmosquitto's thread when the broker confirmed a subscription (SUBACK).
+    public var onSubscribed: (@Sendable () -> Void)?
+
+    private static let libraryReady: Void = { _ = mosquitto_lib_init() }()
+
+    /// A client with this id (nil: libmosquitto makes one; a persistent session needs a fixed id).
+    /// - Parameter cleanSession: false keeps the broker's session (subscriptions, queued QoS 1 messages) across
+    ///   connections.
+    public init(clientID: String?, cleanSession: Bool = true) throws {
+        _ = Self.libraryReady
+        // `obj` is filled once self exists (mosquitto_user_data_set), below.
+        guard let mosq = mosquitto_new(clientID, cleanSession, nil) else {
+            throw MQTTError.library(
+                operation: "creating a client", code: Int32(MOSQ_ERR_NOMEM.rawValue),
+                message: String(cString: strerror(errno)))
+        }
+        handle = mosq
+        mosquitto_user_data_set(mosq, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_connect_callback_set(mosq, Self.connectCallback)
+        mosquitto_disconnect_callback_set(mosq, Self.disconnectCallback)
+        mosquitto_publish_callback_set(mosq, Self.publishCallback)
+        mosquitto_message_callback_set(mosq, Self.messageCallback)
+        mosquitto_subscribe_callback_set(mosq, Self.subscribeCallback)
+    }
+
+    deinit {
+        // Not forced: cancelling the network thread inside a Swift callback is undefined; the DISCONNECT wakes it.
+        if loopRunning {
+            mosquitto_disconnect(handle)
+            mosquitto_loop_stop(handle, false)
+        }
+        mosquitto_destroy(handle)
+    }
+
+    /// The user name and password sent at CONNECT (the password never leaves this call in any message).
+    public func setCredentials(username: String, password: String?) throws {
+        try MQTTError.check(mosquitto_username_pw_set(handle, username, password), "setting the user name")
+    }
+
+    /// TLS with the CA certificate file that signs the broker's, and a client certificate and key when given.
+    public func setTLS(caFile: String, certificateFile: String? = nil, keyFile: String? = nil) throws {
+        try MQTTError.check(
+            mosquitto_tls_set(handle, caFile, nil, certificateFile, keyFile, nil), "setting up TLS with \(caFile)")
+    }
+
+    /// The message the broker publishes for us when the connection drops without a DISCONNECT (OwnTracks' lwt).
+    public func setWill(topic: String, payload: Data, qos: Int32 = 1, retain: Bool = false) throws {
+        try payload.withUnsafeBytes { bytes in
+            try MQTTError.check(
+                mosquitto_will_set(handle, topic, Int32(bytes.count), bytes.baseAddress, qos, retain),
+                "setting the last will on \(topic)")
+        }
+    }
+
+    /// How long libmosquitto waits before reconnecting after a lost connection: from `delay` seconds, doubling to
+    /// `maximum`.
+    public func setReconnectDelay(_ delay: UInt32, maximum: UInt32) throws {
+        try MQTTError.check(mosquitto_reconnect_delay_set(handle, delay, maximum, true), "setting the reconnect delay")
+    }
+
+    /// Connects (the TCP and TLS handshakes happen here), starts the network thread, and waits for the broker's
+    /// CONNACK.
+    /// - Throws: `MQTTError.refused` with the broker's reason, `.timedOut`, or the library's error.
+    public func connect(host: String, port: Int, keepalive: Int32 = 60, timeout: Double = 10) throws {
+        broker = "\(host):\(port)"
+        try MQTTError.check(mosquitto_connect(handle, host, Int32(port), keepalive), "connecting to \(broker)")
+        try MQTTError.check(mosquitto_loop_start(handle), "starting the network thread")
+        loopRunning = true
+        let deadline = Date().addingTimeInterval(timeout)
+        state.lock()
+        while connack == nil && state.wait(until: deadline) {}
+        let code = connack
+        state.unlock()
+        guard code == 0 else {
+            // Stop the network thread here, on the caller's thread: it must not outlive a failed connect.
+            disconnect()
+            guard let code else { throw MQTTError.timedOut(operation: "CONNECT", seconds: timeout) }
+            throw MQTTError.refused(broker: broker, message: Self.refusal(code))
+        }
+    }
+
+    /// The broker's reason for a CONNACK code, in libmosquitto's words.
+    public static func refusal(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }
+
+    /// Starts connecting and returns at once: libmosquitto's network thread connects, and reconnects whenever the
+    /// broker is away (at the start too), with `setReconnectDelay`'s backoff; `onConnection` reports each change.
+    public func connectInBackground(host: String, port: Int, keepalive: Int32 = 60) throws {
+        broker = "\(host):\(port)"
+        try MQTTError.check(mosquitto_connect_async(handle, host, Int32(port), keepalive), "connecting to \(broker)")
+        try MQTTError.check(mosquitto_loop_start(handle), "starting the network thread")
+        loopRunning = true
+    }
+
+    /// True while connected to the broker.
+    public var isConnected: Bool { state.withLock { connected } }
+
+    /// Publishes a message; returns its id, which `isAcknowledged` reports once the broker's PUBACK came (QoS 1).
+    @discardableResult
+    public func publish(topic: String, payload: Data, qos: Int32 = 1, retain: Bool = false) throws -> Int32 {
+        var mid: Int32 = 0
+        try payload.withUnsafeBytes { bytes in
+            try MQTTError.check(
+                mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain),
+                "publishing to \(topic)")
+        }
+        return mid
+    }
+
+    /// True once the broker acknowledged message `mid` (for QoS 0, once it was written to the socket).
+    public func isAcknowledged(_ mid: Int32) -> Bool { state.withLock { acknowledged.contains(mid) } }
+
+    /// Waits until every message of `mids` is acknowledged; false when `timeout` passed first.
+    public func waitForAcknowledgements(_ mids: some Collection<Int32>, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        state.lock()
+        defer { state.unlock() }
+        while !mids.allSatisfy(acknowledged.contains) {
+            guard state.wait(until: deadline) else { return false }
+        }
+        acknowledged.subtract(mids)
+        return true
+    }
+
+    /// True when `filter` is a valid subscription (`owntracks/#`, `a/+/b`).
+    public static func isValidFilter(_ filter: String) -> Bool {
+        mosquitto_sub_topic_check(filter) == Int32(MOSQ_ERR_SUCCESS.rawValue)
+    }
+
+    /// Subscribes to a topic filter (`owntracks/#`); messages arrive through `onMessage`.
+    public func subscribe(_ filter: String, qos: Int32 = 1) throws {
+        try MQTTError.check(mosquitto_subscribe(handle, nil, filter, qos), "subscribing to \(filter)")
+    }
+
+    /// Ends the connection cleanly (no last will) and stops the network thread.
+    public func disconnect() {
+        guard loopRunning else { return }
+        mosquitto_disconnect(handle)
+        mosquitto_loop_stop(handle, false)
+        loopRunning = false
+        state.withLock { connected = false }
+    }
+
+    /// Stops the network thread without a DISCONNECT, as a crash would: the broker publishes the last will when the
+    /// socket closes (in `deinit`).
+    public func dropWithoutDisconnect() {
+        guard loopRunning else { return }
+        mosquitto_loop_stop(handle, true)
+        loopRunning = false
+    }
+
+    // MARK: - Callbacks, on libmosquitto's thread
+
+    private static func client(_ obj: UnsafeMutableRawPointer?) -> MQTTClient? {
+        obj.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static let connectCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = {
+        _, obj, code in
+        guard let client = client(obj) else { return }
+        client.state.withLock {
+            client.connack = code
+            client.connected = code == 0
+            client.state.broadcast()
+        }
+        client.onConnection?(code)
+    }
+
+    private static let disconnectCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void =
+        { _, obj, _ in
+            guard let client = client(obj) else { return }
+            // A refused CONNECT ends in a disconnect too: report only the loss of a connection that was made.
+            let wasConnected = client.state.withLock {
+                defer { client.connected = false }
+                return client.connected
+            }
+            if wasConnected { client.onConnection?(nil) }
+        }
+
+    private static let publishCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = {
+        _, obj, mid in
+        guard let client = client(obj) else { return }
+        client.state.withLock {
+            client.acknowledged.insert(mid)
+            client.state.broadcast()
+        }
+    }
+
+    private static let subscribeCallback:
+        @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, Int32, UnsafePointer<Int32>?) -> Void = {
+            _, obj, _, _, _ in
+            client(obj)?.onSubscribed?()
+        }
+
+    private static let messageCallback:
+        @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void = {
+            _, obj, message in
+            guard let client = client(obj), let m = message?.pointee, let topic = m.topic else { return }
+            let payload = m.payload.map { Data(bytes: $0, count: Int(m.payloadlen)) } ?? Data()
+            client.onMessage?(String(cString: topic), payload, m.retain)
+        }
+}
