@@ -20,6 +20,8 @@ actor LiveSender {
     private(set) var interval: Duration?
     /// Accept a server's `send_interval: off` and `tracking_mode: off` (`--allow-remote-off`).
     private let allowRemoteOff: Bool
+    /// Overland's Trip Settings: the batch size and logging mode while a trip runs (nil: the main ones).
+    private let trip: (batchSize: Int?, loggingMode: LoggingMode?)
     /// Keys a server sent that mean nothing here, said once each.
     private var saidNotApplicable: Set<String> = []
     /// The last send ended early at an answer with `set` (applied before the next batch).
@@ -31,8 +33,10 @@ actor LiveSender {
 
     init(
         databasePath: String, destination: Destination, options: Uploader.Options, interval: Duration?,
-        allowRemoteOff: Bool = false, recorder: Recorder, thread: StoreThread, logger: Logger
+        allowRemoteOff: Bool = false, trip: (batchSize: Int?, loggingMode: LoggingMode?) = (nil, nil),
+        recorder: Recorder, thread: StoreThread, logger: Logger
     ) {
+        self.trip = trip
         self.thread = thread
         self.databasePath = databasePath
         self.destination = destination
@@ -68,6 +72,12 @@ actor LiveSender {
             return status
         }
         defer { store.close() }
+        // While a trip runs, its sending settings over the main ones; they revert when it ends.
+        var options = options
+        if await recorder.tripMode != nil {
+            options.batchSize = trip.batchSize ?? options.batchSize
+            options.loggingMode = trip.loggingMode ?? options.loggingMode
+        }
         let uploader = Uploader(store: store, destination: destination, options: options)
         do {
             // Sessions a split ended first: their last points go before the new session's.

@@ -235,6 +235,9 @@ public actor Recorder {
         return writer.tag
     }
 
+    /// The mode of the trip running (`gpslog trip start`); nil when none.
+    public var tripMode: TripMode? { writer.trip?.mode }
+
     /// Overland's Trip Settings, used by the trips started from now on.
     public func setTripSampling(_ sampling: TripSampling) { writer.tripSampling = sampling }
 

@@ -74,6 +74,9 @@ public struct RecordingPlan: Sendable {
         /// The `record` options given on the command line (`min-distance`, `send-interval`, ...): they win over
         /// the settings a server sent in an earlier run.
         public var explicitOptions: Set<String> = []
+        /// Overland's Trip Settings for sending: the batch size and logging mode while a trip runs; nil: the main.
+        public var tripBatchSize: Int?
+        public var tripLoggingMode: LoggingMode?
         public init(destination: Destination, options: Uploader.Options, interval: Duration?) {
             self.destination = destination
             self.options = options
@@ -138,7 +141,8 @@ public enum Recording {
         let sender = plan.sending.map {
             LiveSender(
                 databasePath: path, destination: $0.destination, options: $0.options, interval: $0.interval,
-                allowRemoteOff: $0.allowRemoteOff, recorder: recorder, thread: threads.sender, logger: logger)
+                allowRemoteOff: $0.allowRemoteOff, trip: ($0.tripBatchSize, $0.tripLoggingMode), recorder: recorder,
+                thread: threads.sender, logger: logger)
         }
         await sender?.applyKept(explicit: plan.sending?.explicitOptions ?? [])
         let sendLoop = sender?.start()

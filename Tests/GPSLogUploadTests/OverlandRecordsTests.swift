@@ -137,7 +137,7 @@ extension LiveSendingSuites {
                 let run = try BackgroundGPSLog(
                     [
                         "record", "--source", "replay:\(Self.hike)?speed=600", "--geocode", "off", "--name", "Day",
-                        "--commit-every", "1s", "--send", server.url, "--send-interval", "1s",
+                        "--commit-every", "1s", "--send", server.url, "--send-interval", "1s", "--trip-batch-size", "3",
                     ], database: db, folder: dir)
                 #expect(try await Self.status(db, timeout: 30) { $0["fixesReceived"] as? Int ?? 0 > 300 } != nil)
                 let started = try runGPSLog(["trip", "start", "--mode", "walk", "--name", "Summit"], database: db)
@@ -171,6 +171,9 @@ extension LiveSendingSuites {
                     ($0.json?["trip"] as? [String: Any])?["mode"] as? String == "walk"
                 }
                 #expect(!tripBatches.isEmpty)
+                // While the trip ran, its batches held 3 points (--trip-batch-size); the main ones, more.
+                #expect(tripBatches.contains { $0.locations.count == 3 }, "\(tripBatches.map(\.locations.count))")
+                #expect(server.log.contains { $0.json?["trip"] == nil && $0.locations.count > 3 })
                 #expect(server.log.flatMap(\.locations).count == (try UploadTests.points(db)).count)
             }
             await server.stop()

@@ -5,6 +5,7 @@ import GPSLogModel
 import GPSLogRecording
 import GPSLogSampling
 import GPSLogSources
+import GPSLogUpload
 
 extension GPSLog {
     /// Records a named session from a live or replayed source: option parsing, then one call to the runtime.
@@ -54,6 +55,8 @@ extension GPSLog {
             plan.commitEvery = commits.interval
             plan.stays = stays.rules
             plan.tripSampling = trips.sampling
+            plan.sending?.tripBatchSize = trips.tripBatchSize
+            plan.sending?.tripLoggingMode = trips.tripLoggingMode.flatMap(LoggingMode.init(rawValue:))
             plan.tag = tag
             switch try await Recording.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
