@@ -20,4 +20,13 @@ struct FuzzReplayTests {
             target.run(Array(bytes))
         }
     }
+
+    /// `make fuzz` (and `make test`'s short run) fuzzes every target: `.ci/fuzz`'s default list names them all.
+    @Test func theFuzzScriptRunsEveryTarget() throws {
+        let script = try String(contentsOfFile: TestPaths.packageRoot + "/.ci/fuzz", encoding: .utf8)
+        let line = try #require(script.split(separator: "\n").first { $0.contains("then targets=(") })
+        let listed = Set(
+            line.split(separator: "(").last!.split(separator: ")").first!.split(separator: " ").map(String.init))
+        #expect(listed == Set(FuzzTarget.allCases.map(\.rawValue)))
+    }
 }
