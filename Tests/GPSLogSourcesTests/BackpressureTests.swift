@@ -63,14 +63,15 @@ struct BackpressureTests {
             }
             for try await _ in stream { try await Task.sleep(for: .milliseconds(10)) }
         }
-        // Let it run (how far depends on how busy the machine is), then cancel.
-        let deadline = ContinuousClock.now + .seconds(60)
+        // Let it run (how far depends on how busy the machine is), then cancel. The consumer is a task: while the
+        // other suites' blocking waits hold Swift's cooperative threads (two on this VM), it may not start for minutes.
+        let deadline = ContinuousClock.now + .seconds(300)
         while produced.value < 100 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(produced.value >= 100)
         consumer.cancel()
         _ = await consumer.result
         // The reading thread was told to stop: its loop ends (it does not sit blocked on a full queue).
-        let stopDeadline = ContinuousClock.now + .seconds(30)
+        let stopDeadline = ContinuousClock.now + .seconds(120)
         while ended.value == 0 && ContinuousClock.now < stopDeadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(ended.value == 1)
         // Its loop has ended (the defer ran), so nothing more is produced.
