@@ -75,7 +75,7 @@ public struct Receiver: Sendable {
     ) async -> Response {
         let credentials = Credentials(request)
         if let token, !credentials.matches(token.secret) {
-            logger.warning("refused a POST to \(request.uri.path): missing or wrong token")
+            logger.warning("refused a POST to \(request.uri.path.visible): missing or wrong token")
             return json(
                 .unauthorized, #"{"error":"missing or wrong token: send Authorization: Bearer TOKEN"}"#,
                 extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])
@@ -137,7 +137,7 @@ public struct Receiver: Sendable {
         } catch let error as ImportError {
             return json(.unprocessableContent, errorJSON(error.errorDescription ?? "\(error)"))
         } catch {
-            logger.error("cannot store a payload: \(error)")
+            logger.error("cannot store a payload: \("\(error)".visible)")
             return json(
                 .serviceUnavailable,
                 errorJSON("cannot store it now (\(error.localizedDescription)); send it again later"))

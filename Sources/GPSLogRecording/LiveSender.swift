@@ -108,7 +108,7 @@ actor LiveSender {
             let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
             status.lastError = message
             status.queued = (try? uploader.queued(session: session)) ?? status.queued
-            logger.warning("sending: \(message)")
+            logger.warning("sending: \(message.visible)")
         }
         await recorder.setSending(status)
         return status
@@ -139,7 +139,8 @@ actor LiveSender {
     {
         var kept: [ServerSetting] = []
         for setting in settings {
-            let said = "\(origin) set \(setting.path) \(setting.value.visible)"
+            // The key and value came from the server: escaped, so no answer can forge a log line.
+            let said = "\(origin) set \(setting.path.visible) \(setting.value.visible)"
             switch RemoteChange.read(setting, allowRemoteOff: allowRemoteOff) {
             case .change(let change):
                 if let explicit, explicit.contains(change.option) {
@@ -166,11 +167,14 @@ actor LiveSender {
                 status.loggingMode = options.loggingMode.rawValue
                 kept.append(setting)
             case .refused(let reason):
-                logger.warning("\(said): refused: \(reason)")
+                logger.warning("\(said): refused: \(reason.visible)")
             case .notApplicable(let reason):
-                if saidNotApplicable.insert(setting.path).inserted { logger.notice("\(said): not applied: \(reason)") }
+                // Said once per key (at most a few hundred keys remembered: a server may send any).
+                if saidNotApplicable.count < 256, saidNotApplicable.insert(setting.path).inserted {
+                    logger.notice("\(said): not applied: \(reason.visible)")
+                }
             case .invalid(let reason):
-                logger.warning("\(said): skipped: \(reason)")
+                logger.warning("\(said): skipped: \(reason.visible)")
             }
         }
         await recorder.setSending(status)

@@ -148,7 +148,7 @@ public actor Recorder {
             throw RecordingError.recorder("no fix yet: nothing to mark; wait for the receiver to get a position")
         }
         try flush()
-        logger.info("marked \(entry.latitude), \(entry.longitude)\(label.map { " '\($0)'" } ?? "")")
+        logger.info("marked \(entry.latitude), \(entry.longitude)\(label.map { " '\($0.visible)'" } ?? "")")
         return MarkInfo(
             entryID: entry.id, sessionID: session.id, time: entry.time.iso8601(), latitude: entry.latitude,
             longitude: entry.longitude, altitude: entry.altitude, horizontalAccuracy: entry.horizontalAccuracy,
