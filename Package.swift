@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "GPSLogUpload",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogSystem",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogSystem", "GPSLogMQTT",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]

@@ -159,6 +159,8 @@ public final class MQTTClient: @unchecked Sendable {
     /// Ends the connection cleanly (no last will) and stops the network thread.
     public func disconnect() {
         guard loopRunning else { return }
+        // Not connected from here: the disconnect callback then reports no loss for a DISCONNECT we asked for.
+        state.withLock { connected = false }
         mosquitto_disconnect(handle)
         mosquitto_loop_stop(handle, false)
         loopRunning = false

@@ -15,7 +15,7 @@ public enum MQTTError: LocalizedError, Equatable {
         switch self {
         case .library(let operation, _, let message): "MQTT: \(operation) failed: \(message)"
         case .refused(let broker, let message):
-            "the MQTT broker \(broker) refused the connection: \(message); check --username and the password"
+            "the MQTT broker \(broker) refused the connection: \(message); check --mqtt-username and the password"
         case .timedOut(let operation, let seconds):
             "MQTT: no answer to \(operation) within \(String(format: "%.0f", seconds)) s; is the broker reachable?"
         }

@@ -28,7 +28,7 @@ actor LiveSender {
     private var settingsArrived = false
     private let recorder: Recorder
     private let logger: Logger
-    private var inFlight: Task<SendingStatus, Never>?
+    var inFlight: Task<SendingStatus, Never>?
     private var status: SendingStatus
 
     init(
@@ -50,20 +50,10 @@ actor LiveSender {
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
 
-    /// Sends what waits now; returns where sending stands afterwards.
-    func send() async -> SendingStatus {
-        if let inFlight { return await inFlight.value }
-        let task = Task { await self.perform() }
-        inFlight = task
-        let result = await task.value
-        inFlight = nil
-        return result
-    }
-
     /// Sessions of this run that a split ended and whose every point the server has confirmed.
     private var sentInFull: Set<String> = []
 
-    private func perform() async -> SendingStatus {
+    func perform() async -> SendingStatus {
         guard let session = await recorder.session else { return status }
         // A connection per send (every few seconds at most): the uploader is not Sendable, so it lives in this call.
         let store: Store
@@ -242,6 +232,8 @@ public struct SendingStatus: Codable, Sendable, Equatable {
     public var batchSize: Int?
     /// The logging mode in force: `all`, `latest` or `owntracks`.
     public var loggingMode: String?
+    /// MQTT: connected to the broker now; nil over HTTP, which connects per batch.
+    public var connected: Bool?
 
     public init(
         destination: String, queued: Int = 0, sent: Int = 0, lastSentAt: String? = nil, lastError: String? = nil

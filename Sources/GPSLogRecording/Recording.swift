@@ -33,6 +33,8 @@ public struct RecordingPlan: Sendable {
     public var tripSampling = TripSampling()
     /// OwnTracks' tag for every entry from the start (`record --tag`).
     public var tag: String?
+    /// Live publishing to an MQTT broker, as the OwnTracks apps publish (`record --send mqtt://`); nil: off.
+    public var mqtt: MQTTSending?
 
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
@@ -78,6 +80,21 @@ public struct RecordingPlan: Sendable {
         public var tripBatchSize: Int?
         public var tripLoggingMode: LoggingMode?
         public init(destination: Destination, options: Uploader.Options, interval: Duration?) {
+            self.destination = destination
+            self.options = options
+            self.interval = interval
+        }
+    }
+}
+
+extension RecordingPlan {
+    /// Live publishing to an MQTT broker (the database is the queue; see `gpslog upload --url mqtt://`).
+    public struct MQTTSending: Sendable {
+        public var destination: MQTTDestination
+        public var options: MQTTPublisher.Options
+        /// How often to look for committed entries; nil: every second.
+        public var interval: Duration?
+        public init(destination: MQTTDestination, options: MQTTPublisher.Options, interval: Duration?) {
             self.destination = destination
             self.options = options
             self.interval = interval
@@ -138,13 +155,20 @@ public enum Recording {
             let every = max(.seconds(2), plan.commitEvery * 4)
             return Task { await loop.run(every: every) }
         }
-        let sender = plan.sending.map {
+        let http = plan.sending.map {
             LiveSender(
                 databasePath: path, destination: $0.destination, options: $0.options, interval: $0.interval,
                 allowRemoteOff: $0.allowRemoteOff, trip: ($0.tripBatchSize, $0.tripLoggingMode), recorder: recorder,
                 thread: threads.sender, logger: logger)
         }
-        await sender?.applyKept(explicit: plan.sending?.explicitOptions ?? [])
+        await http?.applyKept(explicit: plan.sending?.explicitOptions ?? [])
+        let sender: (any LiveSending)? =
+            try http
+            ?? plan.mqtt.map {
+                try LiveMQTTSender(
+                    databasePath: path, destination: $0.destination, options: $0.options, interval: $0.interval,
+                    recorder: recorder, thread: threads.sender, logger: logger)
+            }
         let sendLoop = sender?.start()
 
         let session = try await RecordingRun(

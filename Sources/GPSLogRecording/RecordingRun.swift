@@ -13,7 +13,7 @@ struct RecordingRun {
     let source: any FixSource
     let socketPath: String
     /// Live sending, which `send-now` drives; nil when off.
-    let sender: LiveSender?
+    let sender: (any LiveSending)?
     let logger: Logger
 
     /// Records until the source ends or a stop is asked for. Returns the finished session (nil if no fix came).
@@ -92,7 +92,7 @@ struct RecordingRun {
 extension RecordingRun {
     /// The answer to one control request.
     static func answer(
-        _ request: ControlRequest, recorder: Recorder, sender: LiveSender?, stopper: Stopper, logger: Logger
+        _ request: ControlRequest, recorder: Recorder, sender: (any LiveSending)?, stopper: Stopper, logger: Logger
     ) async -> ControlResponse {
         switch request {
         case .mark(let label, let poi):

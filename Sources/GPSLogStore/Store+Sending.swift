@@ -35,16 +35,20 @@ extension Store {
 
     static let trackPointFilter = "Marked = 0 AND IsHeadingChanged = 0"
 
+    /// Track points and marks: what OwnTracks publishes (a mark is a user-triggered location, a POI).
+    static let messageFilter = "IsHeadingChanged = 0"
+
     /// A cursor over a session's track points (not marks, not heading changes) after `after`, in track order
     /// (TimeStamp, Key): the queue of an upload.
-    public func trackPoints(of sessionID: String, after: (time: Int64, key: Int64)?, limit: Int = -1) throws
-        -> EntryCursor
-    {
+    /// - Parameter marks: the marks too, in the same order (OwnTracks' queue).
+    public func trackPoints(
+        of sessionID: String, after: (time: Int64, key: Int64)?, limit: Int = -1, marks: Bool = false
+    ) throws -> EntryCursor {
         return try sqlite {
             let statement = try database.makeStatement(
                 """
                 SELECT \(Store.entryColumns) FROM Entries
-                WHERE Session = ?1 AND \(Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
+                WHERE Session = ?1 AND \(marks ? Store.messageFilter : Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
                 ORDER BY TimeStamp, Key LIMIT ?4
                 """)
             try statement.bind([
@@ -55,13 +59,15 @@ extension Store {
         }
     }
 
-    /// How many track points come after `after`.
-    public func countTrackPoints(of sessionID: String, after: (time: Int64, key: Int64)?) throws -> Int {
+    /// How many track points (and marks, with `marks`) come after `after`.
+    public func countTrackPoints(of sessionID: String, after: (time: Int64, key: Int64)?, marks: Bool = false) throws
+        -> Int
+    {
         return try sqlite {
             Int(
                 try database.scalar(
                     """
-                    SELECT COUNT(*) FROM Entries WHERE Session = ?1 AND \(Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
+                    SELECT COUNT(*) FROM Entries WHERE Session = ?1 AND \(marks ? Store.messageFilter : Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
                     """, [.text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min)])?
                     .int64 ?? 0)
         }

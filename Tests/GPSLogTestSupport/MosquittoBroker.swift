@@ -17,7 +17,11 @@ public final class MosquittoBroker {
     /// Starts a broker in `folder`; with `user`, only that user and `password` may connect. Returns once it accepts
     /// connections (a port taken meanwhile by another process is retried on a new one).
     /// `port`: this one (a broker restarted where its clients expect it).
-    public init(folder: String, user: String? = nil, password: String? = nil, port wanted: Int? = nil) throws {
+    /// `listenerOptions`: lines for the listener (TLS: `cafile`, `certfile`, `keyfile`, `require_certificate`).
+    public init(
+        folder: String, user: String? = nil, password: String? = nil, port wanted: Int? = nil,
+        listenerOptions: String = ""
+    ) throws {
         log = folder + "/mosquitto.log"
         // Run as root (CI), mosquitto would switch to its own user and lose the test's private folder: stay.
         var config = "persistence false\nlog_dest file \(log)\nlog_type all\nuser \(NSUserName())\n"
@@ -36,7 +40,8 @@ public final class MosquittoBroker {
         for _ in 0..<5 {
             let candidate = try wanted ?? freeLoopbackPort()
             let path = folder + "/mosquitto-\(candidate).conf"
-            try ("listener \(candidate) 127.0.0.1\n" + config).write(toFile: path, atomically: true, encoding: .utf8)
+            try ("listener \(candidate) 127.0.0.1\n" + listenerOptions + config).write(
+                toFile: path, atomically: true, encoding: .utf8)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
             p.arguments = ["-c", path]

@@ -55,8 +55,7 @@ extension GPSLog {
             plan.commitEvery = commits.interval
             plan.stays = stays.rules
             plan.tripSampling = trips.sampling
-            plan.sending?.tripBatchSize = trips.tripBatchSize
-            plan.sending?.tripLoggingMode = trips.tripLoggingMode.flatMap(LoggingMode.init(rawValue:))
+            try sending.apply(to: &plan, trips: trips)
             plan.tag = tag
             switch try await Recording.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))

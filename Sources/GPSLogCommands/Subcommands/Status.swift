@@ -83,6 +83,7 @@ enum StatusText {
             var text =
                 "\(sending.queued) queued for \(sending.destination), \(sending.sent) sent, last batch \(sending.lastSentAt ?? "never")"
             if sending.records > 0 { text += ", \(sending.records) records" }
+            if let connected = sending.connected { text += connected ? "; connected" : "; not connected" }
             if let mode = sending.loggingMode, mode != "all" {
                 text += "; \(mode) only: \(sending.skipped) skipped"
             }

@@ -22,7 +22,10 @@ extension GPSLog {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Sessions to upload.") var sessions: [String]
-        @Option(help: "The server's endpoint, e.g. https://example.org/api/overland or http://127.0.0.1:8080/.")
+        @Option(
+            help:
+                "The server's endpoint, e.g. https://example.org/api/overland or http://127.0.0.1:8080/, or an MQTT broker, mqtt://HOST:1883 (with --device-id user/device)."
+        )
         var url: String
         @OptionGroup var sending: SendingOptions
         @Flag(help: "Print the summary as JSON.") var json = false
@@ -35,6 +38,9 @@ extension GPSLog {
             let store = try global.openStore()
             defer { store.close() }
             let resolved = try sessions.map { try store.resolveSession($0) }
+            if let destination = try sending.mqttDestination(url: url) {
+                return try await publish(resolved, to: destination, store: store)
+            }
             let uploader = Uploader(
                 store: store, destination: try sending.destination(url: url), options: sending.uploaderOptions)
             var reports: [UploadReport] = []
@@ -72,6 +78,35 @@ extension GPSLog {
                     if report.records > 0 { line += ", \(report.records) records" }
                     if report.skipped > 0 { line += ", \(report.skipped) older points passed over (--logging-mode)" }
                     if report.retries > 0 { line += ", \(report.retries) retries" }
+                    print(line + ".")
+                }
+            }
+            if json { print(try JSONOutput.render(reports)) }
+        }
+
+        /// `--url mqtt://`: publishes the sessions as an OwnTracks app would have, and waits for the broker's
+        /// confirmations; a broker that refuses the login or cannot be reached is an error before anything goes.
+        func publish(_ sessions: [Session], to destination: MQTTDestination, store: Store) async throws {
+            let link = try MQTTLink(destination: destination)
+            try link.connect(timeout: Double(sending.timeout.milliseconds) / 1000)
+            defer { link.close() }
+            let publisher = MQTTPublisher(store: store, link: link, options: sending.publisherOptions)
+            var reports: [UploadReport] = []
+            for session in sessions {
+                let bar = ProgressBar(label: "Publishing '\(session.name)'")
+                var shown = 0
+                defer { bar.finish() }
+                let report = try await publisher.publish(session: session) { done, total in
+                    bar.total = total
+                    bar.advance(by: done - shown)
+                    shown = done
+                }
+                reports.append(report)
+                if !json {
+                    var line =
+                        "Published '\(session.name.visible)' to \(report.destination): \(report.sent) locations in \(report.batches) batches"
+                    if report.alreadySent > 0 { line += " (\(report.alreadySent) confirmed before)" }
+                    if report.records > 0 { line += ", \(report.records) transitions" }
                     print(line + ".")
                 }
             }

@@ -13,12 +13,7 @@ struct MQTTOptions: ParsableArguments {
             valueName: "url"))
     var mqtt: String?
     @Option(help: "The topic filter to subscribe to.") var topic = "owntracks/#"
-    @Option(help: "MQTT user name (the password: $GPSLOG_MQTT_PASSWORD or --mqtt-password-file).")
-    var mqttUsername: String?
-    @Option(help: ArgumentHelp("File holding the MQTT password (one trailing newline is ignored).", valueName: "path"))
-    var mqttPasswordFile: String?
-    @Option(help: ArgumentHelp("CA certificate of an mqtts:// broker (default: the system's).", valueName: "path"))
-    var caFile: String?
+    @OptionGroup var login: MQTTLoginOptions
 
     /// The broker's address from `--mqtt`; nil without it.
     func endpoint() throws -> (host: String, port: Int, tls: Bool)? {
@@ -43,27 +38,16 @@ struct MQTTOptions: ParsableArguments {
             throw ValidationError(
                 "--topic '\(topic.visible)' is not an MQTT topic filter (e.g. owntracks/# or owntracks/+/+).")
         }
-        if caFile != nil, try endpoint()?.tls == false {
-            throw ValidationError("--ca-file is for an mqtts:// broker; --mqtt is mqtt://.")
-        }
-        if mqttPasswordFile != nil, ProcessInfo.processInfo.environment["GPSLOG_MQTT_PASSWORD"] != nil {
-            throw ValidationError("Give $GPSLOG_MQTT_PASSWORD or --mqtt-password-file, not both.")
-        }
+        if let tls = try endpoint()?.tls { try login.validate(tls: tls) }
     }
 
     /// The subscription `serve` makes; nil without `--mqtt`.
     func subscription() throws -> MQTTSubscription? {
         guard let (host, port, tls) = try endpoint() else { return nil }
-        var password = ProcessInfo.processInfo.environment["GPSLOG_MQTT_PASSWORD"].map(SecretText.init)
-        if let file = mqttPasswordFile {
-            if PrivateFiles.isReadableByOthers(file) { TokenFileWarning.once(file) }
-            do { password = SecretText(try PrivateFiles.secret(at: file)) } catch {
-                throw ValidationError(error.errorDescription ?? "cannot read --mqtt-password-file")
-            }
-        }
-        let user = mqttUsername ?? URLComponents(string: mqtt ?? "")?.user
+        let user = login.mqttUsername ?? URLComponents(string: mqtt ?? "")?.user
         // Debian's bundle of the system's CA certificates (ca-certificates).
-        let ca = tls ? (caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil
-        return MQTTSubscription(host: host, port: port, topic: topic, username: user, password: password, caFile: ca)
+        let ca = tls ? (login.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil
+        return MQTTSubscription(
+            host: host, port: port, topic: topic, username: user, password: try login.password(), caFile: ca)
     }
 }

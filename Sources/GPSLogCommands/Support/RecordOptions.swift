@@ -130,7 +130,9 @@ struct RecordGeocodingOptions: ParsableArguments {
 /// `record --send`: live sending, with the options `upload` takes.
 struct LiveSendingOptions: ParsableArguments {
     @Option(
-        help: "Send the session live to this Overland-compatible URL (the database is the queue; see `gpslog upload`).")
+        help:
+            "Send the session live to this Overland-compatible URL, or publish it to an MQTT broker (mqtt://HOST:1883, mqtts://) as OwnTracks does (the database is the queue; see `gpslog upload`)."
+    )
     var send: String?
     @Option(help: "How often to send: 1s, 5s, 30s, 5m, 30m..., or off (only on `gpslog send-now` and at the end).")
     var sendInterval: String = "30s"
@@ -145,14 +147,32 @@ struct LiveSendingOptions: ParsableArguments {
         if sendInterval != "off", DurationOption(argument: sendInterval).map({ $0.milliseconds > 0 }) != true {
             throw ValidationError("--send-interval must be a duration such as 1s, 30s or 5m, or off.")
         }
-        if let send {
+        if let send, try sending.mqttDestination(url: send) == nil {
             do { _ = try sending.destination(url: send) } catch { throw ValidationError(error.localizedDescription) }
+        }
+    }
+
+    /// The trip settings for sending and MQTT publishing, on a plan made with `plan`.
+    func apply(to plan: inout RecordingPlan, trips: TripOptions) throws {
+        plan.sending?.tripBatchSize = trips.tripBatchSize
+        plan.sending?.tripLoggingMode = trips.tripLoggingMode.flatMap(LoggingMode.init(rawValue:))
+        plan.mqtt = try mqttPlan
+    }
+
+    /// Publishing to an MQTT broker (`--send mqtt://`): every second unless --send-interval is given.
+    var mqttPlan: RecordingPlan.MQTTSending? {
+        get throws {
+            guard let send, let destination = try sending.mqttDestination(url: send) else { return nil }
+            let interval = Self.givenOptions(CommandLine.arguments).contains("send-interval") ? sendInterval : "1s"
+            return RecordingPlan.MQTTSending(
+                destination: destination, options: sending.publisherOptions,
+                interval: DurationOption(argument: interval).map { .milliseconds($0.milliseconds) })
         }
     }
 
     var plan: RecordingPlan.Sending? {
         get throws {
-            guard let send else { return nil }
+            guard let send, !MQTTPublishOptions.isMQTT(send) else { return nil }
             // Live sending retries less than `upload` does: a failed send waits for the next interval, not for backoff.
             var options = sending.uploaderOptions
             options.maxAttempts = min(options.maxAttempts, 3)

@@ -11,7 +11,9 @@ struct SendingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("File holding the token (one trailing newline is ignored).", valueName: "path"))
     var tokenFile: String?
     @Option(
-        help: "Overland device_id for points without one; for --format owntracks, user/device (X-Limit-U, X-Limit-D).")
+        help:
+            "Overland device_id for points without one; for --format owntracks, user/device (X-Limit-U, X-Limit-D); for MQTT, user/device (topic owntracks/user/device)."
+    )
     var deviceID: String?
     @Option(help: "Locations per Overland batch.") var batchSize: Int = 200
     @Flag(name: .customLong("accept-2xx"), help: "Count any 2xx answer as confirmed, not only {\"result\":\"ok\"}.")
@@ -29,6 +31,7 @@ struct SendingOptions: ParsableArguments {
     var loggingMode: String = LoggingMode.all.rawValue
     @Flag(help: "Send Overland's unique_id: a random id made once, kept in $XDG_CONFIG_HOME/gpslog/unique-id.")
     var uniqueID = false
+    @OptionGroup(title: "MQTT (a URL mqtt://HOST[:PORT] or mqtts://...)") var mqtt: MQTTPublishOptions
 
     func validate() throws {
         _ = try resolvedToken()
@@ -57,6 +60,21 @@ struct SendingOptions: ParsableArguments {
             destination.uniqueID = try PrivateFiles.uniqueID(in: folder)
         }
         return destination
+    }
+
+    /// Where to publish, when `url` is an MQTT broker; nil for an HTTP server.
+    func mqttDestination(url: String) throws -> MQTTDestination? {
+        guard MQTTPublishOptions.isMQTT(url) else { return nil }
+        do { return try mqtt.destination(url: url, deviceID: deviceID) } catch let e as MQTTSendError {
+            throw ValidationError(e.errorDescription ?? "\(e)")
+        }
+    }
+
+    var publisherOptions: MQTTPublisher.Options {
+        var o = MQTTPublisher.Options()
+        o.batchSize = batchSize
+        o.timeout = Double(timeout.milliseconds) / 1000
+        return o
     }
 
     var uploaderOptions: Uploader.Options {

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogMQTT
+import GPSLogModel
+
+/// One publishing connection to a broker, as an OwnTracks app keeps it: the last will (`_type: lwt`) set at
+/// CONNECT, the card published (retained) on `.../info` at each connection, and libmosquitto reconnecting by
+/// itself when the broker goes away. A persistent session (a fixed client id, clean session off) lets
+/// libmosquitto and the broker finish the QoS 1 messages that were in flight when the connection broke.
+public final class MQTTLink: @unchecked Sendable {
+    // @unchecked: `refusal` goes through `state`; the client is Sendable.
+    /// What happened to the connection, for the caller's log.
+    public enum Event: Sendable {
+        case connected
+        /// The broker refused the CONNECT (its reason; a wrong password says so).
+        case refused(String)
+        case lost
+    }
+
+    public let destination: MQTTDestination
+    private let client: MQTTClient
+    private let state = NSLock()
+    private var refusal: String?
+
+    /// Sets the client up (credentials, TLS, will); connects nothing yet.
+    /// - Parameter onEvent: called on libmosquitto's thread at each change of the connection.
+    public init(destination: MQTTDestination, onEvent: (@Sendable (Event) -> Void)? = nil) throws {
+        self.destination = destination
+        do {
+            // OwnTracks' apps use a fixed client id per device too; two recorders with one device-id take turns.
+            let id = "gpslog-" + destination.userDevice.replacingOccurrences(of: "/", with: "-")
+            client = try MQTTClient(clientID: String(id.prefix(64)), cleanSession: false)
+            if let user = destination.username {
+                try client.setCredentials(username: user, password: destination.password?.secret)
+            }
+            if destination.tls {
+                try client.setTLS(
+                    caFile: destination.caFile ?? "/etc/ssl/certs/ca-certificates.crt",
+                    certificateFile: destination.certificateFile, keyFile: destination.keyFile)
+            }
+            try client.setWill(
+                topic: destination.baseTopic,
+                payload: Data(
+                    OwnTracksWriter.lwtMessage(connectedAt: Timestamp(seconds: Date().timeIntervalSince1970))),
+                qos: destination.qos)
+            try client.setReconnectDelay(1, maximum: 30)
+        } catch let error as MQTTError {
+            throw MQTTSendError.library(error.errorDescription ?? "\(error)")
+        }
+        let card = destination.card.map {
+            Data(OwnTracksWriter(trackerID: destination.trackerID).cardMessage(name: $0.name, face: $0.face))
+        }
+        let (topic, qos) = (destination.baseTopic + "/info", destination.qos)
+        client.onConnection = { [weak self, client] code in
+            guard let self else { return }
+            switch code {
+            case 0?:
+                state.withLock { refusal = nil }
+                // Retained: a consumer that subscribes later still learns the name (as the apps publish it).
+                if let card { _ = try? client.publish(topic: topic, payload: card, qos: qos, retain: true) }
+                onEvent?(.connected)
+            case let code?:
+                let reason = MQTTClient.refusal(code)
+                state.withLock { refusal = reason }
+                onEvent?(.refused(reason))
+            case nil:
+                onEvent?(.lost)
+            }
+        }
+    }
+
+    /// Starts connecting in the background (the broker may be away; libmosquitto keeps trying).
+    public func start() throws {
+        do { try client.connectInBackground(host: destination.host, port: destination.port) } catch let e as MQTTError {
+            throw MQTTSendError.library(e.errorDescription ?? "\(e)")
+        }
+    }
+
+    /// Connects now and waits for the broker's answer (`upload`): a refusal or an unreachable broker is an error.
+    public func connect(timeout: Double) throws {
+        do { try client.connect(host: destination.host, port: destination.port, timeout: timeout) } catch let e
+            as MQTTError
+        {
+            var reason = e.errorDescription ?? "\(e)"
+            // A failed TLS handshake reads as "Protocol error", or as no CONNACK when the broker ends the connection
+            // after the handshake (a client certificate missing): say where to look.
+            switch (e, destination.tls) {
+            case (.refused, _): break
+            case (_, true):
+                reason +=
+                    " (over TLS: check --ca-file, the CA that signed the broker's certificate, and "
+                    + "--cert-file and --key-file when the broker asks for a client certificate)"
+            case (.timedOut, false): reason += " (a broker that takes only TLS on that port needs mqtts://)"
+            default: break
+            }
+            throw MQTTSendError.notConnected(broker: destination.displayURL, reason: reason)
+        }
+    }
+
+    /// True while connected.
+    public var isConnected: Bool { client.isConnected }
+
+    /// The broker's reason for refusing the last CONNECT, until a connection is made.
+    public var lastRefusal: String? { state.withLock { refusal } }
+
+    /// Publishes one message with the destination's QoS; returns its id.
+    func publish(topic: String, payload: [UInt8], retain: Bool) throws -> Int32 {
+        do {
+            return try client.publish(topic: topic, payload: Data(payload), qos: destination.qos, retain: retain)
+        } catch let e as MQTTError {
+            throw MQTTSendError.library(e.errorDescription ?? "\(e)")
+        }
+    }
+
+    /// Waits, without holding a thread, until the broker confirmed every message of `mids`; false after `timeout`,
+    /// or at once when the connection is lost (the caller publishes them again from the database once it is back;
+    /// libmosquitto may also finish them, so the broker can see a batch twice, never a gap).
+    func confirmed(_ mids: [Int32], timeout: Double) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        // libmosquitto reports PUBACKs on its own thread; a look every 5 ms costs nothing next to a round trip.
+        while !mids.allSatisfy(client.isAcknowledged) {
+            guard ContinuousClock.now < deadline, !Task.isCancelled, client.isConnected else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        _ = client.waitForAcknowledgements(mids, timeout: 0)  // forgets them
+        return true
+    }
+
+    /// Disconnects cleanly: no last will.
+    public func close() { client.disconnect() }
+
+    /// Drops the connection as a crash would (the broker publishes the last will); for tests and `kill -9` drills.
+    public func drop() { client.dropWithoutDisconnect() }
+}

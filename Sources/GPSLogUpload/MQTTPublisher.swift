@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogModel
+import GPSLogStore
+
+/// Publishes what a broker has not confirmed of a session, as the OwnTracks apps publish it: each location (track
+/// points and marks, a POI mark with `poi`) retained on `owntracks/USER/DEVICE`, each region entered or left on
+/// `.../event`, in time order. The database is the queue, as for `Uploader`: the session's cursor for this broker
+/// moves only once the broker confirmed a whole batch (PUBACK at QoS 1), so a broker away for a day, a re-run or a
+/// kill -9 loses nothing and sends at most the one unconfirmed batch again.
+public final class MQTTPublisher {
+    public struct Options: Sendable {
+        /// Messages in flight before the cursor moves: one commit per batch spares the SD card.
+        public var batchSize = 200
+        /// Seconds to wait for the broker's confirmations of a batch.
+        public var timeout = 30.0
+        public init() {}
+    }
+
+    let store: Store
+    let link: MQTTLink
+    let options: Options
+
+    public init(store: Store, link: MQTTLink, options: Options) {
+        self.store = store
+        self.link = link
+        self.options = options
+    }
+
+    /// Locations of the session that the broker has not confirmed.
+    public func queued(session: Session) throws -> Int {
+        let progress = try store.uploadProgress(session: session.id, destination: link.destination.progressKey)
+        return try store.countTrackPoints(of: session.id, after: progress.last, marks: true)
+    }
+
+    /// Publishes what waits of `session`; `report.records` counts the transitions.
+    /// - Parameter progress: called with (locations confirmed in this run, locations to send in this run).
+    /// - Throws: `MQTTSendError.notConnected` (nothing is published while away), `.notConfirmed`.
+    public func publish(
+        session: Session, progress: ((Int, Int) -> Void)? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> UploadReport {
+        let d = link.destination
+        var state = try store.uploadProgress(session: session.id, destination: d.progressKey)
+        var report = UploadReport(destination: d.displayURL)
+        report.alreadySent = state.sent
+        report.lastSentAt = state.sentAt?.iso8601()
+        let confirmed = try store.sentRecords(session: session.id, destination: d.progressKey)
+        var transitions = try store.transitions(of: session.id).filter { !confirmed.contains(Self.recordID($0)) }[...]
+        var remaining = try store.countTrackPoints(of: session.id, after: state.last, marks: true)
+        let total = remaining
+        report.queued = remaining
+        guard remaining > 0 || !transitions.isEmpty else { return report }
+        progress?(0, total)
+        let writer = OwnTracksWriter(trackerID: d.trackerID)
+        while remaining > 0 || !transitions.isEmpty {
+            guard link.isConnected else {
+                throw MQTTSendError.notConnected(broker: d.displayURL, reason: link.lastRefusal)
+            }
+            var batch: [Entry] = []
+            try store.trackPoints(of: session.id, after: state.last, limit: options.batchSize, marks: true).forEach {
+                batch.append($0)
+            }
+            // The transitions up to the batch's last location, each before the location that made it.
+            let due = batch.last.map { last in transitions.prefix { $0.time <= last.time } } ?? transitions
+            var pending = due[...]
+            var mids: [Int32] = []
+            func publishTransitions(until time: Timestamp?) throws {
+                while let t = pending.first, time.map({ t.time <= $0 }) ?? true {
+                    var b: [UInt8] = []
+                    writer.appendTransition(t, to: &b)
+                    mids.append(try link.publish(topic: d.baseTopic + "/event", payload: b, retain: false))
+                    pending.removeFirst()
+                }
+            }
+            for e in batch {
+                try publishTransitions(until: e.time)
+                var b: [UInt8] = []
+                writer.appendMessage(e, to: &b)
+                // Retained, as the apps publish locations: a consumer that subscribes later sees where it is now.
+                mids.append(try link.publish(topic: d.baseTopic, payload: b, retain: true))
+            }
+            try publishTransitions(until: nil)
+            guard await link.confirmed(mids, timeout: options.timeout) else {
+                guard link.isConnected else {
+                    throw MQTTSendError.notConnected(broker: d.displayURL, reason: link.lastRefusal)
+                }
+                throw MQTTSendError.notConfirmed(broker: d.displayURL, count: mids.count, seconds: options.timeout)
+            }
+            if let last = batch.last {
+                state.last = (last.time.milliseconds, last.key ?? 0)
+                state.sent += batch.count
+            }
+            state.batches += 1
+            state.sentAt = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+            try store.saveUploadProgress(
+                state, records: due.map(Self.recordID), session: session.id, destination: d.progressKey)
+            transitions.removeFirst(due.count)
+            report.sent += batch.count
+            report.records += due.count
+            report.batches += 1
+            report.lastSentAt = state.sentAt?.iso8601()
+            remaining = try store.countTrackPoints(of: session.id, after: state.last, marks: true)
+            report.queued = remaining
+            progress?(report.sent, max(total, report.sent + remaining))
+        }
+        return report
+    }
+
+    /// Publishes the regions as the apps do when one is made (`_type: waypoint` on `.../waypoint`), and waits for
+    /// the broker's confirmations.
+    public func publishWaypoints(_ regions: [Region], isolation: isolated (any Actor)? = #isolation) async throws {
+        let d = link.destination
+        guard link.isConnected else { throw MQTTSendError.notConnected(broker: d.displayURL, reason: link.lastRefusal) }
+        let writer = OwnTracksWriter(trackerID: d.trackerID)
+        let mids = try regions.map {
+            try link.publish(topic: d.baseTopic + "/waypoint", payload: writer.waypointMessage($0), retain: false)
+        }
+        guard await link.confirmed(mids, timeout: options.timeout) else {
+            throw MQTTSendError.notConfirmed(broker: d.displayURL, count: mids.count, seconds: options.timeout)
+        }
+    }
+
+    /// How a transition is kept in `SentRecords` once the broker confirmed it.
+    static func recordID(_ t: Transition) -> String { "transition:\(t.key ?? 0)" }
+}
+
+@available(*, unavailable)
+extension MQTTPublisher: Sendable {}
