@@ -80,4 +80,34 @@ struct RecordMQTTTLSTests {
             #expect(!live.stderr.contains("wrong-Pass-5512"))
         }
     }
+
+    @Test func badPublishingOptionsAreRefusedBeforeAnythingStarts() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let big = dir + "/big.jpg"
+            try Data([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 0, count: 70_000)).write(to: URL(fileURLWithPath: big))
+            let text = dir + "/face.txt"
+            try "not a picture".write(toFile: text, atomically: true, encoding: .utf8)
+            let cases: [([String], String)] = [
+                (["--device-id", "rob/+"], "is not OwnTracks' user/device"),
+                (["--device-id", "rob"], "is not OwnTracks' user/device"),
+                ([], "--device-id user/device is needed"),
+                (["--device-id", "rob/pi", "--qos", "3"], "--qos must be 0, 1 or 2"),
+                (["--device-id", "rob/pi", "--card-name", "Rob", "--card-face", big], "larger than 64 KB"),
+                (["--device-id", "rob/pi", "--card-name", "Rob", "--card-face", text], "not a JPEG or PNG"),
+                (["--device-id", "rob/pi", "--ca-file", text], "are for an mqtts:// broker"),
+            ]
+            for (options, words) in cases {
+                let r = try await runGPSLogAsync(
+                    ["record", "--source", "replay:sample", "--send", "mqtt://127.0.0.1:1"] + options, database: db,
+                    folder: dir)
+                #expect(r.status != 0 && r.stderr.contains(words), "\(options): \(r.stderr)")
+            }
+            let inURL = try await runGPSLogAsync(
+                ["upload", "x", "--url", "mqtt://rob:hunter2-secret@127.0.0.1:1", "--device-id", "rob/pi"],
+                database: db, folder: dir)
+            #expect(inURL.status != 0 && inURL.stderr.contains("Put no password in the URL"), "\(inURL.stderr)")
+            #expect(!inURL.stderr.contains("hunter2-secret"))
+        }
+    }
 }

@@ -32,6 +32,7 @@ extension GPSLog {
 
         func validate() throws {
             if sessions.isEmpty { throw ValidationError("Name at least one session (see `gpslog sessions`).") }
+            _ = try sending.mqttDestination(url: url)
         }
 
         func run() async throws {
