@@ -42,7 +42,12 @@ demo: deps
 	wait $$rec; \
 	echo '$$ gpslog sessions'; $$bin sessions; \
 	echo '$$ gpslog show "IJsselmeer sail"'; $$bin show "IJsselmeer sail"; \
-	echo; echo "The demo database is $(DEMO_DB); try: GPSLOG_DB=$(DEMO_DB) $$bin --help"
+	plot=$(dir $(DEMO_DB))sail.svg; \
+	echo '$$ gpslog plot "IJsselmeer sail" -o '"$$plot"' --panels speed,elevation'; \
+	$$bin plot "IJsselmeer sail" -o "$$plot" --panels speed,elevation; \
+	if command -v rsvg-convert >/dev/null; then $$bin plot "IJsselmeer sail" -o "$${plot%.svg}.png" --panels speed,elevation; fi; \
+	echo; echo "The demo database is $(DEMO_DB); try: GPSLOG_DB=$(DEMO_DB) $$bin --help"; \
+	echo "The sail's picture: $$plot (open it in a browser or an image viewer)."
 
 ## test: run the whole test suite (real SQLite files, real gpsd via gpsfake, real libxml2 validation)
 test: deps test-deps

@@ -25,7 +25,7 @@ public struct GPSLog: AsyncParsableCommand {
                 name: "Sessions",
                 subcommands: [Sessions.self, Show.self, Visits.self, Events.self, Rename.self, Delete.self]),
             CommandGroup(name: "Regions", subcommands: [Region.self]),
-            CommandGroup(name: "Exchange", subcommands: [Export.self, Import.self, Convert.self]),
+            CommandGroup(name: "Exchange", subcommands: [Export.self, Plot.self, Import.self, Convert.self]),
             CommandGroup(name: "Addresses", subcommands: [Geocode.self]),
             CommandGroup(name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self]),
             CommandGroup(name: "Settings", subcommands: [Config.self]),
