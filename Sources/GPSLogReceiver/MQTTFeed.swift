@@ -54,8 +54,11 @@ final class MQTTFeed: Sendable {
     private let dropped = DroppedCount()
     private let largeWaiting = LargeMessages(limit: MQTTFeed.maxLargeWaiting)
 
-    /// The largest message taken on `topic`.
-    static func limit(topic: String) -> Int { topic.hasSuffix("/info") ? maxCardPayload : maxPayload }
+    /// The largest message taken on `topic`: a card's on a device's `.../info`.
+    static func limit(topic: String) -> Int {
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[3] == "info" ? maxCardPayload : maxPayload
+    }
 
     /// Sets the client up and starts connecting (a bad TLS file or option fails here, before serving starts).
     init(subscription: MQTTSubscription, sink: ReceiverStore, logger: Logger) throws {

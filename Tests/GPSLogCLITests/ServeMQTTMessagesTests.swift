@@ -179,6 +179,11 @@ struct ServeMQTTMessagesTests {
                     serve.stderr.contains("stored the card of 'rob/phone' ('Rob Roy') (already there)")
                 })
 
+            // A 150 KB face: over the 64 KB other messages may hold, under a card's 384 KB.
+            let largeFace = Data(png + Array(repeating: 9, count: 150_000)).base64EncodedString()
+            try publish(
+                broker, "owntracks/big/phone/info", #"{"_type":"card","name":"Big","face":"\#(largeFace)"}"#,
+                folder: dir)
             let big = Data(repeating: 0xFF, count: 270_000).base64EncodedString()
             let huge = Data(repeating: 0xFF, count: 300_000).base64EncodedString()
             let location = #""lon":13.3,"tst":1709300000"#
@@ -259,7 +264,8 @@ struct ServeMQTTMessagesTests {
             #expect(!serve.stderr.contains("\u{1B}"), "nothing from outside reaches the log unescaped")
 
             let devices = try Self.devices(db)
-            #expect(devices.map { $0["device"] as? String } == ["bad14/phone", "rob/phone"], "\(devices)")
+            #expect(devices.map { $0["device"] as? String } == ["bad14/phone", "big/phone", "rob/phone"], "\(devices)")
+            #expect(devices[1]["faceBytes"] as? Int == png.count + 150_000)
             let rob = try #require(devices.last)
             #expect(rob["name"] as? String == "Rob Roy" && rob["tid"] as? String == "RR")
             #expect(rob["faceBytes"] as? Int == png.count && rob["session"] == nil)
