@@ -27,7 +27,8 @@ public struct GPSLog: AsyncParsableCommand {
             CommandGroup(name: "Regions", subcommands: [Region.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Plot.self, Import.self, Convert.self]),
             CommandGroup(name: "Addresses", subcommands: [Geocode.self]),
-            CommandGroup(name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self]),
+            CommandGroup(
+                name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self, Devices.self]),
             CommandGroup(name: "Settings", subcommands: [Config.self]),
         ]
     )

@@ -34,6 +34,16 @@ public enum RegionEvent: String, Sendable, Codable, CaseIterable {
     case enter, leave
 }
 
+/// What kind of region a transition went through (OwnTracks' `t` of a transition).
+public enum TransitionTrigger: String, Sendable, Codable, CaseIterable {
+    /// A circular region (gpslog's own regions are all circular).
+    case circular = "c"
+    /// An iBeacon region.
+    case beacon = "b"
+    /// A location-based one (OwnTracks iOS' `l`).
+    case location = "l"
+}
+
 /// One row of `Transitions`: a region entered or left, at a fix.
 public struct Transition: Sendable, Equatable {
     public var key: Int64?
@@ -43,10 +53,12 @@ public struct Transition: Sendable, Equatable {
     public var latitude: Double
     public var longitude: Double
     public var horizontalAccuracy: Double?
+    /// OwnTracks' `t`; nil when a received transition did not say.
+    public var trigger: TransitionTrigger?
 
     public init(
         key: Int64? = nil, region: Region, event: RegionEvent, time: Timestamp, latitude: Double, longitude: Double,
-        horizontalAccuracy: Double?
+        horizontalAccuracy: Double?, trigger: TransitionTrigger? = .circular
     ) {
         self.key = key
         self.region = region
@@ -55,5 +67,6 @@ public struct Transition: Sendable, Equatable {
         self.latitude = latitude
         self.longitude = longitude
         self.horizontalAccuracy = horizontalAccuracy
+        self.trigger = trigger
     }
 }

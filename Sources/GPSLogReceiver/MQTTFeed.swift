@@ -33,10 +33,10 @@ public struct MQTTSubscription: Sendable {
     public static func isValidTopicFilter(_ filter: String) -> Bool { MQTTClient.isValidFilter(filter) }
 }
 
-/// What `serve --mqtt` does with an MQTT broker, as the OwnTracks Recorder does: subscribes, and stores each
-/// location of `owntracks/USER/DEVICE` in that device's session (a location already stored, same device and time,
-/// is not stored twice). A broker that is away, at the start or later, is reconnected by libmosquitto, and the
-/// subscription made again on each connection.
+/// What `serve --mqtt` does with an MQTT broker, as the OwnTracks Recorder does: subscribes, and stores what the
+/// devices publish on `owntracks/USER/DEVICE` and below (locations and transitions in that device's session,
+/// waypoints, cards and last wills per device; a message already stored is not stored twice). A broker that is away,
+/// at the start or later, is reconnected by libmosquitto, and the subscription made again on each connection.
 final class MQTTFeed: Sendable {
     let sink: ReceiverStore
     let logger: Logger
@@ -45,9 +45,20 @@ final class MQTTFeed: Sendable {
     private let feed: AsyncStream<(String, Data)>.Continuation
     /// The largest message taken: OwnTracks' messages are a few hundred bytes.
     static let maxPayload = 64 << 10
+    /// The largest card (on `.../info`): its face may be 256 KiB, base64.
+    static let maxCardPayload = 384 << 10
     /// Messages waiting for the database at most (a few MB of locations); beyond, the oldest go, and are counted.
     static let maxWaiting = 10_000
+    /// Messages over `maxPayload` (cards) waiting at most: a flood of large cards must not fill the memory.
+    static let maxLargeWaiting = 8
     private let dropped = DroppedCount()
+    private let largeWaiting = LargeMessages(limit: MQTTFeed.maxLargeWaiting)
+
+    /// The largest message taken on `topic`: a card's on a device's `.../info`.
+    static func limit(topic: String) -> Int {
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[3] == "info" ? maxCardPayload : maxPayload
+    }
 
     /// Sets the client up and starts connecting (a bad TLS file or option fails here, before serving starts).
     init(subscription: MQTTSubscription, sink: ReceiverStore, logger: Logger) throws {
@@ -60,18 +71,28 @@ final class MQTTFeed: Sendable {
         }
         if let ca = subscription.caFile { try client.setTLS(caFile: ca) }
         try client.setReconnectDelay(1, maximum: 30)
-        let (topic, feed, dropped) = (subscription.topic, feed, dropped)
+        let (topic, feed, dropped, large) = (subscription.topic, feed, dropped, largeWaiting)
         let broker = "\(subscription.host):\(subscription.port)"
         client.onMessage = { topic, payload, _ in
             // Checked here, before it waits: a flood of large messages must not fill the memory.
-            guard payload.count <= Self.maxPayload else {
+            guard payload.count <= Self.limit(topic: topic) else {
                 logger.warning(
-                    "skipped a \(payload.count)-byte message on \(topic.visible): larger than \(Self.maxPayload)")
+                    "skipped a \(payload.count)-byte message on \(topic.visible): larger than \(Self.limit(topic: topic))"
+                )
                 return
             }
-            if case .dropped = feed.yield((topic, payload)), dropped.add() {
+            guard payload.count <= Self.maxPayload || large.take() else {
                 logger.warning(
-                    "the database falls behind the broker: older messages were dropped (\(dropped.total) so far)")
+                    "skipped a \(payload.count)-byte message on \(topic.visible): \(Self.maxLargeWaiting) large ones wait already"
+                )
+                return
+            }
+            if case .dropped(let old) = feed.yield((topic, payload)) {
+                if old.1.count > Self.maxPayload { large.release() }
+                if dropped.add() {
+                    logger.warning(
+                        "the database falls behind the broker: older messages were dropped (\(dropped.total) so far)")
+                }
             }
         }
         client.onSubscribed = { logger.info("subscribed to \(topic.visible)") }
@@ -96,7 +117,10 @@ final class MQTTFeed: Sendable {
 
     /// Stores what arrives until `stop`; one consumer, so each device's messages are stored in the order they came.
     func run() async {
-        for await (topic, payload) in messages { await store(topic: topic, payload: payload) }
+        for await (topic, payload) in messages {
+            await store(topic: topic, payload: payload)
+            if payload.count > Self.maxPayload { largeWaiting.release() }
+        }
     }
 
     /// Disconnects and ends `run`.
@@ -105,28 +129,68 @@ final class MQTTFeed: Sendable {
         feed.finish()
     }
 
-    /// Stores one message: a location on `owntracks/USER/DEVICE`; other types and sub-topics are not stored yet.
+    /// Stores one message of `PREFIX/USER/DEVICE` or a topic below it, by its `_type`: a location or a transition in
+    /// the device's session, waypoints, a card or a last will in the device's records. Other types (status, cmd,
+    /// steps...) are skipped with a debug line; a malformed message is logged, naming the topic and the field, and
+    /// skipped.
     func store(topic: String, payload: Data) async {
-        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return }
-        let device = parts[1...].joined(separator: "/")
-        guard payload.count <= Self.maxPayload else {
+        guard let device = OwnTracksTopic.device(topic) else {
+            logger.debug("skipped a message on \(topic.visible): not a device's topic (owntracks/USER/DEVICE)")
+            return
+        }
+        guard payload.count <= Self.limit(topic: topic) else {
             logger.warning(
-                "skipped a \(payload.count)-byte message on \(topic.visible): larger than \(Self.maxPayload)")
+                "skipped a \(payload.count)-byte message on \(topic.visible): larger than \(Self.limit(topic: topic))")
             return
         }
         do {
-            guard let location = try OwnTracksMessage.location(payload, source: "MQTT topic \(topic)", line: 1) else {
-                return  // lwt, card, status...: nothing to store
+            let message = try OwnTracksMessage.received(payload, source: "MQTT topic \(topic)")
+            guard let words = try await sink.storeOwnTracks(message, device: device) else {
+                if case .other(let type) = message {
+                    logger.debug("skipped an OwnTracks \(type.visible) message on \(topic.visible): not stored")
+                }
+                return
             }
-            let stored = try await sink.storeOwnTracks(location, device: device)
-            logger.info(
-                "stored \(stored.stored) OwnTracks location from MQTT in '\(stored.session.visible)'\(stored.duplicates > 0 ? " (already there)" : "")"
-            )
+            logger.info("\(words) (MQTT \(topic.visible))")
+        } catch let error as ImportError {
+            logger.warning("skipped a message on \(topic.visible): \((error.errorDescription ?? "\(error)").visible)")
         } catch {
-            logger.warning("skipped a message on \(topic.visible): \(error.localizedDescription.visible)")
+            logger.error("cannot store a message on \(topic.visible): \(error.localizedDescription.visible)")
         }
     }
+}
+
+/// `USER/DEVICE` from an OwnTracks topic.
+enum OwnTracksTopic {
+    /// `USER/DEVICE` of `PREFIX/USER/DEVICE` (a device's own topic: locations, lwt) or of a topic below it
+    /// (`/event`, `/waypoint`, `/waypoints`, `/info`...); nil for a shorter topic or one with an empty level.
+    static func device(_ topic: String) -> String? {
+        let parts = topic.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[..<3].allSatisfy({ !$0.isEmpty }) else { return nil }
+        return parts[1] + "/" + parts[2]
+    }
+}
+
+/// How many large messages wait, on any thread: at most `limit`.
+final class LargeMessages: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Counts one more, unless `limit` wait already (then false).
+    func take() -> Bool {
+        lock.withLock {
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// One has been stored or dropped.
+    func release() { lock.withLock { count = max(0, count - 1) } }
 }
 
 /// Counts events on any thread, and says when one should be logged: the first, then every `every`-th.

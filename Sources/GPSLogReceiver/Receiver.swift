@@ -13,7 +13,8 @@ import NIOCore
 ///
 /// Every POST (any path: point the app at `http://host:port/` or `/overland`, `/owntracks`, `/pub`) is read as an
 /// Overland batch (`{"locations":[...]}`) or an OwnTracks message (`{"_type":...}`), checked whole, and stored in
-/// one transaction in the session of its device (a new session per Overland trip). The answer, `{"result":"ok"}`
+/// one transaction in the session of its device (a new session per Overland trip; OwnTracks' transitions there too,
+/// its waypoints, cards and last wills in the device's records). The answer, `{"result":"ok"}`
 /// for Overland and `[]` for OwnTracks, is sent only after the transaction commits; a bad payload gets a 4xx with
 /// a JSON error and changes nothing. A location the device's session already holds (same time) is not stored
 /// twice, so a client that resends a batch it did not see confirmed does no harm.
@@ -100,8 +101,9 @@ public struct Receiver: Sendable {
             return json(.contentTooLarge, #"{"error":"the body is larger than 16 MiB: send smaller batches"}"#)
         }
         let payload: ReceivedPayload
+        let data = Data(buffer: body)
         do {
-            payload = try ReceivedPayload(Data(buffer: body), source: "request")
+            payload = try ReceivedPayload(data, source: "request")
         } catch ImportError.malformed(_, _, let reason) {
             return json(.badRequest, errorJSON("the body is \(reason)"))
         } catch {
@@ -120,13 +122,12 @@ public struct Receiver: Sendable {
                 return json(.ok, #"{"result":"ok"}"#)
             case .ownTracks(let message):
                 let device = credentials.ownTracksDevice(topic: message.topic, tid: message.tid)
-                guard let location = try OwnTracksMessage.location(message, source: "request", line: 0) else {
-                    return json(.ok, "[]")  // transition, waypoint, lwt...: nothing to store, nothing to say
+                let received = try OwnTracksMessage.received(message, data: data, source: "request")
+                if let words = try await sink.storeOwnTracks(received, device: device) {
+                    logger.info("\(words)")
+                } else if case .other(let type) = received {
+                    logger.debug("skipped an OwnTracks \(type.visible) message: not stored")
                 }
-                let stored = try await sink.storeOwnTracks(location, device: device)
-                logger.info(
-                    "stored \(stored.stored) OwnTracks location in '\(stored.session)'\(stored.duplicates > 0 ? " (already there)" : "")"
-                )
                 return json(.ok, "[]")
             case .neither:
                 return json(
@@ -209,18 +210,10 @@ struct Credentials {
     }
 
     /// `user/device` for an OwnTracks sender: X-Limit-U and X-Limit-D (the HTTP mode's headers), else the
-    /// message's topic (`owntracks/user/device`), else the Basic user and the tracker id.
+    /// message's topic (`owntracks/user/device`, or a topic below it such as `/event`), else the Basic user and the tracker id.
     func ownTracksDevice(topic: String?, tid: String?) -> String {
         if let u = limitUser, !u.isEmpty { return u + "/" + (limitDevice ?? tid ?? "phone") }
-        if let topic, topic.hasPrefix("owntracks/") { return String(topic.dropFirst(10)) }
+        if let topic, topic.hasPrefix("owntracks/"), let device = OwnTracksTopic.device(topic) { return device }
         return (basicUser ?? "owntracks") + "/" + (tid ?? "phone")
-    }
-
-    /// `USER/DEVICE` of an OwnTracks device's own topic, `owntracks/USER/DEVICE`; nil for any other topic (its
-    /// `/event`, `/waypoint` and `/info` sub-topics, or one outside `owntracks/`).
-    static func ownTracksDevice(topic: String) -> String? {
-        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "owntracks", !parts[1].isEmpty, !parts[2].isEmpty else { return nil }
-        return parts[1] + "/" + parts[2]
     }
 }

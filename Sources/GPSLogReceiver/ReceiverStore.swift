@@ -7,8 +7,8 @@ import GPSLogStore
 /// The receiver's one connection to the database. An actor on a thread of its own: requests arrive on many threads,
 /// a SQLite connection serves one at a time, and each payload is one transaction.
 actor ReceiverStore {
-    /// SQLite today; any `ReceivedLocationStore` (a PostgreSQL backend) can stand here.
-    private let store: any ReceivedLocationStore
+    /// SQLite today; any `ReceivedMessageStore` (a PostgreSQL backend) can stand here.
+    private let store: any ReceivedMessageStore
     /// Each payload's transaction blocks (its commit, another process's lock): it runs here, not on the pool that
     /// serves HTTP.
     private let thread = StoreThread()
@@ -43,6 +43,37 @@ actor ReceiverStore {
             return batch
         }
         return try store.storeReceived(batches)
+    }
+
+    /// Stores one OwnTracks message of `device` (`USER/DEVICE`), and says what it did, for the log: nil for a type
+    /// that is not stored (status, cmd, steps...). What the device sent is escaped in the words.
+    func storeOwnTracks(_ message: OwnTracksReceived, device: String) throws -> String? {
+        let now = Timestamp(seconds: Date().timeIntervalSince1970)
+        let again = { (stored: Bool) in stored ? "" : " (already there)" }
+        switch message {
+        case .location(let location):
+            let stored = try storeOwnTracks(location, device: device)
+            return
+                "stored \(stored.stored) OwnTracks location in '\(stored.session.visible)'\(again(stored.stored > 0))"
+        case .transition(let t):
+            let stored = try store.storeReceivedTransition(t, device: device)
+            let region = (t.regionName ?? t.regionID ?? "").visible
+            return
+                "stored an OwnTracks transition (\(t.event.rawValue) '\(region)') in '\(stored.session.visible)'\(again(stored.stored > 0))"
+        case .waypoints(let waypoints):
+            let stored = try store.storeReceivedWaypoints(waypoints, device: device, at: now)
+            return
+                "stored \(stored.stored) of \(waypoints.count) OwnTracks waypoints of '\(device.visible)'\(again(stored.stored > 0))"
+        case .lastWill(let connected):
+            let stored = try store.storeLastWill(connected: connected, device: device, at: now)
+            return
+                "'\(device.visible)' lost its connection (lwt of the connection made \(connected.iso8601()))\(again(stored))"
+        case .card(let card):
+            let stored = try store.storeReceivedCard(card, device: device, at: now)
+            return "stored the card of '\(device.visible)' ('\((card.name ?? "").visible)')\(again(stored))"
+        case .other:
+            return nil
+        }
     }
 
     /// Stores one OwnTracks location in the session of `owntracks:USER/DEVICE`.

@@ -28,6 +28,7 @@ struct GlobalOptionsFirstTests {
             try await expectOK(["show", "IJsselmeer sail (sample)"], "Session:")
             try await expectOK(["visits", "IJsselmeer sail (sample)"], "No visits")
             try await expectOK(["events", "IJsselmeer sail (sample)"], "No region transitions")
+            try await expectOK(["devices"], "No OwnTracks devices")
             try await expectOK(["rename", "IJsselmeer sail (sample)", "Sail"])
             try await expectOK(["export", "Sail", "--format", "gpx", "-o", dir + "/sail.gpx"])
             #expect(FileManager.default.fileExists(atPath: dir + "/sail.gpx"))

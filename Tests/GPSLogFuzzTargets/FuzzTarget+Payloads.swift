@@ -40,8 +40,9 @@ extension FuzzTarget {
         }
     }
 
-    /// One OwnTracks message as `serve` reads it (`ReceivedPayload`, then `OwnTracksMessage.location`) and as
-    /// `import` reads a line (`OwnTracksMessage.location` on the bytes): the same entry, or a refusal naming the line.
+    /// One OwnTracks message as `serve` reads it (`ReceivedPayload`, then `OwnTracksMessage.location`; and every type
+    /// it stores, `checkReceived`) and as `import` reads a line (`OwnTracksMessage.location` on the bytes): the same
+    /// entry, or a refusal naming the line.
     static func ownTracks(_ input: UnsafeRawBufferPointer) {
         let data = Data(input)
         let imported = Result { try OwnTracksMessage.location(data, source: payloadSource, line: 7) }
@@ -51,6 +52,8 @@ extension FuzzTarget {
         case .success(nil): break  // not a location
         case .failure(let error): FuzzInvariant.refusal(error, from: "OwnTracksMessage", naming: payloadSource + ":7")
         }
+        // What serve stores of every message type (a location the same as above).
+        checkReceived(data, imported: try? imported.get())
         let served = Result { () throws -> Entry?? in
             guard case .ownTracks(let body) = try ReceivedPayload(data, source: payloadSource) else { return nil }
             return .some(try OwnTracksMessage.location(body, source: payloadSource, line: 7))

@@ -30,8 +30,8 @@ struct MigrationTests {
             while try tables.step() { names.append(tables.string(at: 0)!) }
             #expect(
                 names == [
-                    "Entries", "GeocodeCache", "GeocodeProviders", "Regions", "SentRecords", "ServerSettings",
-                    "Sessions", "TrackingEvents", "Transitions", "Uploads", "Visits",
+                    "Entries", "GeocodeCache", "GeocodeProviders", "ReceivedDevices", "ReceivedWaypoints", "Regions",
+                    "SentRecords", "ServerSettings", "Sessions", "TrackingEvents", "Transitions", "Uploads", "Visits",
                 ])
             #expect(try store.database.scalar("PRAGMA journal_mode")?.string == "wal")
             #expect(try store.database.scalar("PRAGMA foreign_keys")?.int64 == 1)

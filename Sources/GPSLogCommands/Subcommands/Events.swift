@@ -15,27 +15,31 @@ extension GPSLog {
 
         struct TransitionJSON: Encodable {
             var region: String
-            var rid: String
+            var rid: String?
             var event: String
             var time: String
             var latitude: Double
             var longitude: Double
             var horizontalAccuracy: Double?
+            /// OwnTracks' `t`: `c` a circular region, `b` a beacon, `l` a location; none when a phone did not say.
+            var trigger: String?
         }
 
         func run() throws {
             let store = try global.openStore()
             defer { store.close() }
             let found = try store.resolveSession(session)
-            let transitions = try store.transitions(of: found.id)
+            // Transitions `serve` received name the phone's regions, whose rid or trigger may be missing.
+            let transitions = try store.transitionsWithTriggers(of: found.id)
             if json {
                 print(
                     try JSONOutput.render(
                         transitions.map {
                             TransitionJSON(
-                                region: $0.region.name, rid: $0.region.regionID, event: $0.event.rawValue,
+                                region: $0.region.name, rid: $0.region.regionID.isEmpty ? nil : $0.region.regionID,
+                                event: $0.event.rawValue,
                                 time: $0.time.iso8601(), latitude: $0.latitude, longitude: $0.longitude,
-                                horizontalAccuracy: $0.horizontalAccuracy)
+                                horizontalAccuracy: $0.horizontalAccuracy, trigger: $0.trigger?.rawValue)
                         }))
                 return
             }

@@ -68,7 +68,12 @@ public struct GeoJSONDocument {
             JSONText.appendRaw(#","region":"#, to: &b)
             JSONText.appendString(t.region.name, to: &b)
             JSONText.appendRaw(#","rid":"#, to: &b)
-            JSONText.appendString(t.region.regionID, to: &b)
+            // A received transition may name its region without an id.
+            if t.region.regionID.isEmpty {
+                JSONText.appendRaw("null", to: &b)
+            } else {
+                JSONText.appendString(t.region.regionID, to: &b)
+            }
             JSONText.appendRaw(#","time":"#, to: &b)
             JSONText.appendTime(t.time, to: &b)
             JSONText.appendRaw(#","session":"#, to: &b)

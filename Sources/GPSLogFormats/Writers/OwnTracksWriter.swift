@@ -54,8 +54,9 @@ public struct OwnTracksWriter: TrackWriter {
         try out.commit()
     }
 
-    /// One transition message (`_type: transition`): the region's `desc`, `rid` and creation time (`wtst`), the
-    /// event, and where and when it happened, made by a circular region (`t: c`).
+    /// One transition message (`_type: transition`): the region's `desc`, `rid` (when known) and creation time
+    /// (`wtst`), the event, where and when it happened, and what kind of region made it (`t`: `c` for gpslog's own
+    /// circular regions; a received transition's own, or none when it said none).
     public func appendTransition(_ t: Transition, to b: inout [UInt8]) {
         JSONText.appendRaw(#"{"_type":"transition","tid":"#, to: &b)
         JSONText.appendString(trackerID, to: &b)
@@ -73,9 +74,14 @@ public struct OwnTracksWriter: TrackWriter {
         JSONText.appendString(t.event.rawValue, to: &b)
         JSONText.appendRaw(#","desc":"#, to: &b)
         JSONText.appendString(t.region.name, to: &b)
-        JSONText.appendRaw(#","rid":"#, to: &b)
-        JSONText.appendString(t.region.regionID, to: &b)
-        JSONText.appendRaw(#","t":"c""#, to: &b)
+        if !t.region.regionID.isEmpty {
+            JSONText.appendRaw(#","rid":"#, to: &b)
+            JSONText.appendString(t.region.regionID, to: &b)
+        }
+        if let trigger = t.trigger {
+            JSONText.appendRaw(#","t":"#, to: &b)
+            JSONText.appendString(trigger.rawValue, to: &b)
+        }
         if let userDevice {
             JSONText.appendRaw(#","topic":"#, to: &b)
             JSONText.appendString("owntracks/" + userDevice + "/event", to: &b)
