@@ -177,6 +177,18 @@ struct PolygonRegionTests {
         }
     }
 
+    /// GEOS 3.11's largest inscribed circle starts from a grid of squares as wide as the envelope's shorter side: for
+    /// this sliver, 1670 km by 11 cm, seventeen million of them (6 s). Its depth comes from its area and perimeter.
+    @Test func aSliverLoadsAtOnceWithADepthOfHalfItsWidth() throws {
+        let sliver = Self.feature(
+            "Sliver", #"{"type":"Polygon","coordinates":[[[0,0],[15,0],[15,0.000001],[0,0.000001],[0,0]]]}"#)
+        let region = try #require(try Self.read(Self.collection(sliver)).regions.first)
+        let start = ContinuousClock.now
+        let outline = try PolygonOutline(region)
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(abs(outline.depth - 0.0556) < 0.001, "\(outline.depth)")
+    }
+
     @Test func theStoreKeepsTheOutlineAndRefusesOneThatIsNotAPolygon() throws {
         try withTemporaryStore { store, _ in
             let region = try #require(try Self.read(Self.collection(Self.yard)).regions.first)

@@ -37,11 +37,33 @@ public final class PolygonOutline: RegionBoundary, @unchecked Sendable {
         let metres = try PolygonRegions.geometry(polygons, isMulti: isMulti, context: context)
             .transformed(projection.metres)
         area = try metres.area()
-        // A tenth of a percent of the region's size is close enough to cap a margin of metres.
-        depth = try metres.maximumInscribedRadius(tolerance: max(0.1, area.squareRoot() / 1000))
+        depth = try Self.depth(of: metres, area: area, polygons, projection)
         inside = try metres.prepared()
         edge = try metres.boundary().prepared()
         vertexCount = GeoJSONPolygons.vertexCount(polygons)
+    }
+
+    /// The radius of the largest circle inside `metres`, from GEOS to within a hundred-thousandth of the region's
+    /// extent (at least 10 cm: GEOS's radius is a real point's distance to the edge, never more than the true depth).
+    /// GEOS 3.11 starts from a grid of squares as wide as the envelope's shorter side, so a sliver 1000 km long and
+    /// 10 cm wide lying east-west would make ten million of them and take seconds: past an envelope of 1000 to 1,
+    /// the depth is the area over the perimeter instead, which is a thin strip's half-width and half a disc's radius
+    /// (never much above the true depth: a coarse depth only makes the margin's cap and the accuracy a fix needs
+    /// stricter).
+    static func depth(
+        of metres: Geometry, area: Double, _ polygons: [GeoJSONPolygons.Polygon], _ projection: LocalProjection
+    )
+        throws -> Double
+    {
+        var (minX, minY, maxX, maxY) = (Double.infinity, Double.infinity, -Double.infinity, -Double.infinity)
+        for position in polygons.joined().joined() {
+            let (x, y) = projection.metres(position.longitude, position.latitude)
+            (minX, minY, maxX, maxY) = (min(minX, x), min(minY, y), max(maxX, x), max(maxY, y))
+        }
+        let (width, height) = (maxX - minX, maxY - minY)
+        guard max(width, height) <= 1000 * min(width, height) else { return area / (try metres.boundary().length()) }
+        let extent = (width * width + height * height).squareRoot()
+        return try metres.maximumInscribedRadius(tolerance: max(0.1, extent / 100_000))
     }
 
     /// Metres from the fix to the edge: negative inside (a point in a hole is outside), positive outside.
