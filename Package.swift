@@ -176,7 +176,7 @@ let package = Package(
             name: "GPSLogInterchangeTests",
             dependencies: [
                 "GPSLogInterchange", "GPSLogFormats", "GPSLogModel", "GPSLogStore", "GPSLogSample", "GPSLogXML",
-                "GPSLogTestSupport",
+                "GPSLogSampling", "GPSLogTestSupport",
             ]
         ),
         .testTarget(

@@ -14,6 +14,9 @@ public enum ImportError: LocalizedError, Equatable {
     case invalidValue(file: String, line: Int, field: String, value: String)
     /// The file is malformed (libxml2's or the JSON parser's message).
     case malformed(file: String, line: Int, reason: String)
+    /// A region of a file cannot be one (no name, an invalid polygon: GEOS's reason); `feature` names it
+    /// (`features[3] ('Meadow')`).
+    case invalidRegion(file: String, feature: String, reason: String)
 
     /// What the file said (a value, a field path, a root element's namespace) is escaped (`visible`): a refusal is one
     /// line whatever the file holds, so no file can forge a line of the log or send escapes to a terminal. libxml2's
@@ -32,6 +35,8 @@ public enum ImportError: LocalizedError, Equatable {
                 "\(file)\(line > 0 ? ":\(line)" : ""): \(field.visible) '\(value.truncated(to: 120).visible)' is not valid; nothing was imported."
         case .malformed(let file, let line, let reason):
             return "\(file)\(line > 0 ? ":\(line)" : ""): \(reason.visibleKeepingLines); nothing was imported."
+        case .invalidRegion(let file, let feature, let reason):
+            return "\(file): \(feature.visible): \(reason.truncated(to: 300).visible); nothing was imported."
         }
     }
 }

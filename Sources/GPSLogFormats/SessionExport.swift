@@ -15,14 +15,9 @@ public protocol SessionSource: AnyObject {
     func visits(of sessionID: String) throws -> [Visit]
     /// A session's region transitions in time order (a few a day).
     func transitions(of sessionID: String) throws -> [Transition]
-    /// OwnTracks' `t` of the transitions `transitions(of:)` reads as circular but are not (received ones), by key.
-    func transitionTriggers(of sessionID: String) throws -> [Int64: TransitionTrigger?]
 }
 
 extension SessionSource {
-    /// None: every transition is as `transitions(of:)` reads it.
-    public func transitionTriggers(of sessionID: String) throws -> [Int64: TransitionTrigger?] { [:] }
-
     /// Every row, every field.
     public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void)
         throws
@@ -70,12 +65,8 @@ public struct SessionExport {
 
     /// The region transitions within the time range, in time order, each with its `t`.
     public func transitions() throws -> [Transition] {
-        let triggers = try store.transitionTriggers(of: session.id)
-        return try store.transitions(of: session.id).compactMap { t in
-            guard (from.map { t.time >= $0 } ?? true) && (to.map { t.time <= $0 } ?? true) else { return nil }
-            var t = t
-            if let key = t.key, let trigger = triggers[key] { t.trigger = trigger }
-            return t
+        try store.transitions(of: session.id).filter { t in
+            (from.map { t.time >= $0 } ?? true) && (to.map { t.time <= $0 } ?? true)
         }
     }
 

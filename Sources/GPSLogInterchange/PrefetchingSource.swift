@@ -34,10 +34,6 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
 
     public func transitions(of sessionID: String) throws -> [Transition] { try base.transitions(of: sessionID) }
 
-    public func transitionTriggers(of sessionID: String) throws -> [Int64: TransitionTrigger?] {
-        try base.transitionTriggers(of: sessionID)
-    }
-
     public func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
     ) throws {

@@ -75,10 +75,11 @@ public struct SessionWriter {
     ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
     ///   - splits: when to start a new session (the recorder's); nil: one session.
     ///   - stays: the automatic pause and visits; nil: neither.
-    ///   - regions: the regions whose transitions to record (in every monitoring mode but quiet).
+    ///   - regions: watches the regions whose transitions to record (in every monitoring mode but quiet); nil: none
+    ///     (`RegionWatcher.watching`).
     public init(
         store: Store, naming: SessionNaming, mode: TripMode? = nil, policy: SamplingPolicy, splits: SplitRules? = nil,
-        stays: StayRules? = nil, regions: [Region] = [], sessionID: String? = nil
+        stays: StayRules? = nil, regions: RegionWatcher? = nil, sessionID: String? = nil
     ) {
         self.store = store
         self.naming = naming
@@ -88,7 +89,7 @@ public struct SessionWriter {
         gate = FixGate(maxSpeed: policy.maxSpeed)
         splitter = splits.flatMap { $0.splits ? SessionSplitter(rules: $0, policy: policy) : nil }
         self.stays = stays.flatMap { $0.watches ? StayWatcher(rules: $0, policy: policy) : nil }
-        regionWatcher = regions.isEmpty ? nil : RegionWatcher(regions: regions)
+        regionWatcher = regions
     }
 
     /// A writer of one session named `name`.
@@ -149,7 +150,7 @@ public struct SessionWriter {
     /// receiver is.
     private mutating func watchRegions(_ fix: Fix) throws -> Bool {
         guard regionWatcher != nil else { return false }
-        let events = regionWatcher!.add(fix)
+        let events = try regionWatcher!.add(fix)
         guard !events.isEmpty, sampler.policy.monitoring != .quiet else { return false }
         try ensureSession(start: fix.time)
         let made = events.map {

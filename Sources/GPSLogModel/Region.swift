@@ -1,23 +1,28 @@
 // SPDX-License-Identifier: MIT
 
-/// A circular region monitored while recording (OwnTracks' waypoint with a radius): entering or leaving it writes a
-/// transition (`gpslog region add`).
+/// A region monitored while recording: entering or leaving it writes a transition. A circle (OwnTracks' waypoint
+/// with a radius, `gpslog region add`) or a polygon (`gpslog region import` of GeoJSON, `outline`).
 public struct Region: Sendable, Equatable {
     public var key: Int64?
     /// The region's description (OwnTracks' `desc`), unique.
     public var name: String
+    /// The centre of a circle; a point inside a polygon.
     public var latitude: Double
     public var longitude: Double
-    /// Metres.
+    /// Metres: a circle's radius; for a polygon, the distance from `latitude`, `longitude` to its farthest vertex,
+    /// so that the circle holds the polygon (what reads only the circle, such as OwnTracks, still holds the region).
     public var radius: Double
     /// OwnTracks' region id (`rid`): stable across renames.
     public var regionID: String
     /// When the region was made (OwnTracks' `tst` of a waypoint, a transition's `wtst`).
     public var created: Timestamp
+    /// A polygon region's outline: a GeoJSON (RFC 7946) Polygon or MultiPolygon geometry, WGS 84 longitude and
+    /// latitude; nil for a circle.
+    public var outline: String?
 
     public init(
         key: Int64? = nil, name: String, latitude: Double, longitude: Double, radius: Double, regionID: String,
-        created: Timestamp
+        created: Timestamp, outline: String? = nil
     ) {
         self.key = key
         self.name = name
@@ -26,7 +31,11 @@ public struct Region: Sendable, Equatable {
         self.radius = radius
         self.regionID = regionID
         self.created = created
+        self.outline = outline
     }
+
+    /// True for a polygon region (`outline`), false for a circle.
+    public var isPolygon: Bool { outline != nil }
 }
 
 /// Entering or leaving a region (OwnTracks' `event`).
@@ -55,6 +64,9 @@ public struct Transition: Sendable, Equatable {
     public var horizontalAccuracy: Double?
     /// OwnTracks' `t`; nil when a received transition did not say.
     public var trigger: TransitionTrigger?
+    /// False for a received transition whose device never sent the region (its waypoint): `region` then carries the
+    /// name, id and creation time only, standing at the transition's place with no radius.
+    public var regionIsKnown = true
 
     public init(
         key: Int64? = nil, region: Region, event: RegionEvent, time: Timestamp, latitude: Double, longitude: Double,

@@ -58,10 +58,11 @@ public actor Recorder {
         geocodeOptions: GeocodeWorker.Options = GeocodeWorker.Options()
     ) throws {
         let store = try Store(path: databasePath)
-        // The regions as they are at the start (`gpslog region add` while recording counts from the next run).
+        // The regions as they are at the start (`gpslog region add` while recording counts from the next run),
+        // polygons through GEOS.
         writer = SessionWriter(
             store: store, naming: naming, mode: mode, policy: policy, splits: splits, stays: stays,
-            regions: try store.regions())
+            regions: try RegionWatcher.watching(store.regions()))
         readyAddresses = geocoder.map { ReadyAddresses(store: store, geocoder: $0, options: geocodeOptions) }
         if let ready = readyAddresses {
             writer.addresses = { ready.address(latitude: $0.latitude, longitude: $0.longitude, marked: $0.marked) }

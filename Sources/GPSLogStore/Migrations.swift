@@ -18,10 +18,12 @@ public enum Migrations {
             guard file.name.hasSuffix(".sql"), let number = Int(file.name.prefix { $0.isNumber }) else { return nil }
             return Script(version: number, fileName: file.name, sql: file.contents)
         }.sorted { $0.version < $1.version }
-        // Numbering must be 1...n with no gap: a gap means a script was lost or misnamed.
+        // Numbered 1...n, each once: two scripts of one number (two branches that numbered alike) would leave which
+        // one ran to chance, and a gap would be skipped for good by a database migrated past it (`user_version`
+        // only counts up).
         precondition(
-            scripts.enumerated().allSatisfy { $0.offset + 1 == $0.element.version },
-            "Schema/ migrations are not numbered 1...n")
+            scripts.enumerated().allSatisfy { $0.element.version == $0.offset + 1 },
+            "Schema/ migrations are not numbered 1...n, each once")
         return scripts
     }()
 

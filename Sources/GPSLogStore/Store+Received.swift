@@ -83,32 +83,6 @@ extension Store: ReceivedMessageStore {
         }
     }
 
-    /// OwnTracks' `t` of a session's transitions that were not made by a circular region (received ones: a beacon,
-    /// a location, or not said), by key. `transitions(of:)` reads every one as circular.
-    public func transitionTriggers(of sessionID: String) throws -> [Int64: TransitionTrigger?] {
-        try sqlite {
-            let s = try database.cachedStatement(
-                "SELECT Key, ReportTrigger FROM Transitions WHERE Session = ? AND ReportTrigger IS NOT 'c'")
-            defer { s.reset() }
-            try s.bind(sessionID, at: 1)
-            var triggers: [Int64: TransitionTrigger?] = [:]
-            while try s.step() {
-                triggers[s.requiredInt64(at: 0)] = .some(s.string(at: 1).flatMap(TransitionTrigger.init(rawValue:)))
-            }
-            return triggers
-        }
-    }
-
-    /// A session's transitions in time order, each with its `t` as stored.
-    public func transitionsWithTriggers(of sessionID: String) throws -> [Transition] {
-        let triggers = try transitionTriggers(of: sessionID)
-        return try transitions(of: sessionID).map { t in
-            var t = t
-            if let key = t.key, let trigger = triggers[key] { t.trigger = trigger }
-            return t
-        }
-    }
-
     // MARK: - Waypoints
 
     public func storeReceivedWaypoints(_ waypoints: [ReceivedWaypoint], device: String, at now: Timestamp) throws

@@ -5,7 +5,7 @@ import GPSLogSQLite
 extension Store {
     // MARK: - Regions
 
-    /// Adds a region; its name must be new.
+    /// Adds a region, a circle or a polygon (`Region.outline`); its name must be new.
     /// - Throws: `StoreError.invalidRegion` for a name in use or a value out of range, naming the rule.
     @discardableResult
     public func addRegion(_ region: Region) throws -> Region {
@@ -15,13 +15,13 @@ extension Store {
             do {
                 try database.run(
                     """
-                    INSERT INTO Regions (Name, Latitude, Longitude, Radius, RegionID, CreatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO Regions (Name, Latitude, Longitude, Radius, RegionID, CreatedAt, Outline)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         .text(region.name), .real(region.latitude),
                         .real(region.longitude), .real(region.radius), .text(region.regionID),
-                        .integer(region.created.milliseconds),
+                        .integer(region.created.milliseconds), SQLiteValue(region.outline),
                     ])
             } catch let error as SQLiteError where error.isConstraintViolation {
                 throw StoreError.invalidRegion(name: region.name, reason: error.message)
@@ -41,11 +41,12 @@ extension Store {
         }
     }
 
-    /// Every region, by name.
+    /// Every region, by name, polygons with their outlines.
     public func regions() throws -> [Region] {
         try sqlite {
             let s = try database.cachedStatement(
-                "SELECT Key, Name, Latitude, Longitude, Radius, RegionID, CreatedAt FROM Regions ORDER BY Name")
+                "SELECT Key, Name, Latitude, Longitude, Radius, RegionID, CreatedAt, Outline FROM Regions ORDER BY Name"
+            )
             defer { s.reset() }
             var regions: [Region] = []
             while try s.step() {
@@ -53,7 +54,8 @@ extension Store {
                     Region(
                         key: s.requiredInt64(at: 0), name: s.string(at: 1) ?? "", latitude: s.requiredDouble(at: 2),
                         longitude: s.requiredDouble(at: 3), radius: s.requiredDouble(at: 4),
-                        regionID: s.string(at: 5) ?? "", created: Timestamp(milliseconds: s.requiredInt64(at: 6))))
+                        regionID: s.string(at: 5) ?? "", created: Timestamp(milliseconds: s.requiredInt64(at: 6)),
+                        outline: s.string(at: 7)))
             }
             return regions
         }
@@ -87,23 +89,29 @@ extension Store {
             let s = try database.cachedStatement(
                 """
                 SELECT Key, RegionName, RegionID, RegionCreatedAt, RegionLatitude, RegionLongitude, RegionRadius, Event,
-                    TimeStamp, Latitude, Longitude, HorizontalAccuracy
+                    TimeStamp, Latitude, Longitude, HorizontalAccuracy, ReportTrigger
                 FROM Transitions WHERE Session = ? ORDER BY TimeStamp, Key
                 """)
             defer { s.reset() }
             try s.bind(sessionID, at: 1)
             var transitions: [Transition] = []
             while try s.step() {
+                let (latitude, longitude) = (s.requiredDouble(at: 9), s.requiredDouble(at: 10))
+                // A received transition whose device never sent the region: its geometry is unknown, said by
+                // `regionIsKnown`, and the region stands at the transition's place with no radius.
+                let centre = s.double(at: 4).flatMap { lat in s.double(at: 5).map { (lat, $0) } }
                 let region = Region(
-                    name: s.string(at: 1) ?? "", latitude: s.requiredDouble(at: 4), longitude: s.requiredDouble(at: 5),
-                    radius: s.requiredDouble(at: 6), regionID: s.string(at: 2) ?? "",
+                    name: s.string(at: 1) ?? "", latitude: centre?.0 ?? latitude, longitude: centre?.1 ?? longitude,
+                    radius: s.double(at: 6) ?? 0, regionID: s.string(at: 2) ?? "",
                     created: Timestamp(milliseconds: s.requiredInt64(at: 3)))
-                transitions.append(
-                    Transition(
-                        key: s.requiredInt64(at: 0), region: region,
-                        event: RegionEvent(rawValue: s.string(at: 7) ?? "") ?? .enter,
-                        time: Timestamp(milliseconds: s.requiredInt64(at: 8)), latitude: s.requiredDouble(at: 9),
-                        longitude: s.requiredDouble(at: 10), horizontalAccuracy: s.double(at: 11)))
+                var t = Transition(
+                    key: s.requiredInt64(at: 0), region: region,
+                    event: RegionEvent(rawValue: s.string(at: 7) ?? "") ?? .enter,
+                    time: Timestamp(milliseconds: s.requiredInt64(at: 8)), latitude: latitude, longitude: longitude,
+                    horizontalAccuracy: s.double(at: 11),
+                    trigger: s.string(at: 12).flatMap(TransitionTrigger.init(rawValue:)))
+                t.regionIsKnown = centre != nil && s.double(at: 6) != nil
+                transitions.append(t)
             }
             return transitions
         }

@@ -98,31 +98,39 @@ struct RegionTests {
         }
     }
 
+    /// Replays the hike in quiet mode, then in manual mode, into `db`; returns the manual session's transitions and
+    /// entries after checking that quiet wrote nothing at all (no entries, so no session).
+    static func recordQuietThenManual(_ db: String) throws -> (transitions: [Transition], entries: [Entry]) {
+        for mode in ["quiet", "manual"] {
+            let r = try runGPSLog(
+                [
+                    "record", "--source", "replay:\(hike)?speed=0", "--geocode", "off", "--name", mode,
+                    "--monitoring", mode,
+                ], database: db)
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let store = try Store(path: db)
+        defer { store.close() }
+        let sessions = try store.sessions()
+        try #require(sessions.map(\.name) == ["manual"])
+        var entries: [Entry] = []
+        try store.entries(of: sessions[0].id).forEach { entries.append($0) }
+        return (try store.transitions(of: sessions[0].id), entries)
+    }
+
     @Test func quietModeWritesNoTransitionsAndManualOnlyThem() throws {
         try withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
             _ = try Self.addRegion(db)
-            for mode in ["quiet", "manual"] {
-                let r = try runGPSLog(
-                    [
-                        "record", "--source", "replay:\(Self.hike)?speed=0", "--geocode", "off", "--name", mode,
-                        "--monitoring", mode,
-                    ], database: db)
-                #expect(r.status == 0, "\(r.stderr)")
-            }
-            let store = try Store(path: db)
-            defer { store.close() }
-            let sessions = try store.sessions()
-            // Quiet wrote nothing at all: no entries, so no session.
-            #expect(sessions.map(\.name) == ["manual"])
-            let transitions = try store.transitions(of: sessions[0].id)
-            var entries: [Entry] = []
-            try store.entries(of: sessions[0].id).forEach { entries.append($0) }
+            let (transitions, entries) = try Self.recordQuietThenManual(db)
             #expect(transitions.count >= 2)
             #expect(entries.count == transitions.count && entries.allSatisfy { $0.trigger == .circularRegion })
             let removed = try runGPSLog(["region", "remove", "Hut"], database: db)
             #expect(removed.status == 0)
-            #expect(try store.transitions(of: sessions[0].id).count == transitions.count, "history stays")
+            let store = try Store(path: db)
+            defer { store.close() }
+            let session = try #require(try store.sessions().first)
+            #expect(try store.transitions(of: session.id).count == transitions.count, "history stays")
             #expect(
                 try runGPSLog(["region", "remove", "Hut"], database: db).stderr.contains("no region is named 'Hut'"))
         }

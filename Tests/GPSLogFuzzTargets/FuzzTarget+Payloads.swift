@@ -113,12 +113,13 @@ private struct OverlandProbe: Decodable {
 }
 
 extension FuzzTarget {
-    /// OwnTracks' waypoints export as `region import` reads it: every region taken is one the store accepts (a name,
-    /// a position, a radius in range, a short id), or the file is refused naming it.
+    /// A file of regions as `region import` reads it (`RegionFile`: OwnTracks' waypoints export, or GeoJSON polygons
+    /// checked with GEOS): every region taken is one the store accepts (a name, a position, a radius in range, a short
+    /// id) and a polygon's outline is one the recording can watch, or the file is refused naming it.
     static func waypoints(_ input: UnsafeRawBufferPointer) {
-        switch Result(catching: { try OwnTracksWaypoints.regions(Data(input), source: payloadSource) }) {
-        case .success(let (regions, _)):
-            for r in regions {
+        switch Result(catching: { try RegionFile.read(Data(input), source: payloadSource) }) {
+        case .success(let contents):
+            for r in contents.regions {
                 FuzzInvariant.check(!r.name.trimmedWhitespace.isEmpty, "a region without a name")
                 FuzzInvariant.check(r.name.utf8.count <= TextLimit.label * 4, "a region name past its limit")
                 FuzzInvariant.check(
@@ -126,8 +127,18 @@ extension FuzzTarget {
                     "region at \(r.latitude), \(r.longitude)")
                 FuzzInvariant.check(r.radius > 0 && r.radius <= 1_000_000, "region radius \(r.radius)")
                 FuzzInvariant.check(!r.regionID.isEmpty && r.regionID.count <= 64, "region id '\(r.regionID)'")
+                FuzzInvariant.check(r.isPolygon == (contents.kind == .geoJSON), "a \(contents.kind) region's kind")
+                if r.isPolygon {
+                    let outline = Result { try PolygonOutline(r) }
+                    FuzzInvariant.check(
+                        (try? outline.get().signedDistance(latitude: r.latitude, longitude: r.longitude)).map {
+                            $0 <= 0
+                        }
+                            == true, "a polygon region's outline cannot be watched, or its point is outside: \(outline)"
+                    )
+                }
             }
-        case .failure(let error): FuzzInvariant.refusal(error, from: "OwnTracksWaypoints", naming: payloadSource)
+        case .failure(let error): FuzzInvariant.refusal(error, from: "RegionFile", naming: payloadSource)
         }
     }
 }

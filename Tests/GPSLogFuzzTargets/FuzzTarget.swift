@@ -26,7 +26,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case rec
     /// A control-socket request through `ControlRequest.read` (the recorder's `mark`, `status`, `stop`).
     case control
-    /// OwnTracks' waypoints export through `OwnTracksWaypoints` (`region import`).
+    /// A file of regions through `RegionFile` (`region import`): OwnTracks' waypoints export, or GeoJSON polygons
+    /// checked with GEOS.
     case waypoints
 
     /// The largest input worth trying (libFuzzer's `-max_len`): large enough for several sentences, points or

@@ -61,10 +61,14 @@ struct ReceivedMessagesTests {
 
             let session = try store.resolveSession("jane/phone")
             #expect(session.end == Self.seconds(1_709_320_000) && session.start == Self.seconds(1_709_310_000))
-            let read = try store.transitionsWithTriggers(of: session.id)
+            let read = try store.transitions(of: session.id)
             #expect(read.map(\.trigger) == [.circular, .circular, .location, .location])
             #expect(read.map(\.region.regionID) == ["r1", "r1", "", ""])
             #expect(read[2].region.name == "Hut" && read[2].region.created == Self.seconds(1_709_305_000))
+            // The last one's region never came: known as unknown, not as a region at 0, 0.
+            #expect(read.map(\.regionIsKnown) == [true, true, true, false])
+            #expect(read[3].region.latitude == read[3].latitude && read[3].region.radius == 0)
+            #expect(read[2].region.latitude == 52.37 && read[2].region.radius == 30)
         }
     }
 
@@ -143,7 +147,7 @@ struct ReceivedMessagesTests {
             let store = try Store(path: path)
             defer { store.close() }
             let session = try store.resolveSession("Hike")
-            let t = try #require(try store.transitionsWithTriggers(of: session.id).first)
+            let t = try #require(try store.transitions(of: session.id).first)
             #expect(
                 t.region
                     == Region(

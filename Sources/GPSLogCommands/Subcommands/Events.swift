@@ -30,7 +30,7 @@ extension GPSLog {
             defer { store.close() }
             let found = try store.resolveSession(session)
             // Transitions `serve` received name the phone's regions, whose rid or trigger may be missing.
-            let transitions = try store.transitionsWithTriggers(of: found.id)
+            let transitions = try store.transitions(of: found.id)
             if json {
                 print(
                     try JSONOutput.render(

@@ -1,42 +1,45 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
-import Foundation
 import GPSLogFormats
-import GPSLogModel
+import GPSLogInterchange
 
 extension GPSLog {
-    /// `gpslog region import`: OwnTracks' exported waypoints, the ones with a radius.
+    /// `gpslog region import`: OwnTracks' exported waypoints (those with a radius), or GeoJSON polygons.
     struct RegionImport: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Import OwnTracks' waypoints (its export, _type: waypoints): those with a radius become regions.")
+            abstract: "Import regions: OwnTracks' waypoints (_type: waypoints) or GeoJSON polygons.",
+            discussion: """
+                The kind is told by the content. OwnTracks' waypoints with a radius become circles. A GeoJSON \
+                FeatureCollection (or one Feature, or a bare geometry) of Polygon and MultiPolygon features becomes \
+                polygon regions, named by the property name (else desc, else title), with OwnTracks' rid when the \
+                property is there; each is checked with GEOS (valid, with an area). A bad region refuses the file: \
+                nothing is imported. A region whose name or rid exists is left as it is.
+                """)
 
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The waypoints file (JSON).") var file: String
-
-        /// OwnTracks' export is a few kilobytes; more is not a waypoints file.
-        static let maxSize = 4 << 20
+        @Argument(help: "The file: OwnTracks' waypoints export (JSON) or GeoJSON.") var file: String
 
         func run() throws {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: file)
-            if let size = attributes?[.size] as? Int, size > Self.maxSize {
-                throw CommandError.file(path: file, reason: "larger than 4 MB: not an OwnTracks waypoints file")
-            }
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw CommandError.file(path: file, reason: "cannot read it")
-            }
-            let (regions, withoutRadius) = try OwnTracksWaypoints.regions(data, source: file)
+            let contents = try RegionFile.read(path: file)
             let store = try global.openStore()
             defer { store.close() }
             let stored = try store.regions()
             let (names, ids) = (Set(stored.map(\.name)), Set(stored.map(\.regionID)))
             // A region already there by name, or by OwnTracks' rid (renamed in the app since), is left as it is.
-            let new = regions.filter { !names.contains($0.name) && !ids.contains($0.regionID) }
+            let new = contents.regions.filter { !names.contains($0.name) && !ids.contains($0.regionID) }
             // All or nothing: one transaction.
             try store.write { for region in new { try store.addRegion(region) } }
             var line = "Imported \(new.count) regions"
-            if new.count < regions.count { line += "; \(regions.count - new.count) already there (same name or rid)" }
-            if withoutRadius > 0 { line += "; \(withoutRadius) waypoints without a radius skipped" }
+            if new.count < contents.regions.count {
+                line += "; \(contents.regions.count - new.count) already there (same name or rid)"
+            }
+            if contents.skipped > 0 {
+                line +=
+                    contents.kind == .geoJSON
+                    ? "; \(contents.skipped) features that are not polygons skipped"
+                    : "; \(contents.skipped) waypoints without a radius skipped"
+            }
             print(line + ".")
         }
     }

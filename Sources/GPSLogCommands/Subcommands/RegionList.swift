@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import GPSLogInterchange
 import GPSLogModel
 
 extension GPSLog {
@@ -10,11 +11,16 @@ extension GPSLog {
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON instead of text.") var json = false
 
+        /// A circle: its centre and radius; a polygon: a point inside it, the radius of the circle around that point
+        /// that holds it, its corners and its area (square metres).
         struct RegionJSON: Encodable {
             var name: String
+            var kind: String
             var latitude: Double
             var longitude: Double
             var radius: Double
+            var vertices: Int?
+            var area: Double?
             var rid: String
             var created: String
         }
@@ -23,24 +29,29 @@ extension GPSLog {
             let store = try global.openStore()
             defer { store.close() }
             let regions = try store.regions()
+            let outlines = try regions.map { $0.isPolygon ? try PolygonOutline($0) : nil }
             if json {
                 print(
                     try JSONOutput.render(
-                        regions.map {
+                        zip(regions, outlines).map { r, outline in
                             RegionJSON(
-                                name: $0.name, latitude: $0.latitude, longitude: $0.longitude, radius: $0.radius,
-                                rid: $0.regionID, created: $0.created.iso8601())
+                                name: r.name, kind: r.isPolygon ? "polygon" : "circle", latitude: r.latitude,
+                                longitude: r.longitude, radius: r.radius, vertices: outline?.vertexCount,
+                                area: outline.map { ($0.area * 10).rounded() / 10 }, rid: r.regionID,
+                                created: r.created.iso8601())
                         }))
                 return
             }
             guard !regions.isEmpty else {
-                print("No regions (gpslog region add NAME --lat LAT --lon LON --radius METRES).")
+                print("No regions (gpslog region add NAME --lat LAT --lon LON --radius METRES, or region import FILE).")
                 return
             }
-            for r in regions {
-                print(
-                    "\(r.name.visible)  \(Format.position(latitude: r.latitude, longitude: r.longitude))  radius \(Format.distance(r.radius))  rid \(r.regionID.visible)"
-                )
+            for (r, outline) in zip(regions, outlines) {
+                let position = Format.position(latitude: r.latitude, longitude: r.longitude)
+                let shape =
+                    outline.map { "polygon of \($0.vertexCount) vertices, \(Format.area($0.area))" }
+                    ?? "radius \(Format.distance(r.radius))"
+                print("\(r.name.visible)  \(position)  \(shape)  rid \(r.regionID.visible)")
             }
         }
     }

@@ -20,6 +20,12 @@ enum Format {
         return "\(s) s"
     }
 
+    /// "850 m²", "12.35 km²".
+    static func area(_ squareMetres: Double) -> String {
+        squareMetres < 1_000_000
+            ? String(format: "%.0f m²", squareMetres) : String(format: "%.2f km²", squareMetres / 1_000_000)
+    }
+
     /// "5.6 m/s (20.2 km/h, 10.9 kn)".
     static func speed(_ mps: Double) -> String {
         String(format: "%.1f m/s (%.1f km/h, %.1f kn)", mps, mps * 3.6, mps * 3600 / 1852)
