@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogMQTT
 import GPSLogModel
+import GPSLogSystem
 import Logging
 
 /// Where `serve --mqtt` subscribes: the broker, the topic filter, and the credentials.
@@ -16,6 +17,9 @@ public struct MQTTSubscription: Sendable {
     public var password: SecretText?
     /// TLS: the CA certificate that signs the broker's (`mqtts://`).
     public var caFile: String?
+    /// TLS: the client certificate and its key, for a broker that asks for one.
+    public var certificateFile: String?
+    public var keyFile: String?
 
     public init(
         host: String, port: Int, topic: String = "owntracks/#", username: String? = nil, password: SecretText? = nil,
@@ -51,7 +55,7 @@ final class MQTTFeed: Sendable {
     static let maxWaiting = 10_000
     /// Messages over `maxPayload` (cards) waiting at most: a flood of large cards must not fill the memory.
     static let maxLargeWaiting = 8
-    private let dropped = DroppedCount()
+    private let dropped = EventCount()
     private let largeWaiting = LargeMessages(limit: MQTTFeed.maxLargeWaiting)
 
     /// The largest message taken on `topic`: a card's on a device's `.../info`.
@@ -69,7 +73,10 @@ final class MQTTFeed: Sendable {
         if let user = subscription.username {
             try client.setCredentials(username: user, password: subscription.password?.secret)
         }
-        if let ca = subscription.caFile { try client.setTLS(caFile: ca) }
+        if let ca = subscription.caFile {
+            try client.setTLS(
+                caFile: ca, certificateFile: subscription.certificateFile, keyFile: subscription.keyFile)
+        }
         try client.setReconnectDelay(1, maximum: 30)
         let (topic, feed, dropped, large) = (subscription.topic, feed, dropped, largeWaiting)
         let broker = "\(subscription.host):\(subscription.port)"
@@ -96,7 +103,7 @@ final class MQTTFeed: Sendable {
             }
         }
         client.onSubscribed = { logger.info("subscribed to \(topic.visible)") }
-        let refusals = DroppedCount()
+        let refusals = EventCount()
         client.onConnection = { [weak client] code in
             switch code {
             case 0?:
@@ -191,20 +198,4 @@ final class LargeMessages: @unchecked Sendable {
 
     /// One has been stored or dropped.
     func release() { lock.withLock { count = max(0, count - 1) } }
-}
-
-/// Counts events on any thread, and says when one should be logged: the first, then every `every`-th.
-final class DroppedCount: @unchecked Sendable {
-    // @unchecked: every access goes through `lock`.
-    private let lock = NSLock()
-    private var count = 0
-    var total: Int { lock.withLock { count } }
-
-    /// Counts one; true for the first and then every `every`-th.
-    func add(every: Int = 1000) -> Bool {
-        lock.withLock {
-            count += 1
-            return count == 1 || count % every == 0
-        }
-    }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 import GPSLogUpload
 import Logging
 
@@ -156,20 +157,5 @@ actor LiveMQTTSender: LiveSending {
             )
         }
         return status
-    }
-}
-
-/// Counts events on any thread, and says when one should be logged: the first, then every `every`-th.
-final class EventCount: @unchecked Sendable {
-    // @unchecked: every access goes through `lock`.
-    private let lock = NSLock()
-    private var count = 0
-
-    /// Counts one; true for the first and then every `every`-th.
-    func add(every: Int) -> Bool {
-        lock.withLock {
-            count += 1
-            return count == 1 || count % every == 0
-        }
     }
 }

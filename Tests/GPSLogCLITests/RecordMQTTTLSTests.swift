@@ -31,6 +31,16 @@ struct RecordMQTTTLSTests {
 
             let url = "mqtts://127.0.0.1:\(broker.port)"
             let tls = ["--ca-file", certs.ca, "--cert-file", certs.clientCertificate, "--key-file", certs.clientKey]
+            // gpslog on the other side too: `serve --mqtt` over the same TLS, into a database of its own.
+            let served = dir + "/served.sqlite"
+            let serveFolder = dir + "/serve"
+            try FileManager.default.createDirectory(atPath: serveFolder, withIntermediateDirectories: true)
+            let serve = try BackgroundGPSLog(
+                ["serve", "--listen", "127.0.0.1:0", "--mqtt", url, "--mqtt-username", "rob"] + tls, database: served,
+                folder: serveFolder, environment: ["GPSLOG_MQTT_PASSWORD": Self.password])
+            #expect(
+                await waitUntilAsync(timeout: 30) { serve.stderr.contains("subscribed to owntracks/#") },
+                "\(serve.stderr)")
             let upload = ["upload", "Drive", "--url", url, "--device-id", "rob/car", "--mqtt-username", "rob"] + tls
 
             let wrong = try await runGPSLogAsync(
@@ -66,6 +76,9 @@ struct RecordMQTTTLSTests {
                 await waitUntilAsync(timeout: 30) {
                     subscriber.messages.filter { $0.topic == "owntracks/rob/car" }.count == 147
                 }, "\(subscriber.messages.count)")
+            #expect(
+                await waitUntilAsync(timeout: 30) { ServeMQTTTests.entries(served, session: "rob/car") == 147 },
+                "\(serve.stderr)")
 
             // A recorder with the wrong password records all the same, says why nothing goes, and keeps it queued.
             let live = try await runGPSLogAsync(

@@ -47,7 +47,10 @@ struct MQTTOptions: ParsableArguments {
         let user = login.mqttUsername ?? URLComponents(string: mqtt ?? "")?.user
         // Debian's bundle of the system's CA certificates (ca-certificates).
         let ca = tls ? (login.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil
-        return MQTTSubscription(
+        var subscription = MQTTSubscription(
             host: host, port: port, topic: topic, username: user, password: try login.password(), caFile: ca)
+        subscription.certificateFile = login.certFile
+        subscription.keyFile = login.keyFile
+        return subscription
     }
 }
