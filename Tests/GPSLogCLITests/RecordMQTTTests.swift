@@ -89,7 +89,7 @@ struct RecordMQTTTests {
                 [
                     "record", "--source", "replay:\(RegionTests.hike)?speed=0", "--geocode", "off", "--name", "Hike",
                     "--monitoring", "move", "--send", "mqtt://127.0.0.1:\(broker.port)", "--device-id", "rob/pi",
-                    "--card-name", "Rob's Pi",
+                    "--card-name", "Rob's Pi", "--tag", "Spain 2023",
                 ], database: db, folder: dir)
             try #require(r.status == 0, "\(r.stderr)")
             #expect(r.stderr.contains("connected to the MQTT broker mqtt://127.0.0.1:\(broker.port)/owntracks/rob/pi"))
@@ -108,7 +108,8 @@ struct RecordMQTTTests {
             let onBase = got.filter { $0.topic == "owntracks/rob/pi" }
             let published = onBase.map { Self.canonical($0.json ?? [:]) }
             #expect(Self.firstDifference(published, locations.map(Self.canonical)) == nil, "each once, in order")
-            #expect(onBase.allSatisfy { $0.json?["tid"] as? String == "pi" })
+            #expect(
+                onBase.allSatisfy { $0.json?["tid"] as? String == "pi" && $0.json?["tag"] as? String == "Spain 2023" })
             onBase.compactMap(\.json).forEach(Self.checkLocation)
 
             let events = got.filter { $0.topic == "owntracks/rob/pi/event" }
@@ -218,6 +219,16 @@ struct RecordMQTTTests {
             #expect(
                 await waitUntilAsync(timeout: 60) { subscriber.messages.filter { $0.topic == base }.count >= 20 },
                 "\(recorder.stderr)")
+            // A POI from another shell goes as the apps send one: a user-triggered location with `poi`.
+            let poi = try await runGPSLogAsync(["mark", "--poi", "delicious seafood"], database: db, folder: dir)
+            #expect(poi.status == 0, "\(poi.stderr)")
+            #expect(
+                await waitUntilAsync(timeout: 30) {
+                    subscriber.messages.contains {
+                        $0.topic == base && $0.json?["poi"] as? String == "delicious seafood"
+                            && $0.json?["t"] as? String == "u"
+                    }
+                }, "\(recorder.stderr)")
             kill(recorder.process.processIdentifier, SIGKILL)
             _ = await recorder.exitStatus(timeout: 30)
             // The broker publishes the will when the socket closes without a DISCONNECT.
