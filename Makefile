@@ -2,9 +2,10 @@
 # Each installs what is missing (Debian packages, with apt-get), builds, and runs.
 
 SWIFT        ?= swift
-BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev libmosquitto-dev
+# The C libraries, and the browser libraries `serve` hands to the web view (Leaflet, dygraphs).
+BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev libmosquitto-dev libjs-leaflet libjs-dygraphs
 TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3 python3 graphviz librsvg2-bin socat \
-                 mosquitto mosquitto-clients openssl
+                 mosquitto mosquitto-clients openssl chromium curl
 DEMO_DB      ?= $(CURDIR)/.demo/demo.sqlite
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Fuzzing: seconds per target for `make fuzz`, and for the short run inside `make test` (0 leaves it out).
@@ -47,7 +48,8 @@ demo: deps
 	$$bin plot "IJsselmeer sail" -o "$$plot" --panels speed,elevation; \
 	if command -v rsvg-convert >/dev/null; then $$bin plot "IJsselmeer sail" -o "$${plot%.svg}.png" --panels speed,elevation; fi; \
 	echo; echo "The demo database is $(DEMO_DB); try: GPSLOG_DB=$(DEMO_DB) $$bin --help"; \
-	echo "The sail's picture: $$plot (open it in a browser or an image viewer)."
+	echo "The sail's picture: $$plot (open it in a browser or an image viewer)."; \
+	echo "To explore it in the browser: GPSLOG_DB=$(DEMO_DB) $$bin serve, then open http://127.0.0.1:8080/"
 
 ## test: run the whole test suite (real SQLite files, real gpsd via gpsfake, real libxml2 validation)
 test: deps test-deps

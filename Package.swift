@@ -106,6 +106,21 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
+        // The web view `serve` shows (sessions, a session's map and charts, a JSON API): beside the receiver,
+        // composed with it by the command line.
+        .target(
+            name: "GPSLogView",
+            dependencies: [
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogInterchange", "GPSLogSystem",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            exclude: ["embed.list", "Assets"],
+            plugins: ["EmbedResourcesPlugin"]
+        ),
         .target(
             name: "GPSLogRecording",
             dependencies: [
@@ -121,8 +136,9 @@ let package = Package(
             dependencies: [
                 "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogFormats",
                 "GPSLogInterchange",
-                "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver", "GPSLogConfig",
+                "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver", "GPSLogConfig", "GPSLogView",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),  // serve composes the receiver and the view
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -27,6 +27,8 @@ public struct Receiver: Sendable {
     public var limits = ConnectionLimits()
     /// An MQTT broker to subscribe to beside HTTP (`serve --mqtt`); nil: HTTP only.
     public var mqtt: MQTTSubscription?
+    /// More routes on the same router and port, added before the receiver's (the web view's GETs and `/login`).
+    public var routes: (@Sendable (Router<ReceiverContext>) -> Void)?
 
     public init(databasePath: String, token: AccessToken?, logger: Logger) {
         self.databasePath = databasePath
@@ -40,6 +42,7 @@ public struct Receiver: Sendable {
         let budget = BodyBudget(limit: 32 << 20)
         mapLargeAllocationsSeparately()
         let router = Router(context: ReceiverContext.self)
+        routes?(router)
         let token = token
         let logger = logger
         // "/" and every other path: apps differ in what they append.

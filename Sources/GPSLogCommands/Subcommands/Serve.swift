@@ -5,6 +5,7 @@ import GPSLogModel
 import GPSLogReceiver
 import GPSLogRecording
 import GPSLogStore
+import GPSLogView
 
 extension GPSLog {
     /// Receives Overland batches and OwnTracks HTTP posts into sessions, one per device.
@@ -28,6 +29,7 @@ extension GPSLog {
         @Option(help: ArgumentHelp("File holding that token (one trailing newline is ignored).", valueName: "path"))
         var tokenFile: String?
         @OptionGroup(title: "MQTT") var mqtt: MQTTOptions
+        @OptionGroup(title: "Web view") var view: ViewOptions
         @Flag(help: "Log every request.") var verbose = false
 
         var hostPort: (host: String, port: Int)? {
@@ -69,6 +71,7 @@ extension GPSLog {
             let (host, port) = hostPort!
             var receiver = Receiver(databasePath: path, token: try resolvedToken(), logger: logger)
             receiver.mqtt = try mqtt.subscription()
+            receiver.routes = try view.routes(database: path, token: try resolvedToken(), logger: logger)
             try await receiver.run(host: host, port: port) { bound in
                 // One line on stdout, so scripts (and tests) learn the port when it was 0.
                 let line =

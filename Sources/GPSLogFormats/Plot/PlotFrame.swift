@@ -140,9 +140,9 @@ struct PathBuilder {
 }
 
 extension String {
-    /// The text as XML character data or an attribute value: markup characters escaped, and characters XML 1.0
-    /// cannot hold (C0 controls but tab and newline, lone surrogates cannot occur in Swift) replaced by U+FFFD.
-    var xmlEscaped: String {
+    /// The text as XML (or HTML) character data or an attribute value: markup characters escaped, tab and newline
+    /// as spaces, and characters XML 1.0 cannot hold (other C0 controls, C1, U+FFFE/U+FFFF) replaced by U+FFFD.
+    public var xmlEscaped: String {
         var out = ""
         out.reserveCapacity(count)
         for scalar in unicodeScalars {

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogModel
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The JSON API under `/api/` that the pages use (and scripts may): sessions, one session, its track as GeoJSON
+/// (exactly `gpslog export --format geojson`, `?tolerance=METRES` as `--simplify`), its track points in a time
+/// window for the charts, its marks, and its picture as `gpslog plot` draws it.
+struct APIRoutes {
+    let data: ViewData
+    let logins: Logins
+
+    func register<Context: RequestContext>(on router: Router<Context>) {
+        let (data, logins) = (data, logins)
+        router.get("/api/sessions") { request, _ in
+            guard logins.allows(request) else { return Self.unauthorized }
+            return try Self.json(try await data.sessions())
+        }
+        router.get("/api/sessions/:id") { request, context in
+            guard logins.allows(request) else { return Self.unauthorized }
+            guard let s = try await data.session(try context.parameters.require("id")) else { return Self.notFound }
+            return try Self.json(s)
+        }
+        router.get("/api/sessions/:id/track.geojson") { request, context in
+            guard logins.allows(request) else { return Self.unauthorized }
+            var tolerance: Double?
+            if let t = request.uri.queryParameters["tolerance"] {
+                guard let value = Double(String(t)), value > 0, value.isFinite, value <= 100_000 else {
+                    return Self.bad("tolerance must be a number of metres from 0 to 100000")
+                }
+                tolerance = value
+            }
+            guard let bytes = try await data.geoJSON(try context.parameters.require("id"), tolerance: tolerance) else {
+                return Self.notFound
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "application/geo+json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        router.get("/api/sessions/:id/entries") { request, context in
+            guard logins.allows(request) else { return Self.unauthorized }
+            let q = request.uri.queryParameters
+            let from = q["from"].map { Timestamp(iso8601: $0) }
+            let to = q["to"].map { Timestamp(iso8601: $0) }
+            if from == .some(nil) || to == .some(nil) { return Self.bad("from and to must be ISO 8601 times") }
+            guard
+                let points = try await data.chartPoints(
+                    try context.parameters.require("id"), from: from ?? nil, to: to ?? nil)
+            else { return Self.notFound }
+            return try Self.json(["entries": points])
+        }
+        router.get("/api/sessions/:id/marks") { request, context in
+            guard logins.allows(request) else { return Self.unauthorized }
+            guard let marks = try await data.marks(try context.parameters.require("id")) else { return Self.notFound }
+            return try Self.json(marks)
+        }
+        router.get("/api/sessions/:id/plot.svg") { request, context in
+            guard logins.allows(request) else { return Self.unauthorized }
+            guard let svg = try await data.plot(try context.parameters.require("id")) else { return Self.notFound }
+            return Response(
+                status: .ok, headers: [.contentType: "image/svg+xml"], body: .init(byteBuffer: ByteBuffer(bytes: svg)))
+        }
+    }
+
+    static func json(_ value: some Encodable) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let body = (try? JSONEncoder().encode(["error": message])) ?? Data()
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static var unauthorized: Response { error(.unauthorized, "log in at /login, or send Authorization: Bearer TOKEN") }
+    static var notFound: Response { error(.notFound, "no session has that id") }
+    static func bad(_ message: String) -> Response { error(.badRequest, message) }
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+
+/// The view's HTML, rendered on the server: the sessions page works without JavaScript; the session page draws its
+/// map and charts with it, and says so when it is off.
+enum Pages {
+    static func escape(_ s: String) -> String { s.xmlEscaped }
+
+    static func page(title: String, head: String = "", bodyAttributes: String = "", _ content: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title)) - gpslog</title>
+        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+        <link rel="stylesheet" href="/static/style.css">
+        \(head)
+        </head>
+        <body\(bodyAttributes)>
+        <header><a href="/">gpslog</a><h1>\(escape(title))</h1></header>
+        <main>
+        \(content)
+        </main>
+        </body>
+        </html>
+
+        """
+    }
+
+    /// `1 h 05 min`, `2 min 27 s`.
+    static func duration(_ seconds: Double?) -> String {
+        guard let seconds else { return "" }
+        let s = Int(seconds.rounded())
+        if s >= 3600 { return "\(s / 3600) h \(String(format: "%02d", (s % 3600) / 60)) min" }
+        if s >= 60 { return "\(s / 60) min \(String(format: "%02d", s % 60)) s" }
+        return "\(s) s"
+    }
+
+    static func distance(_ metres: Double) -> String {
+        metres >= 1000
+            ? DecimalText.string((metres / 10).rounded() / 100, places: 2) + " km" : "\(Int(metres.rounded())) m"
+    }
+
+    /// `2018-08-20 09:47:36Z`.
+    static func time(_ iso: String) -> String {
+        iso.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: ".000Z", with: "Z")
+    }
+
+    static func sessions(_ items: [SessionItem], name: String, from: String, to: String) -> String {
+        var rows = ""
+        for s in items {
+            let live = s.recording ? #" <span class="live" title="still being written">● recording</span>"# : ""
+            rows += """
+                <tr><td><a href="/sessions/\(escape(s.id))">\(escape(s.name))</a>\(live)</td>\
+                <td>\(escape(time(s.start)))</td><td class="num">\(duration(s.durationSeconds))</td>\
+                <td class="num">\(distance(s.distanceMetres))</td><td class="num">\(s.entries)</td>\
+                <td class="num">\(s.marks)</td></tr>
+
+                """
+        }
+        let table =
+            items.isEmpty
+            ? #"<p class="muted">No session matches. Record one with <code>gpslog record</code>.</p>"#
+            : """
+            <table><thead><tr><th>Name</th><th>Start (UTC)</th><th class="num">Duration</th>\
+            <th class="num">Distance</th><th class="num">Entries</th><th class="num">Marks</th></tr></thead>
+            <tbody>
+            \(rows)</tbody></table>
+            """
+        return page(
+            title: "Sessions",
+            """
+            <form class="filter" method="get" action="/">
+            <label>Name <input name="name" value="\(escape(name))"></label>
+            <label>From <input name="from" type="date" value="\(escape(from))"></label>
+            <label>To <input name="to" type="date" value="\(escape(to))"></label>
+            <button type="submit">Filter</button>
+            </form>
+            <p class="muted">\(items.count) sessions, newest first.</p>
+            \(table)
+            """)
+    }
+
+    /// The session page: the summary, the map and the charts; the plot as a picture when JavaScript is off.
+    static func session(_ s: SessionItem, tiles: String?, attribution: String) -> String {
+        let live = s.recording ? #" <span class="live">● recording</span>"# : ""
+        var attributes = #" data-session="\#(escape(s.id))" data-attribution="\#(escape(attribution))""#
+        if let tiles { attributes += #" data-tiles="\#(escape(tiles))""# }
+        return page(
+            title: s.name,
+            head: """
+                <link rel="stylesheet" href="/lib/leaflet/leaflet.css">
+                <link rel="stylesheet" href="/lib/dygraphs/dygraph.css">
+                <script src="/lib/leaflet/leaflet.js" defer></script>
+                <script src="/lib/dygraphs/dygraph.min.js" defer></script>
+                <script src="/static/app.js" defer></script>
+                """,
+            bodyAttributes: attributes,
+            """
+            <ul class="summary">
+            <li><b>Start (UTC)</b>\(escape(time(s.start)))\(live)</li>
+            <li><b>Duration</b>\(duration(s.durationSeconds))</li>
+            <li><b>Distance</b>\(distance(s.distanceMetres))</li>
+            <li><b>Entries</b>\(s.entries)</li>
+            <li><b>Marks</b>\(s.marks)</li>
+            <li><b>Data</b><a href="/api/sessions/\(escape(s.id))/track.geojson">GeoJSON</a></li>
+            </ul>
+            <div id="map" role="application" aria-label="Map of the track"></div>
+            <noscript><p>The map needs JavaScript; without it, here is the track as <code>gpslog plot</code> draws it:</p>
+            <img src="/api/sessions/\(escape(s.id))/plot.svg" alt="The track of \(escape(s.name))" width="800"></noscript>
+            <div id="charts" class="charts">
+            <div id="chart-speed" class="chart" aria-label="Speed against time"></div>
+            <div id="chart-altitude" class="chart" aria-label="Elevation against time"></div>
+            <div id="chart-accuracy" class="chart" aria-label="Accuracy against time"></div>
+            </div>
+            """)
+    }
+
+    static func login(failed: Bool) -> String {
+        page(
+            title: "Log in",
+            """
+            <form class="login" method="post" action="/login">
+            <p>This gpslog listens beyond this machine: give its view token (or its token) to see the sessions.</p>
+            \(failed ? #"<p class="live">That token is not right.</p>"# : "")
+            <p><label>Token <input name="token" type="password" autocomplete="current-password" autofocus></label>
+            <button type="submit">Log in</button></p>
+            </form>
+            """)
+    }
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogInterchange
+import GPSLogModel
+import GPSLogStore
+import NIOPosix
+
+/// A session as the sessions page and `/api/sessions` show it: the numbers of `gpslog sessions`.
+struct SessionItem: Codable, Sendable {
+    var id: String
+    var name: String
+    var start: String
+    var end: String?
+    var durationSeconds: Double?
+    var distanceMetres: Double
+    var entries: Int
+    var trackPoints: Int
+    var marks: Int
+    /// Still being written (no end yet): a recording, or a device `serve` receives from.
+    var recording: Bool
+    var mode: String?
+
+    init(_ s: SessionSummary) {
+        id = s.session.id
+        name = s.session.name
+        start = s.session.start.iso8601()
+        end = s.session.end?.iso8601()
+        let last = s.session.end ?? s.lastTime
+        durationSeconds = last.map { Double($0.milliseconds - s.session.start.milliseconds) / 1000 }
+        distanceMetres = (s.distance * 10).rounded() / 10
+        entries = s.entryCount
+        trackPoints = s.trackPointCount
+        marks = s.markCount
+        recording = s.session.end == nil
+        mode = s.session.mode?.rawValue
+    }
+}
+
+/// One track point for the charts and the map's cursor.
+struct ChartPoint: Codable, Sendable {
+    var time: String
+    var lat: Double
+    var lon: Double
+    var speed: Double?
+    var altitude: Double?
+    var accuracy: Double?
+}
+
+/// What the view reads, each call on NIO's blocking thread pool with a connection of its own: the store's reads
+/// block, and a page must not hold one of the threads that serve the phones.
+struct ViewData: Sendable {
+    let databasePath: String
+
+    /// The most chart points one request returns; a longer window is thinned evenly (the map has the full track).
+    static let maxChartPoints = 20_000
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive {
+            let store = try Store(path: databasePath)
+            defer { store.close() }
+            return try body(store)
+        }
+    }
+
+    /// Every session, newest first, filtered by a part of the name and a day range (`YYYY-MM-DD`).
+    func sessions(name: String? = nil, from: Timestamp? = nil, to: Timestamp? = nil) async throws -> [SessionItem] {
+        try await read { store in
+            try store.sessions().filter { s in
+                (name.map { s.name.localizedCaseInsensitiveContains($0) } ?? true)
+                    && (from.map { s.start >= $0 } ?? true) && (to.map { s.start <= $0 } ?? true)
+            }.sorted { $0.start > $1.start }.map { SessionItem(try store.summary(of: $0)) }
+        }
+    }
+
+    /// What `write` writes into a file of a private scratch folder (the writers write files, whole or not at all),
+    /// as bytes; the folder is removed.
+    static func written(_ write: (String) throws -> Void) throws -> [UInt8] {
+        let folder = NSTemporaryDirectory() + "gpslog-view-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/out"
+        try write(path)
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// One session by id (or unique prefix); nil when there is none.
+    func session(_ query: String) async throws -> SessionItem? {
+        try await read { store in
+            guard let s = try? store.resolveSession(query) else { return nil }
+            return SessionItem(try store.summary(of: s))
+        }
+    }
+
+    /// The session as `gpslog export --format geojson [--simplify TOLERANCE]` writes it, into a private scratch file
+    /// whose bytes are returned (the file is removed).
+    func geoJSON(_ id: String, tolerance: Double?) async throws -> [UInt8]? {
+        try await read { store in
+            guard let session = try? store.resolveSession(id) else { return nil }
+            return try Self.written { path in
+                _ = try Exporter(format: .geojson).export(
+                    [try SessionExport(store: store, session: session, simplify: tolerance)], to: path)
+            }
+        }
+    }
+
+    /// The session as `gpslog plot --panels speed,elevation` draws it (the page's picture without JavaScript).
+    func plot(_ id: String) async throws -> [UInt8]? {
+        try await read { store in
+            guard let session = try? store.resolveSession(id) else { return nil }
+            return try Self.written { path in
+                try SVGPlotWriter(panels: [.speed, .elevation]).write(
+                    [try SessionExport(store: store, session: session, simplify: nil)], to: TrackOutputs(path: path))
+            }
+        }
+    }
+
+    /// The track points in a time window, thinned evenly to `maxChartPoints`.
+    func chartPoints(_ id: String, from: Timestamp?, to: Timestamp?) async throws -> [ChartPoint]? {
+        try await read { store in
+            guard let session = try? store.resolveSession(id) else { return nil }
+            let summary = try store.summary(of: session)
+            let step = max(1, (summary.trackPointCount + Self.maxChartPoints - 1) / Self.maxChartPoints)
+            var points: [ChartPoint] = []
+            var index = 0
+            try store.entries(of: session.id, from: from, to: to, fields: .all).forEach { e in
+                guard !e.marked && !e.isHeadingChanged else { return }
+                defer { index += 1 }
+                guard index % step == 0 else { return }
+                points.append(
+                    ChartPoint(
+                        time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed,
+                        altitude: e.altitude, accuracy: e.horizontalAccuracy))
+            }
+            return points
+        }
+    }
+
+    /// The marks: time, place, label and address.
+    func marks(_ id: String) async throws -> [[String: String?]]? {
+        try await read { store in
+            guard let session = try? store.resolveSession(id) else { return nil }
+            var out: [[String: String?]] = []
+            try store.marks(of: session.id).forEach { m in
+                out.append([
+                    "time": m.time.iso8601(), "latitude": DecimalText.string(m.latitude, places: 7),
+                    "longitude": DecimalText.string(m.longitude, places: 7), "label": m.label, "address": m.address,
+                ])
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogInterchange
+import GPSLogModel
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The web view `gpslog serve` shows beside its receiver, on the same port: the sessions page at `/` (GET; a POST
+/// anywhere stays the receiver's), a session's page with its map and charts, and the JSON API they use under
+/// `/api/`. Leaflet and dygraphs come from Debian's libjs packages, read from where Debian installs them and served
+/// by gpslog; the page asks no other host but the tile server.
+///
+/// With a token (serve off loopback), every page and API call needs it: a login form sets a random cookie, and API
+/// clients may send `Authorization: Bearer TOKEN` instead. The static files (the libraries, the style) need none.
+public struct WebView: Sendable {
+    public var databasePath: String
+    /// The tile URL template (`{z}/{x}/{y}`); nil: no tiles, the track on a plain background.
+    public var tiles: String?
+    /// What the tiles ask to be credited with.
+    public var attribution: String
+    /// Needed for everything but the static files; nil on loopback.
+    public var token: AccessToken?
+    public var logger: Logger
+    /// Where Debian's libjs packages install the libraries.
+    public var libraries = "/usr/share/javascript"
+
+    /// OpenStreetMap's standard tiles, fetched by the user's browser, with the attribution they require.
+    public static let openStreetMap = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    public static let openStreetMapAttribution =
+        "© <a href=\"https://www.openstreetmap.org/copyright\">OpenStreetMap</a> contributors"
+
+    public init(databasePath: String, tiles: String?, attribution: String, token: AccessToken?, logger: Logger) {
+        self.databasePath = databasePath
+        self.tiles = tiles
+        self.attribution = attribution
+        self.token = token
+        self.logger = logger
+    }
+
+    /// Adds the view's routes (GET, and POST `/login`) to a router.
+    public func register<Context: RequestContext>(on router: Router<Context>) {
+        let data = ViewData(databasePath: databasePath)
+        let logins = Logins(token: token)
+        let view = self
+        router.get("/static/:file") { _, context in try Static.asset(context.parameters.require("file")) }
+        for library in ["leaflet", "dygraphs"] {
+            router.get(RouterPath("/lib/\(library)/**")) { request, _ in
+                Static.library(library, path: request.uri.path, root: view.libraries)
+            }
+        }
+        router.get("/login") { _, _ in Self.html(Pages.login(failed: false)) }
+        router.post("/login") { request, _ in
+            let form = String(buffer: try await request.body.collect(upTo: 4096))
+            let given = URLComponents(string: "/?" + form)?.queryItems?.first { $0.name == "token" }?.value ?? ""
+            guard let cookie = logins.login(given) else {
+                view.logger.warning("a wrong token was given at /login")
+                return Self.html(Pages.login(failed: true), status: .unauthorized)
+            }
+            var response = Response(status: .seeOther, headers: [.location: "/"])
+            response.setCookie(cookie)
+            return response
+        }
+        router.get("/") { request, _ in
+            guard logins.allows(request) else { return Self.toLogin }
+            let q = request.uri.queryParameters
+            let (name, from, to) = (
+                q["name"].map(String.init) ?? "", q["from"].map(String.init) ?? "",
+                q["to"].map(String.init) ?? ""
+            )
+            let items = try await data.sessions(
+                name: name.isEmpty ? nil : name, from: Timestamp(iso8601: from),
+                to: Timestamp(iso8601: to).map { Timestamp(milliseconds: $0.milliseconds + 86_400_000 - 1) })
+            return Self.html(Pages.sessions(items, name: name, from: from, to: to))
+        }
+        router.get("/sessions/:id") { request, context in
+            guard logins.allows(request) else { return Self.toLogin }
+            guard let s = try await data.session(try context.parameters.require("id")) else {
+                return Self.html(
+                    Pages.page(title: "No such session", "<p>No session has that id.</p>"), status: .notFound)
+            }
+            return Self.html(Pages.session(s, tiles: view.tiles, attribution: view.attribution))
+        }
+        APIRoutes(data: data, logins: logins).register(on: router)
+    }
+
+    static var toLogin: Response { Response(status: .seeOther, headers: [.location: "/login"]) }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8",
+                // The page may load only what gpslog serves, and images (tiles) from anywhere.
+                .contentSecurityPolicy:
+                    "default-src 'self'; img-src 'self' data: https: http:; style-src 'self' 'unsafe-inline'",
+            ], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// Who may see the view: everyone when there is no token; else whoever logged in (a random cookie, kept in memory
+/// until serve stops) or sends the token as a bearer.
+final class Logins: Sendable {
+    private let token: AccessToken?
+    private let cookies = NIOLockedValueBox(Set<String>())
+    static let cookieName = "gpslog_view"
+
+    init(token: AccessToken?) { self.token = token }
+
+    func allows(_ request: Request) -> Bool {
+        guard let token else { return true }
+        if let value = request.cookies[Self.cookieName]?.value, cookies.withLockedValue({ $0.contains(value) }) {
+            return true
+        }
+        if let auth = request.headers[.authorization], auth.hasPrefix("Bearer ") {
+            return constantTimeEqual(String(auth.dropFirst(7)), token.secret)
+        }
+        return false
+    }
+
+    /// A cookie for a right token; nil for a wrong one.
+    func login(_ given: String) -> Cookie? {
+        guard let token, constantTimeEqual(given, token.secret) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
+        let value = bytes.map { String(format: "%02x", $0) }.joined()
+        cookies.withLockedValue { _ = $0.insert(value) }
+        return Cookie(name: Self.cookieName, value: value, path: "/", httpOnly: true, sameSite: .strict)
+    }
+
+    /// Compares without stopping at the first difference, so the time taken tells nothing of the token.
+    private func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) {
+            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+        }
+        return difference == 0
+    }
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogTestSupport
+import Testing
+
+/// Chromium and the libraries the pages load, as `make test` installs them.
+private let browserReady =
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+    && FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js")
+    && FileManager.default.fileExists(atPath: "/usr/share/javascript/dygraphs/dygraph.min.js")
+
+/// `serve`'s web view in a real browser: Debian's Chromium, headless, loads the pages from a real `gpslog serve`,
+/// runs Leaflet and dygraphs from Debian's libjs packages, and hands back the DOM they built.
+@Suite(.enabled(if: browserReady, "needs chromium, libjs-leaflet and libjs-dygraphs (make test installs them)"))
+struct WebViewTests {
+    static let chromium = "/usr/bin/chromium"
+    static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
+
+    /// A short walk in two segments with two marks whose labels need escaping.
+    static let walk = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+        <wpt lat="46.5005" lon="7.5005"><time>2024-05-01T10:01:00Z</time><name>Hut &lt;B&gt; &amp; "view"</name></wpt>
+        <wpt lat="46.5020" lon="7.5030"><time>2024-05-01T10:04:00Z</time><name>Spring</name></wpt>
+        <trk><name>Walk</name>
+        <trkseg><trkpt lat="46.5000" lon="7.5000"><time>2024-05-01T10:00:00Z</time></trkpt>
+        <trkpt lat="46.5005" lon="7.5005"><time>2024-05-01T10:01:00Z</time></trkpt>
+        <trkpt lat="46.5010" lon="7.5010"><time>2024-05-01T10:02:00Z</time></trkpt></trkseg>
+        <trkseg><trkpt lat="46.5015" lon="7.5020"><time>2024-05-01T10:03:00Z</time></trkpt>
+        <trkpt lat="46.5020" lon="7.5030"><time>2024-05-01T10:04:00Z</time></trkpt>
+        <trkpt lat="46.5025" lon="7.5040"><time>2024-05-01T10:05:00Z</time></trkpt></trkseg>
+        </trk></gpx>
+        """
+
+    /// Chromium's DOM of `url` after its scripts ran (and their fetches came back).
+    static func dom(_ url: String) throws -> String {
+        try runTool(
+            chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000", "--dump-dom", url])
+    }
+
+    static func runTool(_ path: String, _ arguments: [String]) throws -> String {
+        try GPSLogTestSupport.runTool(path, arguments).output
+    }
+
+    /// The value of `data-NAME` on the element with `id`.
+    static func attribute(_ name: String, of id: String, in dom: String) -> String? {
+        guard let element = dom.range(of: "id=\"\(id)\"") else { return nil }
+        let tagStart = dom[..<element.lowerBound].lastIndex(of: "<") ?? element.lowerBound
+        let tag = dom[tagStart...].prefix { $0 != ">" }
+        guard let r = tag.range(of: "data-\(name)=\"") else { return nil }
+        return String(tag[r.upperBound...].prefix { $0 != "\"" })
+    }
+
+    /// Starts `gpslog serve` on a free loopback port; returns it and its base URL.
+    static func serve(_ db: String, folder: String, _ extra: [String] = []) async throws -> (BackgroundGPSLog, String) {
+        let serve = try BackgroundGPSLog(
+            ["serve", "--listen", "127.0.0.1:0", "--tiles", "none"] + extra, database: db, folder: folder)
+        _ = await waitUntilAsync(timeout: 30) { serve.stdout.contains("Listening on http://") }
+        let line = try #require(serve.stdout.split(separator: "\n").first { $0.hasPrefix("Listening on ") })
+        let url = String(line.dropFirst("Listening on ".count).prefix { $0 != " " }).trimmingCharacters(in: ["/"])
+        return (serve, url)
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func theSessionPageDrawsEachSegmentEveryPointTheMarksAndTheCharts() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            try Self.walk.write(toFile: dir + "/walk.gpx", atomically: true, encoding: .utf8)
+            for file in [Self.hike, dir + "/walk.gpx"] {
+                let r = try await runGPSLogAsync(["import", file], database: db, folder: dir)
+                try #require(r.status == 0, "\(r.stderr)")
+            }
+            let (serve, base) = try await Self.serve(db, folder: dir)
+            let export = try await runGPSLogAsync(
+                ["export", "Walk", "--format", "geojson"], database: db, folder: dir)
+            let api = try Self.runTool("/usr/bin/curl", ["-s", base + "/api/sessions"])
+            let sessions = try #require(try JSONSerialization.jsonObject(with: Data(api.utf8)) as? [[String: Any]])
+            #expect(sessions.count == 2, "\(api)")
+            let walkID = try #require(sessions.first { $0["name"] as? String == "Walk" }?["id"] as? String)
+            let hikeID = try #require(sessions.first { $0["name"] as? String != "Walk" }?["id"] as? String)
+
+            // The API's GeoJSON is the export's, byte for byte.
+            let geojson = try Self.runTool("/usr/bin/curl", ["-s", base + "/api/sessions/\(walkID)/track.geojson"])
+            #expect(geojson == export.stdout)
+
+            let walk = try Self.dom(base + "/sessions/" + walkID)
+            #expect(walk.contains("data-ready=\"true\""), "\(walk.prefix(3000))")
+            #expect(Self.attribute("segments", of: "map", in: walk) == "2")
+            #expect(Self.attribute("vertices", of: "map", in: walk) == "6")
+            #expect(Self.attribute("marks", of: "map", in: walk) == "2")
+            #expect(walk.components(separatedBy: "gpslog-segment").count - 1 == 2)
+            // The label, escaped by the page and shown by Leaflet's tooltip as text, not markup.
+            #expect(walk.contains("Hut &lt;B&gt; &amp; \"view\""), "\(walk.prefix(3000))")
+            #expect(Self.attribute("points", of: "chart-speed", in: walk) == nil, "no speeds: no chart")
+
+            // The real hike: one line per segment the export has, every point, a chart sample per point.
+            let hikeExport = try await runGPSLogAsync(
+                ["export", hikeID, "--format", "geojson"], database: db, folder: dir)
+            let features = try #require(
+                (try JSONSerialization.jsonObject(with: Data(hikeExport.stdout.utf8)) as? [String: Any])?["features"]
+                    as? [[String: Any]])
+            let track = try #require(
+                features.first { ($0["properties"] as? [String: Any])?["kind"] as? String == "track" })
+            let geometry = try #require(track["geometry"] as? [String: Any])
+            let lines =
+                geometry["type"] as? String == "MultiLineString" ? (geometry["coordinates"] as? [[Any]])?.count : 1
+            let hike = try Self.dom(base + "/sessions/" + hikeID)
+            #expect(hike.contains("data-ready=\"true\""))
+            #expect(Self.attribute("segments", of: "map", in: hike) == lines.map(String.init))
+            #expect(Self.attribute("vertices", of: "map", in: hike) == "3540")
+            #expect(Self.attribute("points", of: "chart-altitude", in: hike) == "3540")
+
+            // A picture, not a blank page.
+            let shot = dir + "/hike.png"
+            _ = try Self.runTool(
+                Self.chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,900",
+                    "--virtual-time-budget=20000", "--screenshot=\(shot)", base + "/sessions/" + hikeID,
+                ])
+            let png = try Data(contentsOf: URL(fileURLWithPath: shot))
+            #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 30_000, "\(png.count) bytes")
+
+            // The sessions page needs no JavaScript: it has none, and the browser shows the server's table.
+            // (Chromium's --dump-dom itself needs scripts, so the page is read with them on.)
+            #expect(!(try Self.runTool("/usr/bin/curl", ["-s", base + "/"])).contains("<script"))
+            let list = try Self.dom(base + "/")
+            #expect(list.contains("href=\"/sessions/\(walkID)\"") && list.contains(">Walk</a>"))
+            #expect(list.contains("2 sessions, newest first"))
+            let filtered = try Self.dom(base + "/?name=walk")
+            #expect(filtered.contains("1 sessions") && filtered.contains(">Walk</a>"))
+            _ = serve
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func offLoopbackTheViewNeedsTheTokenAndNeverShowsDataWithout() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let r = try await runGPSLogAsync(["import", "--sample"], database: db, folder: dir)
+            try #require(r.status == 0, "\(r.stderr)")
+            let token = "view-test-token-0123456789"
+            let serve = try BackgroundGPSLog(
+                ["serve", "--listen", "0.0.0.0:0", "--token", token, "--tiles", "none"], database: db, folder: dir)
+            _ = await waitUntilAsync(timeout: 30) { serve.stdout.contains("Listening on http://") }
+            let port = try #require(serve.stdout.split(separator: ":").last.map { $0.prefix { $0.isNumber } })
+            let base = "http://127.0.0.1:\(port)"
+            func curl(_ args: [String]) throws -> String { try Self.runTool("/usr/bin/curl", ["-s"] + args) }
+
+            let page = try Self.dom(base + "/")
+            #expect(page.contains("name=\"token\"") && !page.contains("IJsselmeer"), "the login page, no data")
+            #expect(try curl(["-o", "/dev/null", "-w", "%{http_code}", base + "/api/sessions"]) == "401")
+            #expect(!(try curl([base + "/api/sessions"])).contains("IJsselmeer"))
+            let wrong = try curl(["-o", "/dev/null", "-w", "%{http_code}", "-d", "token=nope", base + "/login"])
+            #expect(wrong == "401")
+            let jar = dir + "/cookies"
+            let right = try curl([
+                "-c", jar, "-o", "/dev/null", "-w", "%{http_code}", "-d", "token=\(token)", base + "/login",
+            ])
+            #expect(right == "303")
+            #expect(try curl(["-b", jar, base + "/"]).contains("IJsselmeer sail (sample)"))
+            #expect(try curl(["-H", "Authorization: Bearer \(token)", base + "/api/sessions"]).contains("IJsselmeer"))
+            // The receiver keeps its own rule: a POST without the token is refused.
+            let post = try curl([
+                "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json", "-d",
+                #"{"_type":"location","lat":52,"lon":5,"tst":1709300000}"#, base + "/pub",
+            ])
+            #expect(post == "401")
+            #expect(!serve.stderr.contains(token), "the token is never logged")
+        }
+    }
+}
