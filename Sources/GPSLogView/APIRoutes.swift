@@ -46,12 +46,14 @@ struct APIRoutes {
             let from = q["from"].map { Timestamp(iso8601: $0) }
             let to = q["to"].map { Timestamp(iso8601: $0) }
             if from == .some(nil) || to == .some(nil) { return Self.bad("from and to must be ISO 8601 times") }
-            guard
-                let points = try await data.chartPoints(
-                    try context.parameters.require("id"), from: from ?? nil, to: to ?? nil)
-            else { return Self.notFound }
-            return try Self.json(["entries": points])
+            let id = try context.parameters.require("id")
+            guard let points = try await data.chartPoints(id, from: from ?? nil, to: to ?? nil) else {
+                return Self.notFound
+            }
+            // Where `/live` goes on from: the session's last track point now.
+            return try Self.json(ChartWindow(entries: points, cursor: try await data.lastCursor(id)))
         }
+        LiveRoute.register(on: router, data: data, logins: logins)
         router.get("/api/sessions/:id/marks") { request, context in
             guard logins.allows(request) else { return Self.unauthorized }
             guard let marks = try await data.marks(try context.parameters.require("id")) else { return Self.notFound }

@@ -88,6 +88,7 @@ enum Pages {
     static func session(_ s: SessionItem, tiles: String?, attribution: String) -> String {
         let live = s.recording ? #" <span class="live">● recording</span>"# : ""
         var attributes = #" data-session="\#(escape(s.id))" data-attribution="\#(escape(attribution))""#
+        if s.recording { attributes += #" data-recording="true""# }
         if let tiles { attributes += #" data-tiles="\#(escape(tiles))""# }
         return page(
             title: s.name,

@@ -47,6 +47,18 @@ struct ChartPoint: Codable, Sendable {
     var accuracy: Double?
 }
 
+/// `/api/sessions/ID/entries`: the points, and the cursor `/live` goes on from.
+struct ChartWindow: Codable, Sendable {
+    var entries: [ChartPoint]
+    var cursor: String?
+}
+
+/// A recording's new track points (`/api/sessions/ID/live`), and whether the session has ended.
+struct LiveBatch: Sendable {
+    var points: [(cursor: String, point: ChartPoint)]
+    var ended: Bool
+}
+
 /// What the view reads, each call on NIO's blocking thread pool with a connection of its own: the store's reads
 /// block, and a page must not hold one of the threads that serve the phones.
 struct ViewData: Sendable {
@@ -134,6 +146,34 @@ struct ViewData: Sendable {
                         altitude: e.altitude, accuracy: e.horizontalAccuracy))
             }
             return points
+        }
+    }
+
+    /// Track points after `after` (`TIME:KEY`, as `LiveBatch` cursors are), at most `limit`; nil when there is no
+    /// such session.
+    func live(_ id: String, after: (time: Int64, key: Int64)?, limit: Int = 2000) async throws -> LiveBatch? {
+        try await read { store in
+            guard let session = try? store.resolveSession(id) else { return nil }
+            var points: [(String, ChartPoint)] = []
+            try store.trackPoints(of: session.id, after: after, limit: limit).forEach { e in
+                points.append(
+                    (
+                        "\(e.time.milliseconds):\(e.key ?? 0)",
+                        ChartPoint(
+                            time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed,
+                            altitude: e.altitude, accuracy: e.horizontalAccuracy)
+                    ))
+            }
+            return LiveBatch(points: points, ended: session.end != nil)
+        }
+    }
+
+    /// The cursor after a session's last track point (`TIME:KEY`), for a page that starts following it.
+    func lastCursor(_ id: String) async throws -> String? {
+        try await read { store in
+            guard let session = try? store.resolveSession(id), let last = try store.trackEnds(of: session.id)?.last
+            else { return nil }
+            return "\(last.time.milliseconds):\(last.key ?? 0)"
         }
     }
 

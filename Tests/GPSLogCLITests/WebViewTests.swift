@@ -169,4 +169,49 @@ struct WebViewTests {
             #expect(!serve.stderr.contains(token), "the token is never logged")
         }
     }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aRecordingsPageGrowsWhileItRecordsAndSaysWhenItEnds() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            for name in ["rec", "serve"] {
+                try FileManager.default.createDirectory(atPath: dir + "/" + name, withIntermediateDirectories: true)
+            }
+            let recorder = try BackgroundGPSLog(
+                [
+                    "record", "--source", "replay:sample?speed=4", "--commit-every", "1s", "--name", "Live",
+                    "--geocode", "off",
+                ],
+                database: db, folder: dir + "/rec")
+            _ = await waitUntilAsync(timeout: 60) {
+                let s = try? await runGPSLogAsync(["status", "--json"], database: db, folder: dir)
+                return (s?.stdout.contains("\"entries\"") ?? false)
+                    && ((try? JSONSerialization.jsonObject(with: Data(s!.stdout.utf8)) as? [String: Any])?["entries"]
+                        as? Int ?? 0) >= 10
+            }
+            let (serve, base) = try await Self.serve(db, folder: dir + "/serve")
+            let list = try Self.runTool("/usr/bin/curl", ["-s", base + "/"])
+            #expect(list.contains(">Live</a> <span class=\"live\""), "the sessions page marks it: \(list)")
+            let sessions = try Self.runTool("/usr/bin/curl", ["-s", base + "/api/sessions"])
+            let id = try #require(
+                (try JSONSerialization.jsonObject(with: Data(sessions.utf8)) as? [[String: Any]])?.first?["id"]
+                    as? String)
+            // Chromium keeps the page (and its event stream) until the stream ends with the recording.
+            let page = try Self.dom(base + "/sessions/" + id)
+            #expect(await recorder.exitStatus(timeout: 120) == 0, "\(recorder.stderr)")
+            let live = Int(Self.attribute("live", of: "map", in: page) ?? "") ?? 0
+            #expect(live > 10, "points that arrived while the page was open: \(live)")
+            #expect(Self.attribute("ended", of: "map", in: page) == "true")
+            #expect(page.contains("gpslog-current") && page.contains("gpslog-live"))
+            // The charts grew to every point of the track (the first ones loaded, the rest streamed).
+            let track =
+                try JSONSerialization.jsonObject(
+                    with: Data(try Self.runTool("/usr/bin/curl", ["-s", base + "/api/sessions/\(id)"]).utf8))
+                as? [String: Any]
+            #expect(
+                Self.attribute("points", of: "chart-speed", in: page)
+                    == (track?["trackPoints"] as? Int).map(String.init))
+            _ = serve
+        }
+    }
 }

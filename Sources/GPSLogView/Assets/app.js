@@ -108,6 +108,7 @@
         unhighlightCallback: () => { if (cursor) { cursor.remove(); cursor = null; } },
       });
       div.dataset.points = String(rows.length);
+      chart.gpslogSeries = series.findIndex((s) => s[0] === key);
       charts.push(chart);
     }
     // A click on the map selects the nearest point on every chart.
@@ -123,6 +124,44 @@
       showOnMap(best);
     });
     document.getElementById('charts').dataset.ready = 'true';
+    if (body.dataset.recording === 'true') follow(data.cursor);
+  }
+
+  // A recording: its new points arrive as Server-Sent Events; the track and the charts grow, a marker shows where
+  // the receiver is now. EventSource reconnects by itself, resuming after the last event it got.
+  function follow(cursor) {
+    const live = L.polyline([], { color: '#c0392b', weight: 3, className: 'gpslog-live' }).addTo(map);
+    const last = points[points.length - 1];
+    if (last) live.addLatLng([last.lat, last.lon]);
+    let current = null;
+    let received = 0;
+    let redraw = null;
+    const source = new EventSource(api + '/live' + (cursor ? '?after=' + encodeURIComponent(cursor) : ''));
+    source.addEventListener('point', (event) => {
+      const e = JSON.parse(event.data);
+      points.push(e);
+      live.addLatLng([e.lat, e.lon]);
+      if (!current) current = L.circleMarker([e.lat, e.lon], { radius: 8, color: '#ffffff', weight: 3,
+        fillColor: '#1565c0', fillOpacity: 1, className: 'gpslog-current' }).addTo(map);
+      current.setLatLng([e.lat, e.lon]);
+      received += 1;
+      mapDiv.dataset.live = String(received);
+      // The charts are redrawn at most once a second, however fast points come.
+      if (!redraw) redraw = setTimeout(() => { redraw = null; updateCharts(); }, 1000);
+    });
+    source.addEventListener('end', () => {
+      source.close();
+      mapDiv.dataset.ended = 'true';
+      document.querySelectorAll('.live').forEach((el) => { el.textContent = 'ended'; });
+    });
+  }
+
+  function updateCharts() {
+    const values = [(e) => (e.speed == null ? null : e.speed * 3.6), (e) => e.altitude, (e) => e.accuracy];
+    charts.forEach((chart, i) => {
+      chart.updateOptions({ file: points.map((e) => [new Date(e.time), values[chart.gpslogSeries](e)]) });
+      chart.maindiv_.dataset.points = String(points.length);
+    });
   }
 
   Promise.all([
