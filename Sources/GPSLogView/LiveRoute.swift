@@ -16,11 +16,14 @@ enum LiveRoute {
         router.get("/api/sessions/:id/live") { request, context in
             guard logins.allows(request) else { return APIRoutes.unauthorized }
             let id = try context.parameters.require("id")
-            let given = request.headers[HTTPField.Name("Last-Event-ID")!]
+            let given =
+                request.headers[HTTPField.Name("Last-Event-ID")!]
                 ?? request.uri.queryParameters["after"].map(String.init)
             var cursor: (time: Int64, key: Int64)?
             if let given {
-                guard let parsed = parse(given) else { return APIRoutes.bad("after must be TIME:KEY, as event ids are") }
+                guard let parsed = parse(given) else {
+                    return APIRoutes.bad("after must be TIME:KEY, as event ids are")
+                }
                 cursor = parsed
             }
             guard try await data.session(id) != nil else { return APIRoutes.notFound }
@@ -33,7 +36,8 @@ enum LiveRoute {
                     guard let batch = try await data.live(id, after: cursor) else { break }
                     var text = ""
                     for (id, point) in batch.points {
-                        text += "id: \(id)\nevent: point\ndata: \(String(decoding: try encoder.encode(point), as: UTF8.self))\n\n"
+                        text +=
+                            "id: \(id)\nevent: point\ndata: \(String(decoding: try encoder.encode(point), as: UTF8.self))\n\n"
                         cursor = parse(id)
                     }
                     if batch.ended && batch.points.isEmpty { text += "event: end\ndata: {}\n\n" }
