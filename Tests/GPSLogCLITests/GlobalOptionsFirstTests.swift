@@ -31,6 +31,7 @@ struct GlobalOptionsFirstTests {
             try await expectOK(["devices"], "No OwnTracks devices")
             try await expectOK(["rename", "IJsselmeer sail (sample)", "Sail"])
             try await expectOK(["export", "Sail", "--format", "gpx", "-o", dir + "/sail.gpx"])
+            try await expectOK(["plot", "Sail", "-o", dir + "/sail.svg"])
             #expect(FileManager.default.fileExists(atPath: dir + "/sail.gpx"))
             try await expectOK(["geocode", "Sail"])
             try await expectOK(["record", "--name", "Fast", "--source", "replay:sample?speed=0"], "Recorded 'Fast'")
