@@ -137,7 +137,7 @@ extension LiveSendingSuites {
                 let run = try BackgroundGPSLog(
                     [
                         "record", "--source", "replay:\(Self.hike)?speed=600", "--geocode", "off", "--name", "Day",
-                        "--commit-every", "1s", "--send", server.url, "--send-interval", "1s", "--trip-batch-size", "3",
+                        "--commit-every", "1s", "--send", server.url, "--send-interval", "off", "--trip-batch-size", "3",
                     ], database: db, folder: dir)
                 #expect(try await Self.status(db, timeout: 30) { $0["fixesReceived"] as? Int ?? 0 > 300 } != nil)
                 let started = try runGPSLog(["trip", "start", "--mode", "walk", "--name", "Summit"], database: db)
@@ -146,11 +146,18 @@ extension LiveSendingSuites {
                     try await Self.status(db, timeout: 30) {
                         $0["sessionName"] as? String == "Summit" && $0["entries"] as? Int ?? 0 > 5
                     } != nil, "\(run.stderr)")
+                // A send while the trip runs (on demand: a timer could fire before 3 points wait, or not at all
+                // during a trip replayed at 600x) goes in the trip's batches of 3.
+                let sent = try runGPSLog(["send-now"], database: db)
+                #expect(sent.status == 0, "\(sent.stderr)")
                 #expect(try runGPSLog(["trip", "stop"], database: db).status == 0)
-                // A few fixes after the trip, then the end: the last send carries the trip's record.
+                // Fixes after the trip, then the end: the last send carries the trip's record, and the points since
+                // in the main batches (more than 3 each).
+                let atStop = try await Self.status(db, timeout: 30) { $0["sessionName"] as? String == "Day" }
+                let fixes = atStop?["fixesReceived"] as? Int ?? 0
                 #expect(
                     try await Self.status(db, timeout: 30) {
-                        $0["sessionName"] as? String == "Day" && $0["entries"] as? Int ?? 0 > 2
+                        $0["sessionName"] as? String == "Day" && $0["fixesReceived"] as? Int ?? 0 > fixes + 60
                     } != nil)
                 #expect(try runGPSLog(["stop"], database: db).status == 0)
                 #expect(await run.exitStatus(timeout: 60) == 0, "\(run.stderr)")
