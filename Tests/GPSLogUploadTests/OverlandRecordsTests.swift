@@ -137,7 +137,8 @@ extension LiveSendingSuites {
                 let run = try BackgroundGPSLog(
                     [
                         "record", "--source", "replay:\(Self.hike)?speed=600", "--geocode", "off", "--name", "Day",
-                        "--commit-every", "1s", "--send", server.url, "--send-interval", "off", "--trip-batch-size", "3",
+                        "--commit-every", "1s", "--send", server.url, "--send-interval", "off", "--trip-batch-size",
+                        "3",
                     ], database: db, folder: dir)
                 #expect(try await Self.status(db, timeout: 30) { $0["fixesReceived"] as? Int ?? 0 > 300 } != nil)
                 let started = try runGPSLog(["trip", "start", "--mode", "walk", "--name", "Summit"], database: db)
