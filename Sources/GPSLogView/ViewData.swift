@@ -20,6 +20,8 @@ struct SessionItem: Codable, Sendable {
     /// Still being written (no end yet): a recording, or a device `serve` receives from.
     var recording: Bool
     var mode: String?
+    /// South, west, north, east: the track's and marks' extent (none for an empty session).
+    var bounds: [Double]?
 
     init(_ s: SessionSummary) {
         id = s.session.id
@@ -34,6 +36,9 @@ struct SessionItem: Codable, Sendable {
         marks = s.markCount
         recording = s.session.end == nil
         mode = s.session.mode?.rawValue
+        if let south = s.minLatitude, let west = s.minLongitude, let north = s.maxLatitude, let east = s.maxLongitude {
+            bounds = [south, west, north, east]
+        }
     }
 }
 
@@ -132,8 +137,16 @@ struct ViewData: Sendable {
     func chartPoints(_ id: String, from: Timestamp?, to: Timestamp?) async throws -> [ChartPoint]? {
         try await read { store in
             guard let session = try? store.resolveSession(id) else { return nil }
-            let summary = try store.summary(of: session)
-            let step = max(1, (summary.trackPointCount + Self.maxChartPoints - 1) / Self.maxChartPoints)
+            // The window's size sets the thinning: the whole session's from its summary, a window's by a count.
+            var count = 0
+            if from == nil && to == nil {
+                count = try store.summary(of: session).trackPointCount
+            } else {
+                try store.entries(of: session.id, from: from, to: to, fields: .track).forEach { e in
+                    if !e.marked && !e.isHeadingChanged { count += 1 }
+                }
+            }
+            let step = max(1, (count + Self.maxChartPoints - 1) / Self.maxChartPoints)
             var points: [ChartPoint] = []
             var index = 0
             try store.entries(of: session.id, from: from, to: to, fields: .all).forEach { e in

@@ -214,4 +214,42 @@ struct WebViewTests {
             _ = serve
         }
     }
+
+    @Test(.timeLimit(.minutes(5)))
+    func aLongSessionComesSimplifiedWithFullDetailForATimeWindow() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let gpx = dir + "/long.gpx"
+            let made = try GPSLogTestSupport.runTool(
+                "/usr/bin/python3", [TestPaths.packageRoot + "/Benchmarks/generate.py", "gpx", "30000", gpx])
+            try #require(made.status == 0)
+            let r = try await runGPSLogAsync(["import", gpx, "--name", "Long"], database: db, folder: dir)
+            try #require(r.status == 0, "\(r.stderr)")
+            let (serve, base) = try await Self.serve(db, folder: dir)
+            let sessions = try Self.runTool("/usr/bin/curl", ["-s", base + "/api/sessions"])
+            let id = try #require(
+                (try JSONSerialization.jsonObject(with: Data(sessions.utf8)) as? [[String: Any]])?.first?["id"]
+                    as? String)
+            let page = try Self.dom(base + "/sessions/" + id)
+            #expect(page.contains("data-ready=\"true\""))
+            // The map's track is simplified (GEOS, about half a pixel of the whole map) and the charts thinned.
+            let tolerance = Double(Self.attribute("tolerance", of: "map", in: page) ?? "") ?? 0
+            let vertices = Int(Self.attribute("vertices", of: "map", in: page) ?? "") ?? 0
+            #expect(tolerance > 1 && vertices > 100 && vertices < 30_000 / 4, "\(tolerance) m, \(vertices) vertices")
+            #expect(Self.attribute("points", of: "chart-altitude", in: page) == "15000")
+            // The simplified track is the export's with the same tolerance.
+            let simplified = try Self.runTool(
+                "/usr/bin/curl", ["-s", base + "/api/sessions/\(id)/track.geojson?tolerance=\(tolerance)"])
+            let export = try await runGPSLogAsync(
+                ["export", "Long", "--format", "geojson", "--simplify", "\(tolerance)"], database: db, folder: dir)
+            #expect(simplified == export.stdout)
+            // A time window comes in full detail: ten minutes at one point a second.
+            let window = try Self.runTool(
+                "/usr/bin/curl",
+                ["-s", base + "/api/sessions/\(id)/entries?from=2024-05-01T06:00:00Z&to=2024-05-01T06:09:59Z"])
+            let entries = (try JSONSerialization.jsonObject(with: Data(window.utf8)) as? [String: Any])?["entries"]
+            #expect((entries as? [Any])?.count == 600)
+            _ = serve
+        }
+    }
 }

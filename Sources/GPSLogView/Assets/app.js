@@ -16,6 +16,8 @@
   L.control.scale({ imperial: false }).addTo(map);
   let points = [];
   const charts = [];
+  // Past this many track points the map gets a simplified track first.
+  const maxFullTrack = 20000;
   let cursor = null;
 
   function text(s) {
@@ -105,6 +107,10 @@
       const chart = new Dygraph(div, rows, {
         labels: ['time', label], ylabel: label, connectSeparatedPoints: false, legend: 'follow',
         highlightCallback: (event, x, pts, row) => showOnMap(row),
+        zoomCallback: (from, to) => {
+          const whole = from <= rows[0][0].getTime() && to >= rows[rows.length - 1][0].getTime();
+          showWindow(whole ? null : from, whole ? null : to);
+        },
         unhighlightCallback: () => { if (cursor) { cursor.remove(); cursor = null; } },
       });
       div.dataset.points = String(rows.length);
@@ -164,8 +170,31 @@
     });
   }
 
+  // A long session's track comes simplified to about half a pixel of the whole map (GEOS, on the server, marks
+  // kept); zooming a chart into a time window draws that window in full detail over it.
+  function trackURL(session) {
+    if (session.trackPoints <= maxFullTrack || !session.bounds) return api + '/track.geojson';
+    const b = session.bounds;
+    const metres = L.latLng(b[0], b[1]).distanceTo(L.latLng(b[2], b[3]));
+    const tolerance = Math.max(0.5, metres / 4000).toFixed(1);
+    mapDiv.dataset.tolerance = tolerance;
+    return api + '/track.geojson?tolerance=' + tolerance;
+  }
+
+  let detail = null;
+  function showWindow(from, to) {
+    if (detail) { detail.remove(); detail = null; }
+    if (from == null || to == null) return;
+    const q = '?from=' + new Date(from).toISOString() + '&to=' + new Date(to).toISOString();
+    fetch(api + '/entries' + q).then((r) => r.json()).then((data) => {
+      detail = L.polyline(data.entries.map((e) => [e.lat, e.lon]), { color: '#1565c0', weight: 3,
+        className: 'gpslog-detail' }).addTo(map);
+      mapDiv.dataset.detail = String(data.entries.length);
+    });
+  }
+
   Promise.all([
-    fetch(api + '/track.geojson').then((r) => r.json()).then(drawTrack),
+    fetch(api).then((r) => r.json()).then((s) => fetch(trackURL(s))).then((r) => r.json()).then(drawTrack),
     fetch(api + '/entries').then((r) => r.json()).then(drawCharts),
   ]).then(() => { body.dataset.ready = 'true'; })
     .catch((error) => { body.dataset.error = String(error); });
