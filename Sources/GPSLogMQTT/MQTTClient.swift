@@ -14,8 +14,16 @@ public final class MQTTClient: @unchecked Sendable {
     private let state = NSCondition()
     private var connack: Int32?
     private var connected = false
+    /// Ids of published messages someone waits on, and those of them the broker confirmed. A PUBACK for an id no
+    /// one waits on (a card, a batch given up on) is dropped: ids are 16-bit and come round again.
+    private var waiting = Set<Int32>()
     private var acknowledged = Set<Int32>()
     private var loopRunning = false
+    /// The background loop of `connectInBackground` (our own thread, see `runLoop`), and its stop request.
+    private var ownLoop: Thread?
+    private var stopRequested = false
+    private let loopEnded = DispatchSemaphore(value: 0)
+    private var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)
     /// Where it connects, for messages.
     public private(set) var broker = ""
     /// Called on libmosquitto's thread for each message of a subscription: topic, payload, retained.
@@ -52,7 +60,7 @@ public final class MQTTClient: @unchecked Sendable {
         // Not forced: cancelling the network thread inside a Swift callback is undefined; the DISCONNECT wakes it.
         if loopRunning {
             mosquitto_disconnect(handle)
-            mosquitto_loop_stop(handle, false)
+            stopLoop(force: false)
         }
         mosquitto_destroy(handle)
     }
@@ -81,6 +89,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// `maximum`.
     public func setReconnectDelay(_ delay: UInt32, maximum: UInt32) throws {
         try MQTTError.check(mosquitto_reconnect_delay_set(handle, delay, maximum, true), "setting the reconnect delay")
+        state.withLock { reconnectDelay = (max(1, delay), max(delay, maximum)) }
     }
 
     /// Connects (the TCP and TLS handshakes happen here), starts the network thread, and waits for the broker's
@@ -107,42 +116,102 @@ public final class MQTTClient: @unchecked Sendable {
     /// The broker's reason for a CONNACK code, in libmosquitto's words.
     public static func refusal(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }
 
-    /// Starts connecting and returns at once: libmosquitto's network thread connects, and reconnects whenever the
-    /// broker is away (at the start too), with `setReconnectDelay`'s backoff; `onConnection` reports each change.
+    /// Starts connecting and returns at once: a network thread of ours connects, and reconnects whenever the broker
+    /// is away (at the start too), with `setReconnectDelay`'s backoff, for as long as the client runs;
+    /// `onConnection` reports each change.
     public func connectInBackground(host: String, port: Int, keepalive: Int32 = 60) throws {
         broker = "\(host):\(port)"
-        try MQTTError.check(mosquitto_connect_async(handle, host, Int32(port), keepalive), "connecting to \(broker)")
-        try MQTTError.check(mosquitto_loop_start(handle), "starting the network thread")
+        try MQTTError.check(mosquitto_threaded_set(handle, true), "marking the client as threaded")
+        // A broker away at the start is not an error here: the loop tries again.
+        let first = mosquitto_connect_async(handle, host, Int32(port), keepalive)
+        let thread = Thread { [self] in runLoop(started: first == Int32(MOSQ_ERR_SUCCESS.rawValue)) }
+        thread.name = "gpslog-mqtt"
+        state.withLock {
+            ownLoop = thread
+            stopRequested = false
+        }
         loopRunning = true
+        thread.start()
+    }
+
+    /// The background network loop: `mosquitto_loop`, and after any failure a reconnect with backoff. Ours rather
+    /// than `mosquitto_loop_start`'s, because libmosquitto's gives up for good on errors it deems fatal (a TLS
+    /// handshake or protocol error, a name that does not resolve: eclipse/mosquitto#2825), which would leave a
+    /// recorder that runs for months never publishing again.
+    private func runLoop(started: Bool) {
+        // -1: connected (or connecting); 0: reconnect now; n > 0: reconnect after first * 2^(n-1) seconds.
+        var attempt = started ? -1 : 0
+        while !state.withLock({ stopRequested }) {
+            if attempt >= 0 {
+                let (first, maximum) = state.withLock { reconnectDelay }
+                let delay = min(Double(maximum), Double(first) * pow(2, Double(min(max(attempt - 1, 0), 16))))
+                // Waited in slices, so that a stop does not wait out the backoff.
+                let until = Date().addingTimeInterval(attempt == 0 ? 0 : delay)
+                while Date() < until && !state.withLock({ stopRequested }) { usleep(100_000) }
+                if state.withLock({ stopRequested }) { break }
+                if mosquitto_reconnect(handle) != Int32(MOSQ_ERR_SUCCESS.rawValue) {
+                    attempt += 1
+                    continue
+                }
+                attempt = -1
+            }
+            let rc = mosquitto_loop(handle, 1000, 1)
+            if rc != Int32(MOSQ_ERR_SUCCESS.rawValue) && !state.withLock({ stopRequested }) {
+                state.withLock { connected = false }
+                attempt = 1
+            }
+        }
+        loopEnded.signal()
     }
 
     /// True while connected to the broker.
     public var isConnected: Bool { state.withLock { connected } }
 
-    /// Publishes a message; returns its id, which `isAcknowledged` reports once the broker's PUBACK came (QoS 1).
+    /// Publishes a message; returns its id. With `track`, `isAcknowledged` reports it once the broker's PUBACK came
+    /// (QoS 1), until `forget`.
     @discardableResult
-    public func publish(topic: String, payload: Data, qos: Int32 = 1, retain: Bool = false) throws -> Int32 {
+    public func publish(topic: String, payload: Data, qos: Int32 = 1, retain: Bool = false, track: Bool = true) throws
+        -> Int32
+    {
         var mid: Int32 = 0
+        // Held across the call: an id is waited on before its PUBACK can come (on the network thread, which
+        // waits for the lock), and a PUBACK left from an earlier use of the id is dropped.
+        state.lock()
+        defer { state.unlock() }
         try payload.withUnsafeBytes { bytes in
             try MQTTError.check(
                 mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain),
                 "publishing to \(topic)")
         }
+        acknowledged.remove(mid)
+        if track { waiting.insert(mid) }
         return mid
     }
 
     /// True once the broker acknowledged message `mid` (for QoS 0, once it was written to the socket).
     public func isAcknowledged(_ mid: Int32) -> Bool { state.withLock { acknowledged.contains(mid) } }
 
-    /// Waits until every message of `mids` is acknowledged; false when `timeout` passed first.
+    /// Stops tracking these messages, confirmed or not (their ids may come round again).
+    public func forget(_ mids: some Collection<Int32>) {
+        state.withLock {
+            waiting.subtract(mids)
+            acknowledged.subtract(mids)
+        }
+    }
+
+    /// Waits until every message of `mids` is acknowledged; false when `timeout` passed first. Forgets them either
+    /// way.
     public func waitForAcknowledgements(_ mids: some Collection<Int32>, timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         state.lock()
-        defer { state.unlock() }
+        defer {
+            waiting.subtract(mids)
+            acknowledged.subtract(mids)
+            state.unlock()
+        }
         while !mids.allSatisfy(acknowledged.contains) {
             guard state.wait(until: deadline) else { return false }
         }
-        acknowledged.subtract(mids)
         return true
     }
 
@@ -162,8 +231,7 @@ public final class MQTTClient: @unchecked Sendable {
         // Not connected from here: the disconnect callback then reports no loss for a DISCONNECT we asked for.
         state.withLock { connected = false }
         mosquitto_disconnect(handle)
-        mosquitto_loop_stop(handle, false)
-        loopRunning = false
+        stopLoop(force: false)
         state.withLock { connected = false }
     }
 
@@ -171,7 +239,22 @@ public final class MQTTClient: @unchecked Sendable {
     /// socket closes (in `deinit`).
     public func dropWithoutDisconnect() {
         guard loopRunning else { return }
-        mosquitto_loop_stop(handle, true)
+        stopLoop(force: true)
+    }
+
+    /// Ends whichever network thread runs: ours (asked to stop, then waited for), or libmosquitto's.
+    private func stopLoop(force: Bool) {
+        let own = state.withLock {
+            stopRequested = true
+            return ownLoop
+        }
+        if own != nil {
+            // `mosquitto_loop` returns within its 1 s timeout; the backoff waits in 0.1 s slices.
+            loopEnded.wait()
+            state.withLock { ownLoop = nil }
+        } else {
+            mosquitto_loop_stop(handle, force)
+        }
         loopRunning = false
     }
 
@@ -207,6 +290,7 @@ public final class MQTTClient: @unchecked Sendable {
         _, obj, mid in
         guard let client = client(obj) else { return }
         client.state.withLock {
+            guard client.waiting.contains(mid) else { return }
             client.acknowledged.insert(mid)
             client.state.broadcast()
         }

@@ -17,6 +17,8 @@ protocol LiveSending: Actor {
     nonisolated func start() -> Task<Void, Never>
     /// The last send, after the recording ended.
     func finish() async -> SendingStatus
+    /// Lets go of what the sender holds (a connection), when the run ends without a last send.
+    func close() async
 }
 
 extension LiveSending {
@@ -31,7 +33,9 @@ extension LiveSending {
     }
 }
 
-extension LiveSender: LiveSending {}
+extension LiveSender: LiveSending {
+    func close() async {}
+}
 
 /// Live publishing inside `record --send mqtt://`, as an OwnTracks app publishes: one connection kept open (its last
 /// will set, its card published at each connection, reconnected by libmosquitto when the broker goes away), the
@@ -130,10 +134,11 @@ actor LiveMQTTSender: LiveSending {
         return status
     }
 
-    /// Looks every `interval` (1 s when none) until cancelled.
+    /// Looks every `interval` until cancelled; with none (`--send-interval off`), only `send-now` and the end
+    /// publish.
     nonisolated func start() -> Task<Void, Never> {
         Task {
-            let every = self.interval ?? .seconds(1)
+            guard let every = self.interval else { return }
             while !Task.isCancelled {
                 try? await Task.sleep(for: every)
                 if Task.isCancelled { break }
@@ -147,15 +152,22 @@ actor LiveMQTTSender: LiveSending {
     func finish() async -> SendingStatus {
         // A broker reconnecting right now gets a moment.
         for _ in 0..<30 where !link.isConnected { try? await Task.sleep(for: .milliseconds(100)) }
-        let status = await send()
-        link.close()
-        store?.close()
-        store = nil
+        // A send the loop began may have counted before the last commit: it ends first, then one more goes.
+        if let inFlight { _ = await inFlight.value }
+        let status = await perform()
+        close()
         if status.queued > 0 {
             logger.warning(
                 "\(status.queued) locations were not confirmed by \(status.destination); `gpslog upload` with --url and --device-id the same sends them"
             )
         }
         return status
+    }
+
+    /// A clean DISCONNECT (no last will) and the database let go.
+    func close() {
+        link.close()
+        store?.close()
+        store = nil
     }
 }

@@ -92,7 +92,7 @@ extension RecordingPlan {
     public struct MQTTSending: Sendable {
         public var destination: MQTTDestination
         public var options: MQTTPublisher.Options
-        /// How often to look for committed entries; nil: every second.
+        /// How often to look for committed entries; nil: only on `gpslog send-now` and at the end.
         public var interval: Duration?
         public init(destination: MQTTDestination, options: MQTTPublisher.Options, interval: Duration?) {
             self.destination = destination
@@ -184,6 +184,8 @@ public enum Recording {
                 sent.skipped > 0
                 ? ", \(sent.skipped) older points passed over (--logging-mode \(sent.loggingMode ?? "latest"))" : ""
             logger.info("sent \(sent.sent) points to \(sent.destination); \(sent.queued) waiting\(passedOver)")
+        } else {
+            await sender?.close()
         }
         let totals = await recorder.totals
         let sessions = await recorder.sessionIDs.count

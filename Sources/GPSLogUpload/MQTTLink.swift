@@ -24,13 +24,20 @@ public final class MQTTLink: @unchecked Sendable {
     private var refusal: String?
 
     /// Sets the client up (credentials, TLS, will); connects nothing yet.
-    /// - Parameter onEvent: called on libmosquitto's thread at each change of the connection.
-    public init(destination: MQTTDestination, onEvent: (@Sendable (Event) -> Void)? = nil) throws {
+    /// - Parameters:
+    ///   - oneShot: a client of its own with a clean session (`upload`), so that it does not take the place of a
+    ///     recorder publishing for the same device (a broker drops the older of two connections with one id).
+    ///   - onEvent: called on the network thread at each change of the connection.
+    public init(destination: MQTTDestination, oneShot: Bool = false, onEvent: (@Sendable (Event) -> Void)? = nil)
+        throws
+    {
         self.destination = destination
         do {
             // OwnTracks' apps use a fixed client id per device too; two recorders with one device-id take turns.
-            let id = "gpslog-" + destination.userDevice.replacingOccurrences(of: "/", with: "-")
-            client = try MQTTClient(clientID: String(id.prefix(64)), cleanSession: false)
+            let id =
+                oneShot
+                ? "gpslog-upload-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : "gpslog-" + destination.userDevice
+            client = try MQTTClient(clientID: id, cleanSession: oneShot)
             if let user = destination.username {
                 try client.setCredentials(username: user, password: destination.password?.secret)
             }
@@ -52,13 +59,16 @@ public final class MQTTLink: @unchecked Sendable {
             Data(OwnTracksWriter(trackerID: destination.trackerID).cardMessage(name: $0.name, face: $0.face))
         }
         let (topic, qos) = (destination.baseTopic + "/info", destination.qos)
-        client.onConnection = { [weak self, client] code in
+        // `self` weakly: the client keeps this closure, and the link keeps the client.
+        client.onConnection = { [weak self] code in
             guard let self else { return }
             switch code {
             case 0?:
                 state.withLock { refusal = nil }
                 // Retained: a consumer that subscribes later still learns the name (as the apps publish it).
-                if let card { _ = try? client.publish(topic: topic, payload: card, qos: qos, retain: true) }
+                if let card {
+                    _ = try? client.publish(topic: topic, payload: card, qos: qos, retain: true, track: false)
+                }
                 onEvent?(.connected)
             case let code?:
                 let reason = MQTTClient.refusal(code)
@@ -118,12 +128,13 @@ public final class MQTTLink: @unchecked Sendable {
     /// libmosquitto may also finish them, so the broker can see a batch twice, never a gap).
     func confirmed(_ mids: [Int32], timeout: Double) async -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
-        // libmosquitto reports PUBACKs on its own thread; a look every 5 ms costs nothing next to a round trip.
+        // PUBACKs come on the network thread; a look every 5 ms costs nothing next to a round trip. The ids are
+        // forgotten however this ends: they come round again after 65,535 messages.
+        defer { client.forget(mids) }
         while !mids.allSatisfy(client.isAcknowledged) {
             guard ContinuousClock.now < deadline, !Task.isCancelled, client.isConnected else { return false }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        _ = client.waitForAcknowledgements(mids, timeout: 0)  // forgets them
         return true
     }
 

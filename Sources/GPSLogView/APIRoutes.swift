@@ -47,11 +47,10 @@ struct APIRoutes {
             let to = q["to"].map { Timestamp(iso8601: $0) }
             if from == .some(nil) || to == .some(nil) { return Self.bad("from and to must be ISO 8601 times") }
             let id = try context.parameters.require("id")
-            guard let points = try await data.chartPoints(id, from: from ?? nil, to: to ?? nil) else {
+            guard let window = try await data.chartPoints(id, from: from ?? nil, to: to ?? nil) else {
                 return Self.notFound
             }
-            // Where `/live` goes on from: the session's last track point now.
-            return try Self.json(ChartWindow(entries: points, cursor: try await data.lastCursor(id)))
+            return try Self.json(window)
         }
         LiveRoute.register(on: router, data: data, logins: logins)
         router.get("/api/sessions/:id/marks") { request, context in

@@ -17,7 +17,8 @@ struct SessionItem: Codable, Sendable {
     var entries: Int
     var trackPoints: Int
     var marks: Int
-    /// Still being written (no end yet): a recording, or a device `serve` receives from.
+    /// Still being written: a recording (no end yet), or a device `serve` receives from (its end, the last
+    /// location, within `liveWindow` of now).
     var recording: Bool
     var mode: String?
     /// South, west, north, east: the track's and marks' extent (none for an empty session).
@@ -34,11 +35,23 @@ struct SessionItem: Codable, Sendable {
         entries = s.entryCount
         trackPoints = s.trackPointCount
         marks = s.markCount
-        recording = s.session.end == nil
+        recording = Self.isLive(end: s.session.end)
         mode = s.session.mode?.rawValue
         if let south = s.minLatitude, let west = s.minLongitude, let north = s.maxLatitude, let east = s.maxLongitude {
             bounds = [south, west, north, east]
         }
+    }
+}
+
+extension SessionItem {
+    /// How recent a received session's last location must be for its page to follow it.
+    static let liveWindow: Int64 = 5 * 60 * 1000
+
+    /// Open, or ended less than `liveWindow` ago by the wall clock (a received device's session ends at its last
+    /// location, batch after batch).
+    static func isLive(end: Timestamp?) -> Bool {
+        guard let end else { return true }
+        return Int64(Date().timeIntervalSince1970 * 1000) - end.milliseconds < liveWindow
     }
 }
 
@@ -133,8 +146,9 @@ struct ViewData: Sendable {
         }
     }
 
-    /// The track points in a time window, thinned evenly to `maxChartPoints`.
-    func chartPoints(_ id: String, from: Timestamp?, to: Timestamp?) async throws -> [ChartPoint]? {
+    /// The track points in a time window, thinned evenly to `maxChartPoints`, and the cursor (`TIME:KEY`) of the
+    /// last one read, in the same read: `/live` goes on from it, so no point falls between the two.
+    func chartPoints(_ id: String, from: Timestamp?, to: Timestamp?) async throws -> ChartWindow? {
         try await read { store in
             guard let session = try? store.resolveSession(id) else { return nil }
             // The window's size sets the thinning: the whole session's from its summary, a window's by a count.
@@ -149,16 +163,18 @@ struct ViewData: Sendable {
             let step = max(1, (count + Self.maxChartPoints - 1) / Self.maxChartPoints)
             var points: [ChartPoint] = []
             var index = 0
+            var cursor: String?
             try store.entries(of: session.id, from: from, to: to, fields: .all).forEach { e in
                 guard !e.marked && !e.isHeadingChanged else { return }
                 defer { index += 1 }
+                cursor = "\(e.time.milliseconds):\(e.key ?? 0)"
                 guard index % step == 0 else { return }
                 points.append(
                     ChartPoint(
                         time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed,
                         altitude: e.altitude, accuracy: e.horizontalAccuracy))
             }
-            return points
+            return ChartWindow(entries: points, cursor: cursor)
         }
     }
 
@@ -177,16 +193,7 @@ struct ViewData: Sendable {
                             altitude: e.altitude, accuracy: e.horizontalAccuracy)
                     ))
             }
-            return LiveBatch(points: points, ended: session.end != nil)
-        }
-    }
-
-    /// The cursor after a session's last track point (`TIME:KEY`), for a page that starts following it.
-    func lastCursor(_ id: String) async throws -> String? {
-        try await read { store in
-            guard let session = try? store.resolveSession(id), let last = try store.trackEnds(of: session.id)?.last
-            else { return nil }
-            return "\(last.time.milliseconds):\(last.key ?? 0)"
+            return LiveBatch(points: points, ended: !SessionItem.isLive(end: session.end))
         }
     }
 

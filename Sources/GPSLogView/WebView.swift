@@ -111,7 +111,9 @@ final class Logins: Sendable {
     init(token: AccessToken?) { self.token = token }
 
     func allows(_ request: Request) -> Bool {
-        guard let token else { return true }
+        // No token: serve listens on loopback, and only a page of this machine's may read it. A request for another
+        // host name is a web page that pointed its own name at 127.0.0.1 (DNS rebinding), or a proxy: refused.
+        guard let token else { return Self.isLoopbackHost(request.head.authority) }
         if let value = request.cookies[Self.cookieName]?.value, cookies.withLockedValue({ $0.contains(value) }) {
             return true
         }
@@ -119,6 +121,18 @@ final class Logins: Sendable {
             return constantTimeEqual(String(auth.dropFirst(7)), token.secret)
         }
         return false
+    }
+
+    /// `127.0.0.1`, `localhost` or `[::1]`, with or without a port.
+    static func isLoopbackHost(_ authority: String?) -> Bool {
+        guard let authority else { return false }
+        var host = Substring(authority.lowercased())
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]
+        }
+        return ["127.0.0.1", "localhost", "::1"].contains(String(host))
     }
 
     /// A cookie for a right token; nil for a wrong one.

@@ -79,6 +79,12 @@ struct WebViewTests {
             let walkID = try #require(sessions.first { $0["name"] as? String == "Walk" }?["id"] as? String)
             let hikeID = try #require(sessions.first { $0["name"] as? String != "Walk" }?["id"] as? String)
 
+            // Without a token only this machine's pages may read it: a page that pointed its own name at 127.0.0.1
+            // (DNS rebinding) gets nothing.
+            let rebound = try Self.runTool(
+                "/usr/bin/curl", ["-s", "-H", "Host: evil.example:80", "-w", " %{http_code}", base + "/api/sessions"])
+            #expect(rebound.hasSuffix(" 401") && !rebound.contains("Walk"), "\(rebound)")
+
             // The API's GeoJSON is the export's, byte for byte.
             let geojson = try Self.runTool("/usr/bin/curl", ["-s", base + "/api/sessions/\(walkID)/track.geojson"])
             #expect(geojson == export.stdout)

@@ -77,13 +77,16 @@ enum PNGConversion {
                 path: output,
                 reason: "writing PNG needs rsvg-convert (sudo apt-get install librsvg2-bin); or write -o a .svg file")
         }
+        // A private folder (mkdtemp, 0700) beside the output, so that no one can put a link where the files go.
         let folder = (output as NSString).deletingLastPathComponent
-        let stem = (folder.isEmpty ? "." : folder) + "/.gpslog-plot-\(getpid())"
-        let (svgPath, pngPath) = (stem + ".svg", stem + ".png")
-        defer {
-            unlink(svgPath)
-            unlink(pngPath)
+        var template = Array(((folder.isEmpty ? "." : folder) + "/.gpslog-plot-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CommandError.file(
+                path: output, reason: "cannot make a private folder beside it: \(String(cString: strerror(errno)))")
         }
+        let scratch = String(cString: made)
+        let (svgPath, pngPath) = (scratch + "/plot.svg", scratch + "/plot.png")
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
         try svg(svgPath)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: converter)

@@ -88,7 +88,7 @@ extension GPSLog {
         /// `--url mqtt://`: publishes the sessions as an OwnTracks app would have, and waits for the broker's
         /// confirmations; a broker that refuses the login or cannot be reached is an error before anything goes.
         func publish(_ sessions: [Session], to destination: MQTTDestination, store: Store) async throws {
-            let link = try MQTTLink(destination: destination)
+            let link = try MQTTLink(destination: destination, oneShot: true)
             try link.connect(timeout: Double(sending.timeout.milliseconds) / 1000)
             defer { link.close() }
             let publisher = MQTTPublisher(store: store, link: link, options: sending.publisherOptions)

@@ -134,8 +134,11 @@ struct LiveSendingOptions: ParsableArguments {
             "Send the session live to this Overland-compatible URL, or publish it to an MQTT broker (mqtt://HOST:1883, mqtts://) as OwnTracks does (the database is the queue; see `gpslog upload`)."
     )
     var send: String?
-    @Option(help: "How often to send: 1s, 5s, 30s, 5m, 30m..., or off (only on `gpslog send-now` and at the end).")
-    var sendInterval: String = "30s"
+    @Option(
+        help:
+            "How often to send: 1s, 5s, 30s, 5m, 30m..., or off (only on `gpslog send-now` and at the end). Default: 30s; to MQTT, 1s."
+    )
+    var sendInterval: String?
     @Flag(
         help: ArgumentHelp(
             "Accept a server's send_interval off and tracking_mode off (Overland's `set`), which leave a recorder "
@@ -144,7 +147,9 @@ struct LiveSendingOptions: ParsableArguments {
     @OptionGroup var sending: SendingOptions
 
     func validate() throws {
-        if sendInterval != "off", DurationOption(argument: sendInterval).map({ $0.milliseconds > 0 }) != true {
+        if let sendInterval, sendInterval != "off",
+            DurationOption(argument: sendInterval).map({ $0.milliseconds > 0 }) != true
+        {
             throw ValidationError("--send-interval must be a duration such as 1s, 30s or 5m, or off.")
         }
         if let send, try sending.mqttDestination(url: send) == nil {
@@ -163,7 +168,8 @@ struct LiveSendingOptions: ParsableArguments {
     var mqttPlan: RecordingPlan.MQTTSending? {
         get throws {
             guard let send, let destination = try sending.mqttDestination(url: send) else { return nil }
-            let interval = Self.givenOptions(CommandLine.arguments).contains("send-interval") ? sendInterval : "1s"
+            // Given (on the command line or in the config file) or not: MQTT publishes every second by default.
+            let interval = sendInterval ?? "1s"
             return RecordingPlan.MQTTSending(
                 destination: destination, options: sending.publisherOptions,
                 interval: DurationOption(argument: interval).map { .milliseconds($0.milliseconds) })
@@ -180,7 +186,7 @@ struct LiveSendingOptions: ParsableArguments {
             options.stopAtSettings = true
             var plan = RecordingPlan.Sending(
                 destination: try sending.destination(url: send), options: options,
-                interval: DurationOption(argument: sendInterval).map { .milliseconds($0.milliseconds) })
+                interval: DurationOption(argument: sendInterval ?? "30s").map { .milliseconds($0.milliseconds) })
             plan.allowRemoteOff = allowRemoteOff
             plan.explicitOptions = Self.givenOptions(CommandLine.arguments)
             return plan
