@@ -18,11 +18,32 @@ public struct CSVRow {
     public var segment: String?
 }
 
+/// Texts that repeat from row to row (a session's id and name) made into a String once, not once per row.
+public struct CSVTextCache {
+    private var bytes: [[UInt8]] = []
+    private var strings: [String?] = []
+
+    public init() {}
+
+    /// The text of `value` (nil when blank), remembered under `slot`.
+    mutating func text(_ value: ArraySlice<UInt8>, slot: Int) -> String? {
+        while bytes.count <= slot {
+            bytes.append([0xFF])
+            strings.append(nil)
+        }
+        if bytes[slot].elementsEqual(value) { return strings[slot] }
+        bytes[slot] = Array(value)
+        let t = String(decoding: value, as: UTF8.self)
+        strings[slot] = t.trimmedWhitespace.isEmpty ? nil : t
+        return strings[slot]
+    }
+}
+
 extension CSVLayout {
     /// The reader's current record as a row. A value that is not a number, a time that is not one (or outside 1980
     /// to tomorrow), a position out of range: refused with the line and the column's name from `header`.
     /// `delimiter` other than `,` lets numbers have a decimal comma (`52,37`).
-    public func row(_ r: CSVReader, header: [String], window: TimeWindow) throws -> CSVRow {
+    public func row(_ r: CSVReader, header: [String], window: TimeWindow, cache: inout CSVTextCache) throws -> CSVRow {
         func refuse(_ column: Int, _ value: ArraySlice<UInt8>) -> ImportError {
             .invalidValue(
                 file: r.file, line: r.line, field: "column '\(header[column])'",
@@ -43,18 +64,26 @@ extension CSVLayout {
         }
         func known(_ column: Int?) throws -> Double? { try number(column).flatMap { $0 < 0 ? nil : $0 } }
         func text(_ column: Int?) -> String? {
-            guard let column else { return nil }
+            guard let column, !r.bytes(column).isEmpty else { return nil }
             let t = r.text(column)
             return t.trimmedWhitespace.isEmpty ? nil : t
         }
+        /// A short keyword, compared as lower-case ASCII without making a String.
+        func keyword(_ column: Int?) -> [UInt8] {
+            guard let column else { return [] }
+            let b = r.bytes(column)
+            return b.count > 8 ? [] : b.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+        }
         guard let lat = try number(latitude), abs(lat) <= 90 else { throw refuse(latitude, r.bytes(latitude)) }
         guard let lon = try number(longitude), abs(lon) <= 180 else { throw refuse(longitude, r.bytes(longitude)) }
-        let parsed = try CSVTime.parse(
-            r.bytes(time), date: date.map { r.bytes($0) }, unit: timeUnit, decimalComma: decimalComma)
-        guard let t = parsed.time else {
-            throw refuse(parsed.badDate ? date! : time, parsed.badDate ? r.bytes(date!) : r.bytes(time))
+        let t: Timestamp?
+        switch CSVTime.parse(r.bytes(time), date: date.map { r.bytes($0) }, unit: timeUnit, decimalComma: decimalComma)
+        {
+        case .time(let parsed): t = parsed
+        case .none: t = nil
+        case .invalid(let badDate): throw refuse(badDate ? date! : time, badDate ? r.bytes(date!) : r.bytes(time))
         }
-        if let t = t, !window.contains(t) {
+        if let t, !window.contains(t) {
             throw ImportError.invalidValue(
                 file: r.file, line: r.line, field: "column '\(header[time])'",
                 value: String(decoding: r.bytes(time), as: UTF8.self) + " (outside 1980 to tomorrow)")
@@ -69,18 +98,18 @@ extension CSVLayout {
         e.hdop = try known(hdop)
         e.vdop = try known(vdop)
         e.pdop = try known(pdop)
-        switch text(fix)?.lowercased() {
-        case "2d", "2": e.fixMode = .twoD
-        case "3d", "3": e.fixMode = .threeD
+        switch keyword(fix) {
+        case Array("2d".utf8), [50]: e.fixMode = .twoD
+        case Array("3d".utf8), [51]: e.fixMode = .threeD
         default: break
         }
         e.instanceCount = try number(instanceCount).flatMap { $0 >= 1 && $0 < 1e9 ? Int($0) : nil } ?? 1
         e.address = text(address)
         e.batteryLevel = try known(battery).map { min(batteryIsPercent ? $0 / 100 : $0, 1) }
         var kind = CSVRow.Kind.track
-        switch text(self.kind)?.lowercased() {
-        case "mark": kind = .mark
-        case "heading": kind = .heading
+        switch keyword(self.kind) {
+        case Array("mark".utf8): kind = .mark
+        case Array("heading".utf8): kind = .heading
         default:
             if let note = text(annotation) {
                 kind = .mark
@@ -94,10 +123,11 @@ extension CSVLayout {
             e.heading = Geo.normalizedDegrees(h)
             e.headingTime = t
         }
-        let group = text(session) ?? text(track)
+        func cached(_ column: Int?, _ slot: Int) -> String? { column.flatMap { cache.text(r.bytes($0), slot: slot) } }
+        let id = cached(session, 0)
         return CSVRow(
-            entry: e, hasTime: t != nil, kind: kind, group: group, sessionID: text(session),
-            sessionName: text(sessionName), segment: text(segment))
+            entry: e, hasTime: t != nil, kind: kind, group: id ?? cached(track, 1), sessionID: id,
+            sessionName: cached(sessionName, 2), segment: cached(segment, 3))
     }
 }
 
@@ -105,29 +135,36 @@ extension CSVLayout {
 /// `2024-01-01T12:00:00.000Z`), `DD.MM.YYYY HH:MM:SS`, Unix seconds or milliseconds, or GPSBabel's date and time in
 /// two columns (`2010/08/05`, `14:23:59`). All without a zone are UTC.
 enum CSVTime {
-    /// `time`: nil when not a time (`badDate`: the date column is the bad one); `.some(nil)` when empty.
+    enum Parsed {
+        case time(Timestamp)
+        /// Empty cells: a point without a time.
+        case none
+        /// Not a time: the time column's, or the date column's when `date`.
+        case invalid(date: Bool)
+    }
+
     static func parse(
         _ text: ArraySlice<UInt8>, date: ArraySlice<UInt8>?, unit: CSVLayout.TimeUnit, decimalComma: Bool
-    ) throws -> (time: Timestamp??, badDate: Bool) {
-        if text.isEmpty && (date?.isEmpty ?? true) { return (.some(nil), false) }
-        guard text.count <= 64 else { return (nil, false) }
+    ) -> Parsed {
+        if text.isEmpty && (date?.isEmpty ?? true) { return .none }
+        guard text.count <= 64 else { return .invalid(date: false) }
         if text.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || (decimalComma && $0 == 44) }),
             let v = ByteNumber.double(text.map { $0 == 44 ? UInt8(ascii: ".") : $0 })
         {
             let ms = unit == .milliseconds || v >= 1e11 ? v : v * 1000
-            guard ms < 1e15 else { return (nil, false) }
-            return (Timestamp(milliseconds: Int64(ms.rounded())), false)
+            guard ms < 1e15 else { return .invalid(date: false) }
+            return .time(Timestamp(milliseconds: Int64(ms.rounded())))
         }
         var bytes = Array(text)
         if let date, !date.isEmpty, !bytes.contains(UInt8(ascii: "-")), !bytes.contains(UInt8(ascii: "/")) {
             // A clock in this column, the date in another.
-            guard let d = dayBytes(Array(date)) else { return (nil, true) }
+            guard let d = dayBytes(Array(date)) else { return .invalid(date: true) }
             bytes = d + [UInt8(ascii: "T")] + bytes
         } else if let d = dayBytes(bytes) {
             bytes = d
         }
-        guard let t = Timestamp(iso8601Bytes: bytes) else { return (nil, false) }
-        return (t, false)
+        guard let t = Timestamp(iso8601Bytes: bytes) else { return .invalid(date: false) }
+        return .time(t)
     }
 
     /// `YYYY/MM/DD...` and `DD.MM.YYYY...` as ISO 8601's `YYYY-MM-DD...`; nil when neither.

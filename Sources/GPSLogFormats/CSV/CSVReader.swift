@@ -56,6 +56,9 @@ public struct CSVReader {
         if !started {
             started = true
             if try fill(), filled >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { position = 3 }
+            if filled >= 2, buffer[0] == 0xFF && buffer[1] == 0xFE || buffer[0] == 0xFE && buffer[1] == 0xFF {
+                throw ImportError.unsupportedFormat(file: file, detail: InputFile.utf16Refusal)
+            }
             delimiter = detectDelimiter()
         }
         while true {
@@ -96,6 +99,21 @@ public struct CSVReader {
                         file: file, line: line, reason: "a quoted field is not closed (truncated?)")
                 }
                 break
+            }
+            if !quoted && !afterQuote && c != delimiter && c != 10 && c != 13 && c != UInt8(ascii: "\"") {
+                // The common case: a run of plain bytes, copied at once.
+                let begin = position
+                let d = delimiter
+                while position < filled {
+                    let b = buffer[position]
+                    if b == d || b == 10 || b == 13 || b == UInt8(ascii: "\"") { break }
+                    position += 1
+                }
+                guard record.count + (position - begin) <= Self.maxRecord else {
+                    throw ImportError.malformed(file: file, line: line, reason: "a record longer than 1 MiB")
+                }
+                record.append(contentsOf: buffer[begin..<position])
+                continue
             }
             position += 1
             if quoted {

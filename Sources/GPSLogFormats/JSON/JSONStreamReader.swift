@@ -263,6 +263,9 @@ public struct JSONStreamReader {
         filled = n
         let first = firstChunk
         firstChunk = false
+        if first && n >= 2 && (buffer[0] == 0xFF && buffer[1] == 0xFE || buffer[0] == 0xFE && buffer[1] == 0xFF) {
+            throw ImportError.unsupportedFormat(file: file, detail: InputFile.utf16Refusal)
+        }
         if first && n >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF {
             position = 3  // a UTF-8 byte order mark
             if position == filled { return try refill() }

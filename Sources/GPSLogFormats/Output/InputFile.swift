@@ -31,4 +31,8 @@ struct InputFile {
     }
 
     func close() { Glibc.close(descriptor) }
+
+    /// Why a UTF-16 JSON or CSV file is refused (spreadsheets save "Unicode text" so), and what to do.
+    static let utf16Refusal =
+        "the file is UTF-16; JSON and CSV are read as UTF-8 (convert it: iconv -f UTF-16 -t UTF-8 FILE > NEW)"
 }

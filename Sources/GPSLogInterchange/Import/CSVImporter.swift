@@ -24,13 +24,14 @@ public struct CSVImporter: TrackFileImporter {
             let layout = try CSVLayout(header: header, file: path)
             let window = TimeWindow.current
             var sessions = PointSessions(path: path, options: options, store: store)
+            var cache = CSVTextCache()
             while try reader.next() {
                 if reader.fields.count > header.count {
                     throw ImportError.malformed(
                         file: path, line: reader.line,
                         reason: "\(reader.fields.count) fields where the header has \(header.count)")
                 }
-                let row = try layout.row(reader, header: header, window: window)
+                let row = try layout.row(reader, header: header, window: window, cache: &cache)
                 guard Geo.isPlausiblePosition(latitude: row.entry.latitude, longitude: row.entry.longitude) else {
                     continue
                 }
