@@ -16,7 +16,7 @@ public struct CSVImporter: TrackFileImporter {
 
     /// Imports into any target (a convert's spool, a dry run).
     public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
-        try XMLImport.run(path, store: store) {
+        try FileImport.run(path, store: store) {
             var reader = try CSVReader(file: path)
             defer { reader.close() }
             guard try reader.next() else { throw ImportError.noFixes(file: path, detail: "an empty CSV file") }

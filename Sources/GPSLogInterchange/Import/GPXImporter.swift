@@ -27,7 +27,7 @@ public struct GPXImporter: TrackFileImporter {
 
     /// Imports into any target (a convert's spool).
     public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
-        try XMLImport.run(path, store: store) {
+        try FileImport.run(path, store: store) {
             let sessions = GPXSessions(path: path, options: options, store: store)
             try GPXReader.read(path, into: sessions)
             return try sessions.finish()

@@ -17,7 +17,7 @@ public struct GeoJSONImporter: TrackFileImporter {
 
     /// Imports into any target (a convert's spool, a dry run).
     public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
-        try XMLImport.run(path, store: store) {
+        try FileImport.run(path, store: store) {
             let sessions = GeoJSONSessions(path: path, options: options, store: store)
             try GeoJSONReader.read(path, into: sessions)
             return try sessions.finish()
