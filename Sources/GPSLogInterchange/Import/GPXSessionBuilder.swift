@@ -27,7 +27,9 @@ struct GPXSessionBuilder {
         var header = GPXTrackHeader()
         var skipped = false
         var opened = false
-        var waiting: [Entry] = []  // untimed points at the start of the track
+        /// Untimed points at the start of the track, in a scratch file (a track with no time at all, or a long
+        /// route, would otherwise be held whole in memory).
+        var waiting: MarkSpool?
         var lastTime: Timestamp?
     }
     private var track = Track()
@@ -59,7 +61,7 @@ struct GPXSessionBuilder {
             skippedRoutePoints += 1
             return
         }
-        if hasTime && track.opened && track.waiting.isEmpty {
+        if hasTime && track.opened && track.waiting == nil {
             // The common case: a timed point of a track whose session is open.
             track.lastTime = entry.time
             entry.id = sessions.trackPointID(entry.time)
@@ -68,12 +70,7 @@ struct GPXSessionBuilder {
         }
         if hasTime {
             try openTrackSession(at: entry.time)
-            for var w in track.waiting {
-                w.time = entry.time
-                w.id = sessions.trackPointID(w.time)
-                try sessions.add(w)
-            }
-            track.waiting.removeAll()
+            try addWaiting(at: entry.time)
             track.lastTime = entry.time
             entry.id = sessions.trackPointID(entry.time)
             try sessions.add(entry)
@@ -83,7 +80,19 @@ struct GPXSessionBuilder {
             e.id = sessions.trackPointID(e.time)
             try sessions.add(e)
         } else {
-            track.waiting.append(entry)
+            if track.waiting == nil { track.waiting = try MarkSpool() }
+            try track.waiting!.add(entry, hasTime: false)
+        }
+    }
+
+    /// The points waiting for a time get `time`.
+    private mutating func addWaiting(at time: Timestamp) throws {
+        guard let waiting = track.waiting else { return }
+        track.waiting = nil
+        try waiting.forEach(untimedAt: time) { w in
+            var w = w
+            w.id = sessions.trackPointID(w.time)
+            try sessions.add(w)
         }
     }
 
@@ -110,15 +119,10 @@ struct GPXSessionBuilder {
             if let given = track.marks { marks = given }
             return
         }
-        if !track.waiting.isEmpty {
+        if track.waiting != nil {
             let time = fallbackTime()
             try openTrackSession(at: time)
-            for var w in track.waiting {
-                w.time = time
-                w.id = sessions.trackPointID(time)
-                try sessions.add(w)
-            }
-            track.waiting.removeAll()
+            try addWaiting(at: time)
         }
         guard track.opened else {
             if let given = track.marks { marks = given }  // no points: the waypoints wait for the next track

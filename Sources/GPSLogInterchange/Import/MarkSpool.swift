@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 
-/// Waypoints waiting for the track that takes them, in file order, in a scratch file: a GPX of a million waypoints
-/// imports in flat memory. An untimed waypoint is dated when it is read back.
+/// Entries waiting, in file order, in a scratch file: waypoints for the track that takes them, points without a time
+/// for the first time of their track (GPX, GeoJSON, CSV). A GPX of a million waypoints, or a track of millions of
+/// points without a time, imports in flat memory. An untimed entry is dated when it is read back.
 struct MarkSpool {
     private let file: SpoolFile
     /// The earliest time of a timed waypoint.
