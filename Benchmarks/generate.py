@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Deterministic benchmark inputs: a GPX 1.1 track with N points (ele and time), and an NMEA 0183 log with N
-epochs (RMC + GGA, 2N sentences, checksums right). The track is a smooth walk around the IJsselmeer, one point per second,
-starting 2024-05-01T06:00:00Z; the same N always gives the same bytes.
+"""Deterministic benchmark inputs: a GPX 1.1 track with N points (ele and time), an NMEA 0183 log with N
+epochs (RMC + GGA, 2N sentences, checksums right), and a GeoJSON FeatureCollection of N Point features with the
+properties trackers write (Overland's timestamp, accuracies, speed, course, battery). The track is a smooth walk around
+the IJsselmeer, one point per second, starting 2024-05-01T06:00:00Z; the same N always gives the same bytes.
 
-usage: generate.py gpx N OUT | generate.py nmea N OUT
+usage: generate.py gpx N OUT | generate.py nmea N OUT | generate.py points N OUT
 """
 import math
 import sys
@@ -33,6 +34,17 @@ def gpx(n, out):
         w('  <trkpt lat="%.7f" lon="%.7f"><ele>%.1f</ele><time>%s</time></trkpt>\n'
           % (lat, lon, ele, t.strftime('%Y-%m-%dT%H:%M:%SZ')))
     w(' </trkseg></trk>\n</gpx>\n')
+
+
+def points(n, out):
+    w = out.write
+    w('{"type":"FeatureCollection","features":[\n')
+    for i, lat, lon, ele, t in track(n):
+        w('%s{"type":"Feature","geometry":{"type":"Point","coordinates":[%.7f,%.7f]},"properties":'
+          '{"timestamp":"%s","altitude":%.1f,"speed":1.4,"course":%d,"horizontal_accuracy":5,'
+          '"vertical_accuracy":3,"battery_level":0.8,"battery_state":"unplugged"}}\n'
+          % ('' if i == 0 else ',', lon, lat, t.strftime('%Y-%m-%dT%H:%M:%SZ'), ele, i % 360))
+    w(']}\n')
 
 
 def sentence(body):
@@ -68,11 +80,12 @@ def nmea(n, out):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ('gpx', 'nmea'):
+    writers = {'gpx': gpx, 'nmea': nmea, 'points': points}
+    if len(sys.argv) != 4 or sys.argv[1] not in writers:
         sys.exit(__doc__)
     kind, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     with open(path, 'w', buffering=1 << 20, newline='') as out:
-        (gpx if kind == 'gpx' else nmea)(n, out)
+        writers[kind](n, out)
 
 
 if __name__ == '__main__':

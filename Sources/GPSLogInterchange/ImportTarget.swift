@@ -12,6 +12,8 @@ public protocol ImportTarget: AnyObject {
     func appendEntries(_ entries: [Entry], to sessionID: String) throws
     /// Ends a session.
     func finishSession(id: String, end: Timestamp) throws
+    /// Renames a session before it is finished (an import's first track, once a second shows it needs a number).
+    func renameSession(id: String, to name: String) throws
     /// Runs one file's import: all of it is kept, or none. `expectedBytes` is the file's size, when known.
     func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T
     /// Whether track points need ids (false: the target writes none, so the importer need not make them).

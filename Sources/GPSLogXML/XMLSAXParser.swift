@@ -31,6 +31,23 @@ public struct XMLName {
 
     /// True when there is no name (an element in no namespace).
     public var isEmpty: Bool { pointer == nil || pointer!.pointee == 0 }
+
+    /// True when the name is exactly `bytes` (a name kept from an earlier event, such as the root's namespace).
+    public func equals(_ bytes: [UInt8]) -> Bool {
+        guard let pointer else { return bytes.isEmpty }
+        return bytes.withUnsafeBufferPointer { b in
+            strlen(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self)) == b.count
+                && (b.isEmpty || memcmp(pointer, b.baseAddress!, b.count) == 0)
+        }
+    }
+
+    /// The name's bytes (to keep past the callback).
+    public var bytes: [UInt8] {
+        guard let pointer else { return [] }
+        return Array(
+            UnsafeBufferPointer(
+                start: pointer, count: strlen(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))))
+    }
 }
 
 /// The attributes of a starting element (libxml2's SAX2 quintuples: local name, prefix, URI, value start, value
@@ -106,8 +123,13 @@ public final class XMLSAXParser {
         if let context { xmlFreeParserCtxt(context) }
     }
 
-    /// The line the parser is at (1-based).
-    public var line: Int { context.map { Int(xmlSAX2GetLineNumber(UnsafeMutableRawPointer($0))) } ?? 0 }
+    /// The line the parser is at (1-based), in the file as it is (white space skipped before the XML declaration
+    /// counts).
+    public var line: Int {
+        context.map { Int(xmlSAX2GetLineNumber(UnsafeMutableRawPointer($0))) + skippedLines } ?? 0
+    }
+    /// Lines of white space skipped before the XML declaration (libxml2 refuses them; people's editors add them).
+    private var skippedLines = 0
 
     /// Records a handler's error and stops the parser.
     private func fail(_ error: Error) {
@@ -170,13 +192,50 @@ public final class XMLSAXParser {
         let size = 1 << 18
         let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: size)
         defer { buffer.deallocate() }
+        var first = true
         while true {
             let n = try fill(buffer)
-            let rc = xmlParseChunk(ctxt, buffer.baseAddress, Int32(n), n == 0 ? 1 : 0)
+            var start = 0
+            if first {
+                first = false
+                start = skipWhitespaceBeforeDeclaration(UnsafeBufferPointer(start: buffer.baseAddress, count: n))
+            }
+            let rc = xmlParseChunk(ctxt, buffer.baseAddress! + start, Int32(n - start), n == 0 ? 1 : 0)
             if let failure { throw failure }
-            if rc != 0 || !collector.errors.isEmpty { throw collector.error(or: "parsing \(file)") }
+            if rc != 0 || !collector.errors.isEmpty {
+                var error = collector.error(or: "parsing \(file)")
+                if error.line > 0 { error.line += skippedLines }
+                throw error
+            }
             if n == 0 { break }
         }
+    }
+}
+
+extension XMLSAXParser {
+    /// Where the document starts in its first chunk: past white space that comes before an XML declaration (after a
+    /// UTF-8 byte order mark, if any), which XML forbids and libxml2 refuses ("XML declaration allowed only at the
+    /// start of the document") but GPSBabel and GDAL read. The lines skipped are added to every line reported.
+    fileprivate func skipWhitespaceBeforeDeclaration(_ chunk: UnsafeBufferPointer<CChar>) -> Int {
+        let bom: [CChar] = [-17, -69, -65]  // EF BB BF
+        let hasBOM = chunk.count >= 3 && Array(chunk[0..<3]) == bom
+        var i = hasBOM ? 3 : 0
+        var lines = 0
+        while i < chunk.count, [0x20, 0x09, 0x0A, 0x0D].contains(chunk[i]) {
+            if chunk[i] == 0x0A { lines += 1 }
+            i += 1
+        }
+        let declaration: [CChar] = Array("<?xml".utf8).map { CChar(bitPattern: $0) }
+        guard i > (hasBOM ? 3 : 0), chunk.count - i >= 5, Array(chunk[i..<(i + 5)]) == declaration else { return 0 }
+        guard !hasBOM else {
+            // Keep the mark: move it up to the declaration (the buffer is ours).
+            let base = UnsafeMutablePointer(mutating: chunk.baseAddress!)
+            (base + i - 3).update(from: bom, count: 3)
+            skippedLines = lines
+            return i - 3
+        }
+        skippedLines = lines
+        return i
     }
 }
 

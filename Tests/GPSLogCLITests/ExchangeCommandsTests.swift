@@ -150,12 +150,12 @@ struct ConvertThroughSpoolTests {
             }
             for (i, input) in inputs.enumerated() {
                 let db = dir + "/db\(i).sqlite"
-                let imported = try runGPSLog(["import", input], database: db)
+                let imported = try runGPSLog(["import", input, "--routes"], database: db)
                 #expect(imported.status == 0, "\(input): \(imported.stderr)")
                 // File order, as convert writes them.
                 let ids = try Store(path: db).sessions().sorted { $0.key < $1.key }.map(\.id)
                 for format in ["xml", "geojson", "gpx", "csv"] {
-                    let converted = try runGPSLog(["convert", input, "-", "--to", format])
+                    let converted = try runGPSLog(["convert", input, "-", "--to", format, "--routes"])
                     #expect(converted.status == 0, "\(input) \(format): \(converted.stderr)")
                     let exported = try runGPSLog(["export"] + ids + ["--format", format], database: db)
                     #expect(

@@ -24,7 +24,7 @@ extension FuzzTarget {
         }
         let results: [ImportResult]
         do {
-            results = try GPXImporter().importFile(path, into: spool)
+            results = try GPXImporter(options: TrackImportOptions(routes: true)).importFile(path, into: spool)
         } catch {
             FuzzInvariant.refusal(error, from: "GPXImporter", naming: path)
             return
@@ -83,7 +83,7 @@ extension FuzzTarget {
     }
 
     /// Any file as `import` meets it: `ImportFormat.detect` by content, then the reader of the format it names.
-    /// KML and CSV, which gpslog writes but does not read, must be refused naming the file.
+    /// KML, which gpslog writes but does not read, must be refused naming the file.
     static func detect(_ input: UnsafeRawBufferPointer) {
         let path = FuzzScratch.write(input, as: "input")
         let format: ImportFormat
@@ -99,7 +99,22 @@ extension FuzzTarget {
         case .xml: checkSessionXML(path: path)
         case .overland: checkOverland(Array(input), source: path)
         case .owntracks: checkRec(path: path)
+        case .geojson, .csv: checkTrackFile(path: path, format: format)
         case .gpslogdb: break  // an SQLite file: not a parser of ours
         }
+    }
+
+    /// GeoJSON or CSV through its importer into a store in the scratch folder (the streaming JSON or CSV reader,
+    /// the point and line sessions): every entry in range and plausible, or the refusal names the file.
+    static func checkTrackFile(path: String, format: ImportFormat) {
+        let store = FuzzScratch.store
+        let results: [ImportResult]
+        do {
+            results = try FileImporter().importFile(path, format: format, into: store)
+        } catch {
+            FuzzInvariant.refusal(error, from: "\(format.rawValue) import", naming: path)
+            return
+        }
+        checkImported(results, in: store, from: "\(format.rawValue) import", plausible: true)
     }
 }

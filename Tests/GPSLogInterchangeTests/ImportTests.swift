@@ -73,7 +73,9 @@ struct ImportTests {
                     text.components(separatedBy: "<trkpt").count - 1 + text.components(separatedBy: "<rtept").count - 1
                 let waypoints = text.components(separatedBy: "<wpt").count - 1
                 try withTemporaryStore { store, _ in
-                    let results = try FileImporter().importFile(path, into: store)
+                    var importer = FileImporter()
+                    importer.options.routes = true
+                    let results = try importer.importFile(path, into: store)
                     let summaries = try results.map { try store.summary(of: $0.session) }
                     #expect(summaries.map(\.trackPointCount).reduce(0, +) == points, "\(name)")
                     #expect(summaries.map(\.markCount).reduce(0, +) == waypoints, "\(name)")

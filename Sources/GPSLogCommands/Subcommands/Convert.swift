@@ -27,6 +27,7 @@ extension GPSLog {
                 valueName: ExportFormat.allCases.map(\.rawValue).joined(separator: "|")))
         var to: String?
         @Option(help: "Simplify tracks with GEOS to this tolerance in metres.") var simplify: Double?
+        @OptionGroup var tracks: TrackImportFlags
         @Option(help: ArgumentHelp("UTC date for NMEA logs that carry none.", valueName: "YYYY-MM-DD")) var date:
             String?
 
@@ -59,6 +60,7 @@ extension GPSLog {
             conversion.inputFormat = from.flatMap(ImportFormat.init(rawValue:))
             conversion.simplify = simplify
             conversion.assumedDate = date.flatMap(ImportOptions.parseDate)
+            conversion.options = tracks.options(name: nil, file: input)
             try conversion.run { progress.advance(by: $0) }
         }
     }

@@ -13,10 +13,14 @@ extension GPSLog {
             abstract: "Import files into new sessions (one per track or per file), each file in one transaction.",
             discussion: """
                 Reads NMEA 0183 logs (any talker; bad sentences are counted and skipped), GPX 1.0 and 1.1 (tracks, \
-                routes, waypoints as marks, TrackPointExtension speed and course), gpslog's XML export, Overland \
-                batch JSON, OwnTracks JSON lines or .rec files, and the iOS app GPS Log's Log.db (its local times \
-                read in --timezone, default this machine's); the format is told by content. A bad file imports \
-                nothing and says where it is bad. --sample imports the recording bundled with gpslog.
+                waypoints as marks, routes with --routes, TrackPointExtension speed and course; also without a \
+                namespace, with a byte order mark or in UTF-16), GeoJSON (lines with coordTimes, points with a time \
+                property), CSV (latitude, longitude and time columns), gpslog's XML export, Overland batch JSON, \
+                OwnTracks JSON lines or .rec files, and the iOS app GPS Log's Log.db (its local times read in \
+                --timezone, default this machine's); the format is told by content. A file of several tracks makes a \
+                session each ("NAME (1)", "NAME (2)" when they share a name), or one with --merge. A bad file imports \
+                nothing and says where it is bad. --dry-run says what would be imported and writes nothing. \
+                --sample imports the recording bundled with gpslog.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -30,6 +34,8 @@ extension GPSLog {
                 valueName: ImportFormat.allCases.map(\.rawValue).joined(separator: "|")))
         var format: String?
         @Flag(help: "Import the real recording bundled with gpslog.") var sample = false
+        @OptionGroup var tracks: TrackImportFlags
+        @Flag(help: "Say what each file would import (sessions, points, marks); write nothing.") var dryRun = false
         @Option(help: ArgumentHelp("UTC date for logs that carry none (GGA-only NMEA).", valueName: "YYYY-MM-DD"))
         var date: String?
         @Option(help: "Time zone of a GPS Log database's local times (e.g. Europe/Amsterdam).") var timezone: String?
@@ -40,6 +46,9 @@ extension GPSLog {
 
         func validate() throws {
             if files.isEmpty && !sample { throw ValidationError("Name at least one file to import, or --sample.") }
+            if dryRun && sample {
+                throw ValidationError("--dry-run checks files; --sample is always the same recording.")
+            }
             if let format, ImportFormat(rawValue: format) == nil {
                 throw ValidationError(
                     "--format must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -57,6 +66,7 @@ extension GPSLog {
         }
 
         func run() throws {
+            if dryRun { return try DryRun(files: files, importer: importer(file:index:)).run() }
             let store = try global.openStore()
             defer { store.close() }
             let progress = ProgressBar(label: "Importing")
@@ -74,16 +84,23 @@ extension GPSLog {
                 report(result, progress: progress)
             }
             for (i, file) in files.enumerated() {
-                var fileImporter = FileImporter()
-                fileImporter.nmea = importer
-                fileImporter.name = name.map { files.count > 1 ? "\($0) \(i + 1)" : $0 }
-                fileImporter.mode = mode.flatMap(TripMode.init(rawValue:))
-                if let zone = timezone.flatMap(TimeZone.init(identifier:)) { fileImporter.timeZone = zone }
-                let format = file == "-" ? ImportFormat.nmea : self.format.flatMap(ImportFormat.init(rawValue:))
+                let (fileImporter, format) = self.importer(file: file, index: i)
                 for result in try fileImporter.importFile(file, format: format, into: store) {
                     report(result, progress: progress)
                 }
             }
+        }
+
+        /// The importer for the `index`-th file, and its format when the command line or `-` says it.
+        private func importer(file: String, index: Int) -> (FileImporter, ImportFormat?) {
+            var fileImporter = FileImporter()
+            fileImporter.nmea.assumedDate = date.flatMap(ImportOptions.parseDate)
+            fileImporter.options = tracks.options(
+                name: name.map { files.count > 1 ? "\($0) \(index + 1)" : $0 }, file: file)
+            fileImporter.mode = mode.flatMap(TripMode.init(rawValue:))
+            if let zone = timezone.flatMap(TimeZone.init(identifier:)) { fileImporter.timeZone = zone }
+            let format = file == "-" ? ImportFormat.nmea : self.format.flatMap(ImportFormat.init(rawValue:))
+            return (fileImporter, format)
         }
 
         private func report(_ result: ImportResult, progress: ProgressBar? = nil) {

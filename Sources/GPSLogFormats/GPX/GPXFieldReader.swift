@@ -14,14 +14,14 @@ struct GPXFieldReader {
 
     private var depth = -1
     private var sawRoot = false
-    private var metadataName: String?
-    private var metadataTime: Timestamp?
+    var metadataName: String?
+    var metadataTime: Timestamp?
 
     /// The trk or rte being read.
     private var inTrack = false
     private var trackDepth = 0
     private var isRoute = false
-    private var header = GPXTrackHeader()
+    var header = GPXTrackHeader()
     /// Track points of the current track passed on so far, and whether a trkseg opened after some: its first point
     /// starts a segment (`Entry.startsSegment`), so a track keeps its segments through an import.
     private var trackPointsPassed = 0
@@ -30,34 +30,37 @@ struct GPXFieldReader {
     /// The wpt, trkpt or rtept being read.
     // Not an optional `Entry`: taking the entry out of an optional copies it once more per point.
     private var inPoint = false
-    private var current = Entry(id: "", latitude: 0, longitude: 0, time: Timestamp(milliseconds: 0))
-    private var currentHasTime = false
+    var current = Entry(id: "", latitude: 0, longitude: 0, time: Timestamp(milliseconds: 0))
+    var currentHasTime = false
     private var pointDepth = 0
     private var pointIsMark = false
 
     /// The element whose text is being collected.
-    private enum Field {
+    enum Field {
         case metaName(always: Bool)
         case metaTime(always: Bool)
         case trackName, trackType, trackSource
-        case ele, time, name, desc, sat, hdop, vdop, pdop, fix, speed, course
+        case ele, time, name, desc, sat, hdop, vdop, pdop, fix, speed, course, heading
     }
     private var capturing: Field?
     private var captureDepth = 0
-    private var text: [UInt8] = []
+    var text: [UInt8] = []
     /// The most bytes kept of the field's text: a hostile 200 MB `<name>` costs no more than a real one.
     private var textCap = 0
     /// The field's text was longer than `textCap` (a number or time that long is refused; a text is cut).
-    private var textOverflowed = false
+    var textOverflowed = false
 
     init(path: String) {
         self.path = path
         text.reserveCapacity(256)
     }
 
-    private var line: Int { parser?.line ?? 0 }
+    var line: Int { parser?.line ?? 0 }
     /// The times a point may carry (read once: the system clock does not move enough during one file to matter).
-    private let window = TimeWindow.current
+    let window = TimeWindow.current
+    /// The root's namespace (GPX 1.0's or 1.1's, or what a file in the wild has instead), and the values read in
+    /// points that gpslog has no column for.
+    private var document = GPXDocumentNotes()
 
     private mutating func capture(_ field: Field) {
         capturing = field
@@ -76,13 +79,9 @@ struct GPXFieldReader {
         case .name: characters = TextLimit.label
         case .desc: characters = TextLimit.address
         case .trackType, .trackSource: characters = TextLimit.deviceID
-        case .metaTime, .ele, .time, .sat, .hdop, .vdop, .pdop, .fix, .speed, .course: return 64
+        case .metaTime, .ele, .time, .sat, .hdop, .vdop, .pdop, .fix, .speed, .course, .heading: return 64
         }
         return (characters + 1) * 4
-    }
-
-    private static func isGPX(_ namespace: XMLName) -> Bool {
-        namespace.equals("http://www.topografix.com/GPX/1/1") || namespace.equals("http://www.topografix.com/GPX/1/0")
     }
 
     mutating func startElement(
@@ -91,12 +90,7 @@ struct GPXFieldReader {
         depth += 1
         if capturing != nil { return }  // nested in an element whose text is read whole
         if !sawRoot {
-            guard element.equals("gpx"), Self.isGPX(namespace) else {
-                let ns = namespace.isEmpty ? "none" : namespace.string
-                throw ImportError.unsupportedFormat(
-                    file: path,
-                    detail: "not GPX 1.0 or 1.1: the root element is <\(element.string)> in namespace '\(ns)'")
-            }
+            try document.acceptRoot(element, namespace: namespace, file: path, visitor: visitor)
             sawRoot = true
             return
         }
@@ -123,6 +117,10 @@ struct GPXFieldReader {
                 capture(.speed)
             } else if element.equals("course") {
                 capture(.course)
+            } else if element.equals("heading") {
+                capture(.heading)  // OsmAnd's extension: the direction of travel
+            } else {
+                document.countDropped(element)
             }
             return
         }
@@ -141,7 +139,7 @@ struct GPXFieldReader {
             }
             return
         }
-        guard Self.isGPX(namespace) else { return }
+        guard document.isGPX(namespace) else { return }
         if element.equals("name") && depth <= 2 {
             if depth == 1 || metadataName == nil { capture(.metaName(always: depth == 1)) }
         } else if element.equals("time") && depth <= 2 {
@@ -199,6 +197,8 @@ struct GPXFieldReader {
         } else if inTrack && depth == trackDepth {
             inTrack = false
             try visitor.endTrack()
+        } else if depth == 0 {
+            document.reportDropped(to: visitor)
         }
     }
 
@@ -220,81 +220,6 @@ struct GPXFieldReader {
         inPoint = true
         pointDepth = depth
         pointIsMark = mark
-    }
-
-    /// A number from the collected text; nil when empty; an error naming the line when not a finite number.
-    private func number(_ field: String) throws -> Double? {
-        let trimmed = ByteNumber.trimmed(text)
-        if trimmed.isEmpty && !textOverflowed { return nil }
-        guard !textOverflowed, let v = ByteNumber.double(trimmed) else { throw invalid(field, trimmed) }
-        return v
-    }
-
-    /// The refusal of a field's value, which is shown cut when it was longer than what is kept.
-    private func invalid(_ field: String, _ value: ArraySlice<UInt8>) -> ImportError {
-        let shown = String(decoding: value, as: UTF8.self) + (textOverflowed ? "…" : "")
-        return ImportError.invalidValue(file: path, line: line, field: field, value: shown)
-    }
-
-    private mutating func finishField(_ field: Field, visitor: any GPXVisitor) throws {
-        switch field {
-        case .metaName(let always):
-            if always || metadataName == nil {
-                metadataName = String(decoding: text, as: UTF8.self).trimmedWhitespace
-                visitor.metadata(name: metadataName, time: metadataTime)
-            }
-        case .metaTime(let always):
-            if always || metadataTime == nil {
-                // Dates the file's untimed points: a time outside the window is no time (found by the fuzzer).
-                metadataTime =
-                    textOverflowed
-                    ? nil
-                    : Timestamp(iso8601Bytes: Array(ByteNumber.trimmed(text))).flatMap {
-                        window.contains($0) ? $0 : nil
-                    }
-                visitor.metadata(name: metadataName, time: metadataTime)
-            }
-        case .trackName:
-            header.name = String(decoding: text, as: UTF8.self).trimmedWhitespace
-            visitor.trackHeader(header)
-        case .trackType:
-            header.mode = TripMode(rawValue: String(decoding: text, as: UTF8.self).trimmedWhitespace.lowercased())
-            visitor.trackHeader(header)
-        case .trackSource:
-            // Our own exports name the session they came from: a re-import keeps its id when it is free.
-            let src = String(decoding: text, as: UTF8.self).trimmedWhitespace
-            if src.hasPrefix("gpslog session ") {
-                header.sourceID = String(src.dropFirst("gpslog session ".count))
-                visitor.trackHeader(header)
-            }
-        case .ele: current.altitude = try number("ele")
-        case .time:
-            let t = ByteNumber.trimmed(text)
-            // A time outside 1980 ... tomorrow is as invalid as an unreadable one (what gpslog stores, its own
-            // exports and imports must read back: OwnTracks' tst, say, refuses those years).
-            guard !textOverflowed, let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)),
-                window.contains(time)
-            else {
-                throw invalid("time", t)
-            }
-            current.time = time
-            currentHasTime = true
-        case .name: current.label = String(decoding: text, as: UTF8.self)
-        case .desc: current.address = String(decoding: text, as: UTF8.self)
-        // A count no receiver reports (negative, or past any constellation: 1e300 would trap converting) is none.
-        case .sat: current.satellites = try number("sat").flatMap { (0...1024).contains($0) ? Int($0) : nil }
-        case .hdop: current.hdop = try number("hdop").flatMap { $0 >= 0 ? $0 : nil }
-        case .vdop: current.vdop = try number("vdop").flatMap { $0 >= 0 ? $0 : nil }
-        case .pdop: current.pdop = try number("pdop").flatMap { $0 >= 0 ? $0 : nil }
-        case .fix:
-            switch String(decoding: ByteNumber.trimmed(text), as: UTF8.self) {
-            case "2d": current.fixMode = .twoD
-            case "3d": current.fixMode = .threeD
-            default: break
-            }
-        case .speed: current.speed = try number("speed").flatMap { $0 >= 0 ? $0 : nil }
-        case .course: current.course = try number("course").map { Geo.normalizedDegrees($0) }
-        }
     }
 
     private mutating func finishPoint(visitor: any GPXVisitor) throws {

@@ -21,6 +21,9 @@ public protocol GPXVisitor: AnyObject {
     func trackPoint(_ point: inout Entry, hasTime: Bool) throws
     /// The `trk` or `rte` ends.
     func endTrack() throws
+    /// Something the user should know about the file, said once: a root `<gpx>` read although its namespace is not
+    /// GPX's, values dropped for want of a column. One line, no file name.
+    func note(_ text: String)
 }
 
 extension GPXVisitor {
@@ -29,6 +32,7 @@ extension GPXVisitor {
     public func beginTrack(isRoute: Bool) throws {}
     public func trackHeader(_ header: GPXTrackHeader) {}
     public func endTrack() throws {}
+    public func note(_ text: String) {}
 }
 
 /// A `trk`'s or `rte`'s own fields.

@@ -22,6 +22,8 @@ public struct Conversion {
     public var simplify: Double?
     /// The date for NMEA logs that carry none.
     public var assumedDate: (year: Int, month: Int, day: Int)?
+    /// How a GPX, GeoJSON or CSV file's tracks make sessions (`--merge`, `--routes`), and where notes go.
+    public var options = TrackImportOptions()
 
     public init(input: String, output: String, to outputFormat: ExportFormat) {
         self.input = input
@@ -36,11 +38,15 @@ public struct Conversion {
             atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let format = try inputFormat ?? ImportFormat.detect(path: input)
+        var options = self.options
+        let notes = NoteFilter(options.notes)
+        options.notes = { notes.say($0) }  // once, though a fast path that gives up reads the file again
         if format == .gpx {
             // Both fast paths give up on the same thing, a track out of time order: after either, the store sorts.
             let streamed = outputFormat == .geojson && simplify == nil
             if try streamed
-                ? convertAsOneStream(progress: progress) : convertThroughSpool(folder: folder, progress: progress)
+                ? convertAsOneStream(options, progress: progress)
+                : convertThroughSpool(options, folder: folder, progress: progress)
             {
                 return
             }
@@ -49,6 +55,7 @@ public struct Conversion {
         defer { store.close() }
         store.onAppend = progress
         var importer = FileImporter()
+        importer.options = options
         importer.nmea.assumedDate = assumedDate
         let results = try importer.importFile(input, format: format, into: store)
         try export(results.map(\.session), from: store, progress: progress)
@@ -56,11 +63,11 @@ public struct Conversion {
 
     /// GPX to GeoJSON is written while the GPX is parsed (see `GeoJSONStream`). Returns false when a track is
     /// out of time order, before anything is written.
-    private func convertAsOneStream(progress: @escaping (Int) -> Void) throws -> Bool {
+    private func convertAsOneStream(_ options: TrackImportOptions, progress: @escaping (Int) -> Void) throws -> Bool {
         let stream = try GeoJSONStream(path: output)
         stream.onAppend = progress
         do {
-            _ = try GPXImporter().importFile(input, into: PipelinedImportTarget(stream))
+            _ = try GPXImporter(options: options).importFile(input, into: PipelinedImportTarget(stream))
         } catch is GeoJSONStream.NeedsSorting {
             return false
         }
@@ -70,10 +77,12 @@ public struct Conversion {
 
     /// GPX goes through a spool file rather than SQLite (the fast path; see `TrackSpool`). Returns false when a
     /// track is out of time order, which the SQLite path sorts.
-    private func convertThroughSpool(folder: String, progress: @escaping (Int) -> Void) throws -> Bool {
+    private func convertThroughSpool(_ options: TrackImportOptions, folder: String, progress: @escaping (Int) -> Void)
+        throws -> Bool
+    {
         let spool = try TrackSpool(folder: folder)
         spool.onAppend = progress
-        let results = try GPXImporter().importFile(input, into: PipelinedImportTarget(spool))
+        let results = try GPXImporter(options: options).importFile(input, into: PipelinedImportTarget(spool))
         if spool.needsSorting { return false }
         try export(results.map(\.session), from: spool, progress: progress)
         return true
@@ -89,5 +98,17 @@ public struct Conversion {
             return export
         }
         try Exporter(format: outputFormat).export(exports, to: output)
+    }
+}
+
+/// Says each note once.
+private final class NoteFilter {
+    private let say: (String) -> Void
+    private var said: Set<String> = []
+
+    init(_ say: @escaping (String) -> Void) { self.say = say }
+
+    func say(_ text: String) {
+        if said.insert(text).inserted { say(text) }
     }
 }

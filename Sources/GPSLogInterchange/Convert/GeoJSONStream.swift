@@ -96,6 +96,8 @@ public final class GeoJSONStream: ImportTarget {
         if p.markCount > 0 { try document.addFeatures(p.marks) }
     }
 
+    public func renameSession(id: String, to name: String) throws { pending[id]?.session.name = name }
+
     /// GeoJSON names marks by id, not track points.
     public var keepsTrackPointIDs: Bool { false }
 

@@ -82,6 +82,11 @@ public final class TrackSpool: ImportTarget, SessionSource {
         sessions[i].session.end = end
     }
 
+    public func renameSession(id: String, to name: String) throws {
+        guard let i = indexByID[id] else { return }
+        sessions[i].session.name = name.trimmedWhitespace.truncated(to: TextLimit.sessionName)
+    }
+
     /// A convert's session, checked as the store checks one (what `Store.createSession` refuses, this refuses).
     static func newSession(name: String, start: Timestamp, mode: TripMode?, id: String?, key: Int, taken: [String: Int])
         throws -> Session

@@ -7,9 +7,9 @@ import GPSLogSystem
 
 /// The formats `import` and `convert` read, told apart by content (not by file name).
 public enum ImportFormat: String, CaseIterable, Sendable {
-    case nmea, gpx, xml, overland, owntracks, gpslogdb
+    case nmea, gpx, xml, geojson, csv, overland, owntracks, gpslogdb
 
-    /// Looks at the first 4 KiB of a file.
+    /// Looks at the first 4 KiB of a file (UTF-8, or UTF-16 with a byte order mark or an XML declaration).
     public static func detect(path: String) throws -> ImportFormat {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ImportError.unreadable(file: path, reason: SystemCallError(code: errno).reason)
@@ -17,7 +17,7 @@ public enum ImportFormat: String, CaseIterable, Sendable {
         defer { try? handle.close() }
         let head = handle.readData(ofLength: 4096)
         if head.starts(with: Array("SQLite format 3\0".utf8)) { return .gpslogdb }
-        let text = String(decoding: head, as: UTF8.self)
+        let text = Self.text(of: head)
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         if trimmed.hasPrefix("<") {
             if text.contains("urn:gpslog:sessions") { return .xml }
@@ -26,10 +26,16 @@ public enum ImportFormat: String, CaseIterable, Sendable {
                 file: path, detail: "XML that is neither GPX nor a gpslog session export")
         }
         if trimmed.hasPrefix("{") {
+            // GeoJSON first: ocat's and Dawarich's features may carry OwnTracks' `_type` among their properties.
+            if text.contains("\"FeatureCollection\"") { return .geojson }
             if text.contains("\"locations\"") { return .overland }
             if text.contains("\"_type\"") { return .owntracks }
+            // GPSBabel sorts members: "features" first, "type" last, after megabytes of coordinates.
+            if ["\"features\"", "\"geometry\"", "\"coordinates\"", "\"Feature\""].contains(where: text.contains) {
+                return .geojson
+            }
             throw ImportError.unsupportedFormat(
-                file: path, detail: "JSON that is neither an Overland batch nor OwnTracks messages")
+                file: path, detail: "JSON that is neither GeoJSON, an Overland batch nor OwnTracks messages")
         }
         // OwnTracks Recorder .rec: "2024-03-01T09:03:09Z<TAB>*...<TAB>{...}" (older files pad with spaces).
         if let first = trimmed.split(separator: "\n").first, first.count > 21, first.contains("{"),
@@ -38,61 +44,48 @@ public enum ImportFormat: String, CaseIterable, Sendable {
             return .owntracks
         }
         if trimmed.hasPrefix("$") || trimmed.hasPrefix("!") || trimmed.hasPrefix("#") { return .nmea }
+        if try isCSV(header: trimmed, path: path) { return .csv }
         throw ImportError.unsupportedFormat(
             file: path,
             detail:
-                "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, gpslog XML, Overland batch JSON, OwnTracks JSON lines or .rec)"
+                "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, gpslog XML, GeoJSON, CSV with latitude, longitude and time columns, Overland batch JSON, OwnTracks JSON lines or .rec)"
         )
     }
-}
 
-/// Imports any supported file.
-public struct FileImporter {
-    public var name: String?
-    public var nmea = NMEAImporter()
-    public var mode: TripMode?
-    /// The zone GPS Log's local times were written in.
-    public var timeZone: TimeZone = .current
-
-    public init() {}
-
-    /// Imports `path`, one transaction for the file; returns the sessions made.
-    public func importFile(_ path: String, format: ImportFormat? = nil, into store: Store) throws -> [ImportResult] {
-        let format = try format ?? ImportFormat.detect(path: path)
-        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        let importer: any NamedImporter
-        switch format {
-        case .nmea: return [try nmea.importFile(path, name: name ?? stem, mode: mode, into: store)]
-        case .gpx: importer = GPXImporter()
-        case .xml: importer = SessionXMLImporter()
-        case .overland: importer = OverlandImporter()
-        case .owntracks: importer = OwnTracksImporter()
-        case .gpslogdb:
-            var i = GPSLogDatabaseImporter()
-            i.timeZone = timeZone
-            importer = i
+    /// The head of a file as text: UTF-16 when it starts with a byte order mark or `<?` in UTF-16, else UTF-8.
+    static func text(of head: Data) -> String {
+        let b = [UInt8](head.prefix(4))
+        let littleEndian = b.starts(with: [0xFF, 0xFE]) || b.starts(with: [0x3C, 0x00, 0x3F, 0x00])
+        let bigEndian = b.starts(with: [0xFE, 0xFF]) || b.starts(with: [0x00, 0x3C, 0x00, 0x3F])
+        guard littleEndian || bigEndian else { return String(decoding: head, as: UTF8.self) }
+        let bytes = [UInt8](head)
+        let units = stride(from: 0, to: bytes.count - 1, by: 2).map { i in
+            littleEndian ? UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8 : UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1])
         }
-        return try importer.named(name).importFile(path, into: store)
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    /// A first line that is a CSV header: split by `,`, `;` or a tab into two or more names. True when it has a
+    /// latitude, a longitude and a time column; the refusal naming the missing one when it has some of them, or the
+    /// file is named `.csv`, `.tsv` or `.txt`; false otherwise.
+    private static func isCSV(header text: Substring, path: String) throws -> Bool {
+        guard let first = text.split(whereSeparator: \.isNewline).first else { return false }
+        let delimiter = [",", ";", "\t"].max { first.split(separator: $0).count < first.split(separator: $1).count }!
+        let names = first.split(separator: delimiter, omittingEmptySubsequences: false).map {
+            String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\" \r"))
+        }
+        guard names.count >= 2 else { return false }
+        do {
+            _ = try CSVLayout(header: names, file: path)
+            return true
+        } catch {
+            let normalized = names.map { $0.lowercased() }
+            let hint = ["lat", "latitude", "lon", "lng", "longitude", "time", "timestamp"].contains {
+                normalized.contains($0)
+            }
+            let ext = (path as NSString).pathExtension.lowercased()
+            if hint || ["csv", "tsv", "txt"].contains(ext) { throw error }
+            return false
+        }
     }
 }
-
-/// An importer of one file format, which may be told the name of the sessions it makes.
-protocol NamedImporter {
-    var name: String? { get set }
-    func importFile(_ path: String, into store: Store) throws -> [ImportResult]
-}
-
-extension NamedImporter {
-    /// A copy with `name` set, when one is given.
-    func named(_ name: String?) -> any NamedImporter {
-        var copy = self
-        if let name { copy.name = name }
-        return copy
-    }
-}
-
-extension GPXImporter: NamedImporter {}
-extension SessionXMLImporter: NamedImporter {}
-extension OverlandImporter: NamedImporter {}
-extension OwnTracksImporter: NamedImporter {}
-extension GPSLogDatabaseImporter: NamedImporter {}

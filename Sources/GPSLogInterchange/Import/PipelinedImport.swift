@@ -77,6 +77,11 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
         try base.finishSession(id: id, end: end)
     }
 
+    public func renameSession(id: String, to name: String) throws {
+        try drain()
+        try base.renameSession(id: id, to: name)
+    }
+
     public var keepsTrackPointIDs: Bool { base.keepsTrackPointIDs }
 
     public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {

@@ -13,7 +13,7 @@ public struct SessionXMLImporter {
     public init() {}
 
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
-        try XMLImport.run(path, store: store) { try parse(path, store: store) }
+        try FileImport.run(path, store: store) { try parse(path, store: store) }
     }
 
     private func parse(_ path: String, store: Store) throws -> [ImportResult] {
@@ -171,25 +171,5 @@ public struct SessionXMLImporter {
         if var open = sink { results.append(try open.finish()) }
         guard !results.isEmpty else { throw ImportError.noFixes(file: path, detail: "no Session element") }
         return results
-    }
-}
-
-/// What every XML importer does around its parser: check the file, run in one transaction, and turn libxml2's
-/// errors into import errors naming the file and line.
-enum XMLImport {
-    static func run(_ path: String, store: any ImportTarget, _ parse: () throws -> [ImportResult]) throws
-        -> [ImportResult]
-    {
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw ImportError.unreadable(file: path, reason: "no such readable file")
-        }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
-        return try store.importTransaction(expectedBytes: size) {
-            do {
-                return try parse()
-            } catch let error as XMLError {
-                throw ImportError.malformed(file: path, line: error.line, reason: error.message)
-            }
-        }
     }
 }

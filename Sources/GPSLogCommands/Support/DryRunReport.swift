@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+import GPSLogInterchange
+import GPSLogModel
+
+/// `import --dry-run`: what each file would import, per session, and nothing written. A file that would be
+/// refused is refused the same way (with its line), and the command fails as the import would.
+struct DryRun {
+    let files: [String]
+    let importer: (String, Int) -> (FileImporter, ImportFormat?)
+
+    func run() throws {
+        for (i, file) in files.enumerated() {
+            let (fileImporter, format) = importer(file, i)
+            let planned = try fileImporter.dryRun(file, format: format)
+            let points = planned.map(\.points).reduce(0, +)
+            let marks = planned.map(\.marks).reduce(0, +)
+            let sessions = planned.count == 1 ? "1 session" : "\(planned.count) sessions"
+            print("\(file): would import \(sessions), \(points) points, \(marks) marks")
+            for p in planned {
+                var line = "  '\(p.name.visible)': \(p.points) points, \(p.marks) marks"
+                if p.headings > 0 { line += ", \(p.headings) heading changes" }
+                line += ", from \(p.start.iso8601())"
+                if let end = p.end { line += " to \(end.iso8601())" }
+                print(line)
+            }
+        }
+        print("Nothing was written (--dry-run).")
+    }
+}

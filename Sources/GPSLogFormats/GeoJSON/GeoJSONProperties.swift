@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+
+/// A position: longitude, latitude and the altitude when given (RFC 7946's order).
+public struct GeoJSONPosition: Sendable, Equatable {
+    public var longitude: Double
+    public var latitude: Double
+    public var altitude: Double?
+
+    public init(longitude: Double, latitude: Double, altitude: Double? = nil) {
+        self.longitude = longitude
+        self.latitude = latitude
+        self.altitude = altitude
+    }
+}
+
+/// The properties of a feature that mean what one of gpslog's columns means, under the names the trackers and tools
+/// people export from give them: gpslog's own (`kind`, `session`, `label`, `address`), Overland's (`timestamp`,
+/// `horizontal_accuracy`, `battery_level`, ...), GPSLogger's (`time`, `accuracy`, `bearing`, `battery` in %),
+/// OwnTracks' and ocat's (`tst`, `isotst`, `vel` in km/h, `cog`, `acc`, `batt`, `addr`), Dawarich's (`timestamp` in
+/// Unix seconds, `battery_status`), GDAL's GPX layers (`ele`, `time`, `track_fid`, `track_seg_id`, `sat`, `hdop`),
+/// togeojson's and GPSBabel's (`name`, `desc`). CoreLocation's -1 means unknown, as in Overland's payloads. Anything
+/// else is not kept. Dawarich's `velocity` is not read: it holds km/h or m/s depending on the app that sent it.
+public struct GeoJSONProperties: Sendable {
+    /// The point's time: the first of `timestamp`, `time`, `isotst`, `tst`, `time_long`, `timestamp_ms`, a
+    /// `coordTimes` string (a Point from togeojson); ISO 8601 text or Unix seconds (milliseconds from 1e11 on, or
+    /// for `time_long` and `timestamp_ms`).
+    public var time: Timestamp?
+    /// gpslog's `kind`: `track`, `mark`, `visit`, `transition`.
+    public var kind: String?
+    /// `name` (a track's or a waypoint's name), `session_name`.
+    public var name: String?
+    /// A mark's `label`.
+    public var label: String?
+    /// `address`, `addr`, `desc`, `description` (as GPX's `desc`).
+    public var address: String?
+    /// gpslog's `session` id.
+    public var session: String?
+    /// GDAL's `track_fid` and `track_seg_id` (the GPX track and segment a point came from).
+    public var track: String?
+    public var segment: String?
+    /// gpslog's session `start`, `end` and `mode`.
+    public var start: Timestamp?
+    public var end: Timestamp?
+    public var mode: TripMode?
+    public var altitude: Double?
+    /// Metres per second (`speed`; `vel` is km/h).
+    public var speed: Double?
+    public var course: Double?
+    public var horizontalAccuracy: Double?
+    public var verticalAccuracy: Double?
+    public var speedAccuracy: Double?
+    public var courseAccuracy: Double?
+    public var satellites: Int?
+    public var hdop: Double?
+    public var vdop: Double?
+    public var pdop: Double?
+    public var fixMode: FixMode?
+    /// 0 ... 1 (`battery_level`; `batt` and `battery` are percentages).
+    public var batteryLevel: Double?
+    public var batteryState: BatteryState?
+    public var deviceID: String?
+    public var wifi: String?
+    public var motion: [String]?
+
+    public init() {}
+
+    /// What the properties say of a point at `position`: an entry with an empty id (its time is 0 when the
+    /// properties have none; `time` says whether they do).
+    public func entry(at position: GeoJSONPosition) -> Entry {
+        var e = Entry(
+            id: "", latitude: position.latitude, longitude: position.longitude, time: time ?? Timestamp(milliseconds: 0)
+        )
+        e.altitude = position.altitude ?? altitude
+        e.speed = speed
+        e.course = course
+        e.horizontalAccuracy = horizontalAccuracy
+        e.verticalAccuracy = verticalAccuracy
+        e.speedAccuracy = speedAccuracy
+        e.courseAccuracy = courseAccuracy
+        e.satellites = satellites
+        e.hdop = hdop
+        e.vdop = vdop
+        e.pdop = pdop
+        e.fixMode = fixMode
+        e.batteryLevel = batteryLevel
+        e.batteryState = batteryState
+        e.deviceID = deviceID
+        e.wifi = wifi
+        e.motion = motion
+        e.address = address
+        return e
+    }
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogStore
+
+/// A session an import would make (`import --dry-run`).
+public struct PlannedSession: Sendable, Equatable {
+    public var name: String
+    /// Track points, marks and heading changes.
+    public var points: Int
+    public var marks: Int
+    public var headings: Int
+    public var start: Timestamp
+    public var end: Timestamp?
+}
+
+/// Where a dry run imports to: sessions and entries are counted, nothing is kept or written.
+final class DryRunTarget: ImportTarget {
+    private var sessions: [String: PlannedSession] = [:]
+    private var key: Int64 = 0
+
+    func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
+        let name = name.trimmedWhitespace.truncated(to: TextLimit.sessionName)
+        guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
+        key += 1
+        let id = Identifier.uuidV4()
+        sessions[id] = PlannedSession(name: name, points: 0, marks: 0, headings: 0, start: start, end: nil)
+        return Session(key: key, id: id, name: name, start: start, end: nil, mode: mode)
+    }
+
+    func hasSession(id: String) throws -> Bool { sessions[id] != nil }
+
+    func appendEntries(_ entries: [Entry], to sessionID: String) throws {
+        for (index, e) in entries.enumerated() {
+            // The rules the store checks, so a dry run refuses what the import would.
+            if let rule = Store.brokenRule(e) {
+                throw StoreError.invalidEntry(
+                    index: index, time: e.time.iso8601(), reason: "CHECK constraint failed: \(rule)")
+            }
+            if e.marked {
+                sessions[sessionID]?.marks += 1
+            } else if e.isHeadingChanged {
+                sessions[sessionID]?.headings += 1
+            } else {
+                sessions[sessionID]?.points += 1
+            }
+        }
+    }
+
+    func finishSession(id: String, end: Timestamp) throws { sessions[id]?.end = end }
+
+    func renameSession(id: String, to name: String) throws { sessions[id]?.name = name }
+
+    func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T { try body() }
+
+    func planned(id: String) -> PlannedSession? { sessions[id] }
+}

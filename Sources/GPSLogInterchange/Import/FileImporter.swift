@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogModel
+import GPSLogStore
+
+/// Imports any supported file.
+public struct FileImporter {
+    /// Names, `--merge`, `--routes`, and where notes about a file go (GPX, GeoJSON and CSV; the other formats take
+    /// the name only).
+    public var options = TrackImportOptions()
+    public var nmea = NMEAImporter()
+    public var mode: TripMode?
+    /// The zone GPS Log's local times were written in.
+    public var timeZone: TimeZone = .current
+
+    /// The name of every session made (default: the track's or the file's).
+    public var name: String? {
+        get { options.name }
+        set { options.name = newValue }
+    }
+
+    public init() {}
+
+    /// Imports `path`, one transaction for the file; returns the sessions made.
+    public func importFile(_ path: String, format: ImportFormat? = nil, into store: Store) throws -> [ImportResult] {
+        let format = try format ?? ImportFormat.detect(path: path)
+        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let importer: any NamedImporter
+        switch format {
+        case .nmea: return [try nmea.importFile(path, name: name ?? stem, mode: mode, into: store)]
+        case .gpx, .geojson, .csv: return try trackImport(path, format: format, into: PipelinedImportTarget(store))
+        case .xml: importer = SessionXMLImporter()
+        case .overland: importer = OverlandImporter()
+        case .owntracks: importer = OwnTracksImporter()
+        case .gpslogdb:
+            var i = GPSLogDatabaseImporter()
+            i.timeZone = timeZone
+            importer = i
+        }
+        return try importer.named(name).importFile(path, into: store)
+    }
+
+    /// GPX, GeoJSON and CSV into any target.
+    private func trackImport(_ path: String, format: ImportFormat, into target: any ImportTarget) throws
+        -> [ImportResult]
+    {
+        switch format {
+        case .gpx: return try GPXImporter(options: options).importFile(path, into: target)
+        case .geojson: return try GeoJSONImporter(options: options).importFile(path, into: target)
+        default: return try CSVImporter(options: options).importFile(path, into: target)
+        }
+    }
+
+    /// What importing `path` would make, with nothing written: GPX, GeoJSON and CSV are read into a `DryRunTarget`
+    /// (no database at all); the other formats are imported into a scratch database in a private temporary
+    /// folder, removed afterwards, and counted there.
+    public func dryRun(_ path: String, format: ImportFormat? = nil) throws -> [PlannedSession] {
+        let format = try format ?? ImportFormat.detect(path: path)
+        if [.gpx, .geojson, .csv].contains(format) {
+            let target = DryRunTarget()
+            let results = try trackImport(path, format: format, into: target)
+            return results.compactMap { target.planned(id: $0.session.id) }
+        }
+        let folder = NSTemporaryDirectory() + "/gpslog-dry-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try Store(path: folder + "/dry-run.sqlite")
+        defer { store.close() }
+        return try importFile(path, format: format, into: store).map { result in
+            let s = try store.summary(of: result.session)
+            return PlannedSession(
+                name: result.session.name, points: s.trackPointCount, marks: s.markCount,
+                headings: s.headingChangeCount, start: s.session.start, end: s.session.end)
+        }
+    }
+}
+
+/// An importer of one file format, which may be told the name of the sessions it makes.
+protocol NamedImporter {
+    var name: String? { get set }
+    func importFile(_ path: String, into store: Store) throws -> [ImportResult]
+}
+
+extension NamedImporter {
+    /// A copy with `name` set, when one is given.
+    func named(_ name: String?) -> any NamedImporter {
+        var copy = self
+        if let name { copy.name = name }
+        return copy
+    }
+}
+
+extension SessionXMLImporter: NamedImporter {}
+extension OverlandImporter: NamedImporter {}
+extension OwnTracksImporter: NamedImporter {}
+extension GPSLogDatabaseImporter: NamedImporter {}

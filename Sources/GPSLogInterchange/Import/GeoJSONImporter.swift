@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogFormats
+import GPSLogModel
+import GPSLogStore
+
+/// Imports GeoJSON (read by `GeoJSONReader`, streaming): LineStrings and MultiLineStrings with `coordTimes`
+/// (gpslog's own export, togeojson's) each become a session (a MultiLineString's lines its segments); Points with a
+/// time (Overland's, GPSLogger's, ocat's, Dawarich's, GDAL's `track_points`) are track points, a session per group
+/// (gpslog's `session`, GDAL's `track_fid`); Points without a time, or gpslog's `kind: mark`, are marks (`label` or
+/// `name` as the label, `address` or `desc` as the address). gpslog's visits and transitions are not points and
+/// are skipped. One transaction per file; memory stays flat (see `GeoJSONReader`, `PointSessions`).
+public struct GeoJSONImporter: TrackFileImporter {
+    public var options = TrackImportOptions()
+
+    public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
+
+    /// Imports into any target (a convert's spool, a dry run).
+    public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
+        try FileImport.run(path, store: store) {
+            let sessions = GeoJSONSessions(path: path, options: options, store: store)
+            try GeoJSONReader.read(path, into: sessions)
+            return try sessions.finish()
+        }
+    }
+}
+
+/// What the GeoJSON reader reports, made into sessions by `PointSessions` (behind a pointer, as `GPXSessions`
+/// holds its builder: one static exclusivity check instead of one at run time per point).
+final class GeoJSONSessions: GeoJSONVisitor {
+    private let state: UnsafeMutablePointer<State>
+    private let options: TrackImportOptions
+
+    private struct State {
+        var sessions: PointSessions
+        /// The line being read.
+        var line = PointSessions.Group()
+        var skippedRecords = 0
+    }
+
+    init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+        self.options = options
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(sessions: PointSessions(path: path, options: options, store: store)))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    func point(_ position: GeoJSONPosition, properties p: GeoJSONProperties) throws {
+        guard Geo.isPlausiblePosition(latitude: position.latitude, longitude: position.longitude) else { return }
+        if p.kind == "visit" || p.kind == "transition" {
+            state.pointee.skippedRecords += 1
+            return
+        }
+        var e = p.entry(at: position)
+        let key = p.session ?? p.track
+        // A Point without a time is a waypoint, unless it says it is a track's (GDAL's track_points layer).
+        if p.kind == "mark" || (p.time == nil && p.track == nil && p.kind != "track") {
+            e.label = p.label ?? p.name
+            try state.pointee.sessions.mark(e, hasTime: p.time != nil, key: key)
+            return
+        }
+        let group = PointSessions.Group(key: key, name: nil, mode: p.mode, preferredID: p.session)
+        try state.pointee.sessions.track(e, hasTime: p.time != nil, group: group, segment: p.segment)
+    }
+
+    func beginLine(properties p: GeoJSONProperties) throws {
+        let group = PointSessions.Group(
+            key: p.session ?? p.track, name: p.name, mode: p.mode, preferredID: p.session, start: p.start, end: p.end)
+        state.pointee.line = group
+        try state.pointee.sessions.beginLine(group)
+    }
+
+    func linePoint(_ position: GeoJSONPosition, time: Timestamp?, startsPart: Bool) throws {
+        guard Geo.isPlausiblePosition(latitude: position.latitude, longitude: position.longitude) else { return }
+        let e = Entry(
+            id: "", latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
+            time: time ?? Timestamp(milliseconds: 0))
+        try state.pointee.sessions.track(e, hasTime: time != nil, group: state.pointee.line, startsPart: startsPart)
+    }
+
+    func endLine() throws {}
+
+    func note(_ text: String) { options.notes(text) }
+
+    /// After the document: the sessions imported.
+    func finish() throws -> [ImportResult] {
+        let skipped = state.pointee.skippedRecords
+        if skipped > 0 {
+            options.notes("skipped \(skipped) visit and transition feature(s): they are not points of a track")
+        }
+        let results = try state.pointee.sessions.finish()
+        guard !results.isEmpty else {
+            throw ImportError.noFixes(file: state.pointee.sessions.path, detail: "no Point or line feature")
+        }
+        return results
+    }
+}
