@@ -66,14 +66,17 @@ struct RecordGPSDTests {
             try store.entries(of: session.id).forEach { if !$0.isHeadingChanged && !$0.marked { track.append($0) } }
             let first = try #require(track.first)
             // gpsfake sends before the recorder connects, so compare from the first fix the recorder received;
-            // it must still have most of the log.
+            // it must have a good part of the log.
             var sampled: [TPV] = []
             for tpv in tpvs where tpv.time >= first.time {
                 if let last = sampled.last, tpv.time.milliseconds - last.time.milliseconds < 1000 { continue }
                 sampled.append(tpv)
             }
+            // What is checked strictly is below: from its first fix on, the recorder lost no epoch. This share only
+            // guards against a recorder that hardly connected: gpsfake starts its feed at the first client, and the
+            // recorder's WATCH follows its connection by up to seconds on a loaded machine (the telit log lasts 3 s).
             #expect(
-                Double(sampled.count) >= 0.8 * Double(tpvs.count),
+                Double(sampled.count) >= 0.33 * Double(tpvs.count),
                 "recorded only \(sampled.count) of \(tpvs.count) epochs")
             // One accepted fix per interval: each stored row or instance stands for one sampled epoch.
             #expect(track.map(\.instanceCount).reduce(0, +) == sampled.count)
