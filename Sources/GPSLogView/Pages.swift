@@ -49,14 +49,14 @@ enum Pages {
         iso.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: ".000Z", with: "Z")
     }
 
-    static func sessions(_ items: [SessionItem], name: String, from: String, to: String) -> String {
+    static func sessions(_ items: [SessionJSON], name: String, from: String, to: String) -> String {
         var rows = ""
         for s in items {
             let live = s.recording ? #" <span class="live" title="still being written">● recording</span>"# : ""
             rows += """
                 <tr><td><a href="/sessions/\(escape(s.id))">\(escape(s.name))</a>\(live)</td>\
                 <td>\(escape(time(s.start)))</td><td class="num">\(duration(s.durationSeconds))</td>\
-                <td class="num">\(distance(s.distanceMetres))</td><td class="num">\(s.entries)</td>\
+                <td class="num">\(distance(s.distanceMeters))</td><td class="num">\(s.entries)</td>\
                 <td class="num">\(s.marks)</td></tr>
 
                 """
@@ -85,7 +85,7 @@ enum Pages {
     }
 
     /// The session page: the summary, the map and the charts; the plot as a picture when JavaScript is off.
-    static func session(_ s: SessionItem, tiles: String?, attribution: String) -> String {
+    static func session(_ s: SessionJSON, tiles: String?, attribution: String) -> String {
         let live = s.recording ? #" <span class="live">● recording</span>"# : ""
         var attributes = #" data-session="\#(escape(s.id))" data-attribution="\#(escape(attribution))""#
         if s.recording { attributes += #" data-recording="true""# }
@@ -104,7 +104,7 @@ enum Pages {
             <ul class="summary">
             <li><b>Start (UTC)</b>\(escape(time(s.start)))\(live)</li>
             <li><b>Duration</b>\(duration(s.durationSeconds))</li>
-            <li><b>Distance</b>\(distance(s.distanceMetres))</li>
+            <li><b>Distance</b>\(distance(s.distanceMeters))</li>
             <li><b>Entries</b>\(s.entries)</li>
             <li><b>Marks</b>\(s.marks)</li>
             <li><b>Data</b><a href="/api/sessions/\(escape(s.id))/track.geojson">GeoJSON</a></li>

@@ -6,44 +6,14 @@ import GPSLogModel
 import GPSLogStore
 import NIOPosix
 
-/// A session as the sessions page and `/api/sessions` show it: the numbers of `gpslog sessions`.
-struct SessionItem: Codable, Sendable {
-    var id: String
-    var name: String
-    var start: String
-    var end: String?
-    var durationSeconds: Double?
-    var distanceMetres: Double
-    var entries: Int
-    var trackPoints: Int
-    var marks: Int
-    /// Still being written: a recording (no end yet), or a device `serve` receives from (its end, the last
-    /// location, within `liveWindow` of now).
-    var recording: Bool
-    var mode: String?
-    /// South, west, north, east: the track's and marks' extent (none for an empty session).
-    var bounds: [Double]?
-
-    init(_ s: SessionSummary) {
-        id = s.session.id
-        name = s.session.name
-        start = s.session.start.iso8601()
-        end = s.session.end?.iso8601()
-        let last = s.session.end ?? s.lastTime
-        durationSeconds = last.map { Double($0.milliseconds - s.session.start.milliseconds) / 1000 }
-        distanceMetres = (s.distance * 10).rounded() / 10
-        entries = s.entryCount
-        trackPoints = s.trackPointCount
-        marks = s.markCount
+extension SessionJSON {
+    /// A session as the sessions page and `/api/sessions` show it: the numbers of `gpslog sessions --json`, and
+    /// `recording` also for a device `serve` receives from (its end, the last location, within `liveWindow` of now).
+    init(viewing s: SessionSummary) {
+        self.init(s)
         recording = Self.isLive(end: s.session.end)
-        mode = s.session.mode?.rawValue
-        if let south = s.minLatitude, let west = s.minLongitude, let north = s.maxLatitude, let east = s.maxLongitude {
-            bounds = [south, west, north, east]
-        }
     }
-}
 
-extension SessionItem {
     /// How recent a received session's last location must be for its page to follow it.
     static let liveWindow: Int64 = 5 * 60 * 1000
 
@@ -94,12 +64,12 @@ struct ViewData: Sendable {
     }
 
     /// Every session, newest first, filtered by a part of the name and a day range (`YYYY-MM-DD`).
-    func sessions(name: String? = nil, from: Timestamp? = nil, to: Timestamp? = nil) async throws -> [SessionItem] {
+    func sessions(name: String? = nil, from: Timestamp? = nil, to: Timestamp? = nil) async throws -> [SessionJSON] {
         try await read { store in
             try store.sessions().filter { s in
                 (name.map { s.name.localizedCaseInsensitiveContains($0) } ?? true)
                     && (from.map { s.start >= $0 } ?? true) && (to.map { s.start <= $0 } ?? true)
-            }.sorted { $0.start > $1.start }.map { SessionItem(try store.summary(of: $0)) }
+            }.sorted { $0.start > $1.start }.map { SessionJSON(viewing: try store.summary(of: $0)) }
         }
     }
 
@@ -116,10 +86,10 @@ struct ViewData: Sendable {
     }
 
     /// One session by id (or unique prefix); nil when there is none.
-    func session(_ query: String) async throws -> SessionItem? {
+    func session(_ query: String) async throws -> SessionJSON? {
         try await read { store in
             guard let s = try? store.resolveSession(query) else { return nil }
-            return SessionItem(try store.summary(of: s))
+            return SessionJSON(viewing: try store.summary(of: s))
         }
     }
 
@@ -193,22 +163,15 @@ struct ViewData: Sendable {
                             altitude: e.altitude, accuracy: e.horizontalAccuracy)
                     ))
             }
-            return LiveBatch(points: points, ended: !SessionItem.isLive(end: session.end))
+            return LiveBatch(points: points, ended: !SessionJSON.isLive(end: session.end))
         }
     }
 
-    /// The marks: time, place, label and address.
-    func marks(_ id: String) async throws -> [[String: String?]]? {
+    /// The marks: time, place, label and address (as `gpslog show --json` lists them).
+    func marks(_ id: String) async throws -> [SessionJSON.MarkJSON]? {
         try await read { store in
             guard let session = try? store.resolveSession(id) else { return nil }
-            var out: [[String: String?]] = []
-            try store.marks(of: session.id).forEach { m in
-                out.append([
-                    "time": m.time.iso8601(), "latitude": DecimalText.string(m.latitude, places: 7),
-                    "longitude": DecimalText.string(m.longitude, places: 7), "label": m.label, "address": m.address,
-                ])
-            }
-            return out
+            return try SessionJSON(store.summary(of: session), marks: try store.marks(of: session.id).all()).markList
         }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
+import GPSLogFormats
 import GPSLogModel
 import GPSLogRecording
 import GPSLogStore

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
 

@@ -173,9 +173,9 @@
   // A long session's track comes simplified to about half a pixel of the whole map (GEOS, on the server, marks
   // kept); zooming a chart into a time window draws that window in full detail over it.
   function trackURL(session) {
-    if (session.trackPoints <= maxFullTrack || !session.bounds) return api + '/track.geojson';
-    const b = session.bounds;
-    const metres = L.latLng(b[0], b[1]).distanceTo(L.latLng(b[2], b[3]));
+    const b = session.boundingBox;
+    if (session.trackPoints <= maxFullTrack || !b) return api + '/track.geojson';
+    const metres = L.latLng(b.minLatitude, b.minLongitude).distanceTo(L.latLng(b.maxLatitude, b.maxLongitude));
     const tolerance = Math.max(0.5, metres / 4000).toFixed(1);
     mapDiv.dataset.tolerance = tolerance;
     return api + '/track.geojson?tolerance=' + tolerance;

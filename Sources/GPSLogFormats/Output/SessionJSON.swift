@@ -1,41 +1,42 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 
-/// The JSON shape of a session summary (`sessions --json`, `show --json`). Times are ISO 8601 UTC.
-struct SessionJSON: Encodable {
-    var id: String
-    var name: String
-    var start: String
-    var end: String?
-    var recording: Bool
-    var mode: String?
-    var entries: Int
-    var trackPoints: Int
-    var marks: Int
-    var headingChanges: Int
-    var distanceMeters: Double
-    var durationSeconds: Double?
-    var maxSpeedMps: Double?
-    var averageSpeedMps: Double?
-    var boundingBox: BoundingBox?
+/// The JSON shape of a session summary (`sessions --json`, `show --json`, and the web view's `/api/sessions`).
+/// Times are ISO 8601 UTC.
+public struct SessionJSON: Codable, Sendable {
+    public var id: String
+    public var name: String
+    public var start: String
+    public var end: String?
+    public var recording: Bool
+    public var mode: String?
+    public var entries: Int
+    public var trackPoints: Int
+    public var marks: Int
+    public var headingChanges: Int
+    public var distanceMeters: Double
+    public var durationSeconds: Double?
+    public var maxSpeedMps: Double?
+    public var averageSpeedMps: Double?
+    public var boundingBox: BoundingBox?
     /// Fixes the recording refused before sampling (absent for sessions not recorded through the gate).
-    var droppedFixes: DroppedFixes?
-    var markList: [MarkJSON]?
+    public var droppedFixes: DroppedFixes?
+    public var markList: [MarkJSON]?
 
-    struct BoundingBox: Encodable {
-        var minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double
+    public struct BoundingBox: Codable, Sendable {
+        public var minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double
     }
 
-    struct MarkJSON: Encodable {
-        var id: String
-        var time: String
-        var latitude: Double
-        var longitude: Double
-        var label: String?
-        var address: String?
+    public struct MarkJSON: Codable, Sendable {
+        public var id: String
+        public var time: String
+        public var latitude: Double
+        public var longitude: Double
+        public var label: String?
+        public var address: String?
     }
 
-    init(_ s: SessionSummary, marks: [Entry]? = nil) {
+    public init(_ s: SessionSummary, marks: [Entry]? = nil) {
         id = s.session.id
         name = s.session.name
         start = s.session.start.iso8601()
