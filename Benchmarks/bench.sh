@@ -32,7 +32,7 @@ done
 
 # The peers and the meters, from Debian, installed when missing.
 need=""
-for p in gpsbabel gdal-bin time python3; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
+for p in gpsbabel gdal-bin time python3 chromium curl; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
 if [ -n "$need" ]; then
     SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
     echo "Installing$need"
@@ -108,6 +108,12 @@ for n in $SIZES; do
     measure "$c" gpslog "$GPSLOG" export --db "$db" bench --format gpx --output "$OUT/t.gpx"
     measure "$c" gpsbabel gpsbabel -i gpx -f "$gpx" -o gpx -F "$OUT/t.gpx"
 
+    # Simplification to 5 m: GEOS under both (gpslog streams it a segment and a chunk at a time; ogr2ogr's
+    # -simplify is GEOS's topology-preserving simplifier on the whole line, in degrees: 0.00005 is 3.4-5.6 m here).
+    c="session $label simplified 5 m -> GeoJSON"
+    measure "$c" gpslog "$GPSLOG" export --db "$db" bench --format geojson --simplify 5 --output "$OUT/s.geojson"
+    measure "$c" ogr2ogr ogr2ogr -f GeoJSON "$OUT/s.geojson" "$gpx" tracks -simplify 0.00005
+
     c="NMEA $label -> GPX"
     measure "$c" gpslog "$GPSLOG" convert "$nmea" "$OUT/t.gpx"
     measure "$c" gpsbabel gpsbabel -i nmea -f "$nmea" -o gpx -F "$OUT/t.gpx"
@@ -137,6 +143,33 @@ awk -F'\t' -v work="$WORK" '
             printf "| %-36s | %-8s | %8.2f | %8.2f | %9.1f | %10s | %9s |%s\n", key[i], tool[i], wall[i], cpu[i], rss[i] / 1024, ratio, rr, extra
         }
     }' "$RESULTS"
+
+# The web view: the session's page in headless Chromium (Benchmarks/page-time.py), opened twice (the second
+# time the server answers the long reads from its cache), with the time until the map and the charts are drawn
+# and the bytes the page fetched. Goals for 1M entries: under 2 s and 5 MB.
+if [ -z "$ONLY" ] || awk -v r="$ONLY" 'BEGIN { exit !("session page" ~ r) }'; then
+    [ -x /usr/bin/chromium ] || { echo "bench.sh: the page rows need chromium (make test installs it)" >&2; exit 1; }
+    echo
+    echo "| session page            | visit  | ready ms | MB fetched | track vertices | chart points |"
+    echo "|-------------------------|--------|---------:|-----------:|---------------:|-------------:|"
+    for n in $SIZES; do
+        db="$WORK/session-$n.sqlite"
+        "$GPSLOG" serve --db "$db" --listen 127.0.0.1:0 --tiles none >"$WORK/serve.out" 2>"$WORK/serve.err" &
+        serve=$!
+        for _ in $(seq 300); do grep -q "Listening on http://" "$WORK/serve.out" && break; sleep 0.1; done
+        base=$(sed -n 's|^Listening on \(http://[^ /]*\).*|\1|p' "$WORK/serve.out" | head -1)
+        [ -n "$base" ] || { echo "bench.sh: serve did not start:" >&2; cat "$WORK/serve.err" >&2; exit 1; }
+        id=$(python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])' < <(curl -s "$base/api/sessions"))
+        for visit in first second; do
+            python3 Benchmarks/page-time.py "$base/sessions/$id" --timeout 120 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print("| %-23s | %-6s | %8d | %10.2f | %14d | %12d |" % (sys.argv[1], sys.argv[2], r["readyMs"], r["bytes"] / 1e6,
+      r["vertices"], r["chartPoints"]))' "$n entries" "$visit"
+        done
+        kill "$serve"; wait "$serve" 2>/dev/null || true
+    done
+fi
 
 # The SD card's write budget: bytes written per hour of 1 Hz recording, beside gpxlogger (real time: 4 minutes).
 [ -z "$ONLY" ] || exit 0

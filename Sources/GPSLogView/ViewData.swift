@@ -35,9 +35,18 @@ struct ChartPoint: Codable, Sendable {
     var accuracy: Double?
 }
 
-/// `/api/sessions/ID/entries`: the points, and the cursor `/live` goes on from.
+/// A heading change: where the receiver turned, and its new heading (degrees true), drawn as an arrow.
+struct ChartHeading: Codable, Sendable {
+    var time: String
+    var lat: Double
+    var lon: Double
+    var course: Double?
+}
+
+/// `/api/sessions/ID/entries`: the points, the heading changes, and the cursor `/live` goes on from.
 struct ChartWindow: Codable, Sendable {
     var entries: [ChartPoint]
+    var headings: [ChartHeading]
     var cursor: String?
 }
 
@@ -93,6 +102,16 @@ struct ViewData: Sendable {
         }
     }
 
+    /// One session and its marks in one read (its page); nil when there is none.
+    func sessionWithMarks(_ query: String) async throws -> SessionJSON? {
+        try await read { store in
+            guard let s = try? store.resolveSession(query) else { return nil }
+            var json = SessionJSON(try store.summary(of: s), marks: try store.marks(of: s.id).all())
+            json.recording = SessionJSON.isLive(end: s.end)
+            return json
+        }
+    }
+
     /// The session as `gpslog export --format geojson [--simplify TOLERANCE]` writes it, into a private scratch file
     /// whose bytes are returned (the file is removed).
     func geoJSON(_ id: String, tolerance: Double?) async throws -> [UInt8]? {
@@ -132,9 +151,17 @@ struct ViewData: Sendable {
             }
             let step = max(1, (count + Self.maxChartPoints - 1) / Self.maxChartPoints)
             var points: [ChartPoint] = []
+            var headings = Thinned<ChartHeading>(limit: Self.maxChartPoints)
             var index = 0
             var cursor: String?
+            // One read for the chart, the cursor and the arrows (a long session's rows are read once).
             try store.entries(of: session.id, from: from, to: to, fields: .all).forEach { e in
+                if e.isHeadingChanged {
+                    headings.offer {
+                        ChartHeading(
+                            time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, course: e.heading ?? e.course)
+                    }
+                }
                 guard !e.marked && !e.isHeadingChanged else { return }
                 defer { index += 1 }
                 cursor = "\(e.time.milliseconds):\(e.key ?? 0)"
@@ -144,7 +171,7 @@ struct ViewData: Sendable {
                         time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed,
                         altitude: e.altitude, accuracy: e.horizontalAccuracy))
             }
-            return ChartWindow(entries: points, cursor: cursor)
+            return ChartWindow(entries: points, headings: headings.items, cursor: cursor)
         }
     }
 
@@ -172,6 +199,28 @@ struct ViewData: Sendable {
         try await read { store in
             guard let session = try? store.resolveSession(id) else { return nil }
             return try SessionJSON(store.summary(of: session), marks: try store.marks(of: session.id).all()).markList
+        }
+    }
+}
+
+/// At most `limit` items from a stream of unknown length, evenly spaced: every item while there are few, then every
+/// second, fourth... (the kept ones halved each time the list reaches twice the limit), so memory stays bounded.
+struct Thinned<Item> {
+    let limit: Int
+    private(set) var items: [Item] = []
+    private var step = 1
+    private var offered = 0
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// Offers the next item; `make` runs only for an item that is kept.
+    mutating func offer(_ make: () -> Item) {
+        defer { offered += 1 }
+        guard offered % step == 0 else { return }
+        items.append(make())
+        if items.count >= 2 * limit {
+            items = stride(from: 0, to: items.count, by: 2).map { items[$0] }
+            step *= 2
         }
     }
 }
