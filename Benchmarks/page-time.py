@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: MIT
 """How long a gpslog page takes to be ready in a real browser, and how many bytes it fetched.
 
-    Benchmarks/page-time.py URL [--timeout 60] [--chromium /usr/bin/chromium]
+    Benchmarks/page-time.py URL [--timeout 60] [--chromium /usr/bin/chromium] [--press End,ArrowLeft,...]
 
 Starts headless Chromium with the DevTools protocol on a pipe (--remote-debugging-pipe: no port, no WebSocket
 library), opens URL in real time (no virtual time, which stops the clock while requests are in flight), and waits
 for the page's `data-ready` (set by app.js when the map, the charts and the arrows are drawn). Prints one JSON line:
 {"readyMs": ..., "bytes": ..., "vertices": ..., "chartPoints": ...}: readyMs is the page's own performance.now()
 at that moment (from the start of navigation), bytes the transfer sizes of the document and every resource.
+With --press, the charts are focused and the keys pressed once the page is ready, and "cursor" says which point
+the map's cursor is on afterwards (the tests drive the keyboard this way).
 Written by hand because it is a page of glue: Debian has no CDP client for Python.
 """
 import json
@@ -17,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+
+KEY_CODES = {'ArrowLeft': 37, 'ArrowRight': 39, 'Home': 36, 'End': 35, 'Escape': 27}
 
 
 def main():
@@ -28,6 +33,7 @@ def main():
         timeout = float(args[args.index('--timeout') + 1])
     if '--chromium' in args:
         chromium = args[args.index('--chromium') + 1]
+    keys = args[args.index('--press') + 1].split(',') if '--press' in args else []
     to_browser_r, to_browser_w = os.pipe()
     from_browser_r, from_browser_w = os.pipe()
     profile = tempfile.mkdtemp(prefix='gpslog-page-time-')
@@ -96,6 +102,17 @@ def main():
             if state.get('ready') == 'true':
                 state.pop('ready', None)
                 state.pop('error', None)
+                if keys:
+                    send('Runtime.evaluate', {'expression': 'document.getElementById("charts").focus()'},
+                         session=session)
+                    for key in keys:
+                        for kind in ('keyDown', 'keyUp'):
+                            send('Input.dispatchKeyEvent', {'type': kind, 'key': key, 'code': key,
+                                                            'windowsVirtualKeyCode': KEY_CODES[key]}, session=session)
+                    cursor = send('Runtime.evaluate', {
+                        'expression': 'document.getElementById("map").dataset.cursor || null',
+                        'returnByValue': True}, session=session)
+                    state['cursor'] = cursor.get('result', {}).get('value')
                 print(json.dumps(state))
                 return
             if time.monotonic() > deadline:

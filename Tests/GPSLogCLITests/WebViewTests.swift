@@ -267,6 +267,18 @@ struct WebViewTests {
             let ready = Int(Self.bodyAttribute("ready-ms", in: page) ?? "") ?? -1
             let bytes = Int(Self.bodyAttribute("bytes", in: page) ?? "") ?? -1
             #expect(ready > 0 && bytes > 100_000 && bytes < 5_000_000, "\(ready) ms, \(bytes) bytes")
+            // The keyboard, through the DevTools protocol: with the charts focused, End goes to the last point and
+            // the left arrow steps back one; the map's cursor follows.
+            let probe = try GPSLogTestSupport.runTool(
+                "/usr/bin/python3",
+                [
+                    TestPaths.packageRoot + "/Benchmarks/page-time.py", base + "/sessions/" + id, "--press",
+                    "End,ArrowLeft",
+                ])
+            let keys = try JSONSerialization.jsonObject(with: Data(probe.output.utf8)) as? [String: Any]
+            let points = try #require(keys?["chartPoints"] as? Int, "\(probe.output)")
+            #expect(points == summary["trackPoints"] as? Int)
+            #expect(keys?["cursor"] as? String == String(points - 2), "\(probe.output)")
             _ = serve
         }
     }
