@@ -3,9 +3,11 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// The last few answers that read a whole long session (its simplified track, its chart), kept while the database
-/// is unchanged, so going back to a page or opening it twice costs nothing. "Unchanged" is the database file's and
-/// its WAL's size and modification time: any commit anywhere changes one of them, so a cached answer is never
-/// stale, at the price of being dropped at every commit of a running recorder.
+/// is unchanged, so going back to a page or opening it twice costs nothing. "Unchanged" is read from the files as
+/// SQLite keeps them: the database header's change counter (bumped by every transaction in rollback-journal mode),
+/// the WAL index's header (its change counter and last frame move at every commit in WAL mode), and the files'
+/// sizes and times. A cached answer is never stale, at the price of being dropped at every commit of a running
+/// recorder.
 final class ViewCache: Sendable {
     /// Answers kept at most, the oldest used dropped first.
     static let capacity = 12
@@ -26,13 +28,21 @@ final class ViewCache: Sendable {
 
     init(databasePath: String) { self.databasePath = databasePath }
 
-    /// The database's version as the file system sees it.
+    /// The database's version as its files say it (see the type's comment).
     func stamp() -> String {
-        [databasePath, databasePath + "-wal"].map { path in
+        let headers = [(databasePath, 24, 4), (databasePath + "-shm", 0, 48)].map { path, offset, count in
+            guard let handle = FileHandle(forReadingAtPath: path) else { return "-" }
+            defer { try? handle.close() }
+            try? handle.seek(toOffset: UInt64(offset))
+            let bytes = (try? handle.read(upToCount: count)) ?? Data()
+            return bytes.map { String($0, radix: 16) }.joined(separator: ".")
+        }
+        let files = [databasePath, databasePath + "-wal"].map { path in
             var info = stat()
             guard stat(path, &info) == 0 else { return "-" }
             return "\(info.st_size)@\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-        }.joined(separator: "/")
+        }
+        return (headers + files).joined(separator: "/")
     }
 
     /// The cached answer for `key`, or `make`'s (kept when the database did not change while it ran).

@@ -267,6 +267,19 @@ struct WebViewTests {
             let ready = Int(Self.bodyAttribute("ready-ms", in: page) ?? "") ?? -1
             let bytes = Int(Self.bodyAttribute("bytes", in: page) ?? "") ?? -1
             #expect(ready > 0 && bytes > 100_000 && bytes < 5_000_000, "\(ready) ms, \(bytes) bytes")
+            // Answers kept by the server go when the database changes: a mark added from another process is in the
+            // next GeoJSON.
+            let url = base + "/api/sessions/\(id)/track.geojson"
+            let before = try Self.runTool("/usr/bin/curl", ["-s", url])
+            #expect(try Self.runTool("/usr/bin/curl", ["-s", url]) == before)
+            let another = try await runGPSLogAsync(
+                [
+                    "mark", "--session", "Sail", "--lat", "52.85", "--lon", "5.3136", "--time", "2018-08-20T09:47:40Z",
+                    "Start line",
+                ], database: db, folder: dir)
+            try #require(another.status == 0, "\(another.stderr)")
+            let after = try Self.runTool("/usr/bin/curl", ["-s", url])
+            #expect(!before.contains("Start line") && after.contains("Start line"))
             // The keyboard, through the DevTools protocol: with the charts focused, End goes to the last point and
             // the left arrow steps back one; the map's cursor follows.
             let probe = try GPSLogTestSupport.runTool(
