@@ -101,6 +101,7 @@ extension FuzzTarget {
         case .owntracks: checkRec(path: path)
         case .geojson, .csv: checkTrackFile(path: path, format: format)
         case .gpslogdb: break  // an SQLite file: not a parser of ours
+        case .google: checkGoogle(path: path)
         }
     }
 

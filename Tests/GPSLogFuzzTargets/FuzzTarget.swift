@@ -29,6 +29,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A file of regions through `RegionFile` (`region import`): OwnTracks' waypoints export, or GeoJSON polygons
     /// checked with GEOS.
     case waypoints
+    /// Google location history through `GoogleLocationImporter` (`import`): Records.json, Semantic Location History,
+    /// the phone's Timeline export, a session per day.
+    case google
 
     /// The largest input worth trying (libFuzzer's `-max_len`): large enough for several sentences, points or
     /// locations, small enough for thousands of runs a second. Whole-file size limits are not what these look for.
@@ -52,6 +55,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .rec: FuzzTarget.rec(input)
         case .control: FuzzTarget.control(input)
         case .waypoints: FuzzTarget.waypoints(input)
+        case .google: FuzzTarget.google(input)
         }
     }
 

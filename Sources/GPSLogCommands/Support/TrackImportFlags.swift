@@ -18,10 +18,24 @@ struct TrackImportFlags: ParsableArguments {
             track points are); without it routes are reported and skipped.
             """)
     var routes = false
+    @Option(
+        help: ArgumentHelp(
+            """
+            Google location history: one session per local day (in --timezone, else TZ or this machine's zone), \
+            named "NAME YYYY-MM-DD", instead of one per file.
+            """, valueName: "day"))
+    var splitBy: SplitBy?
 
-    /// The options for `file`: notes about it go to stderr, one line each, after the file's name.
-    func options(name: String?, file: String) -> TrackImportOptions {
+    /// What `--split-by` splits a file by.
+    enum SplitBy: String, ExpressibleByArgument {
+        case day
+    }
+
+    /// The options for `file`: notes about it go to stderr, one line each, after the file's name. Days are
+    /// `timeZone`'s.
+    func options(name: String?, file: String, timeZone: TimeZone = .current) -> TrackImportOptions {
         var options = TrackImportOptions(name: name, merge: merge, routes: routes)
+        if splitBy == .day { options.splitByDay = timeZone }
         options.notes = { text in
             FileHandle.standardError.write(Data("\(file): note: \(text.visible)\n".utf8))
         }

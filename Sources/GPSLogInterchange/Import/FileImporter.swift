@@ -25,11 +25,13 @@ public struct FileImporter {
     /// Imports `path`, one transaction for the file; returns the sessions made.
     public func importFile(_ path: String, format: ImportFormat? = nil, into store: Store) throws -> [ImportResult] {
         let format = try format ?? ImportFormat.detect(path: path)
+        noteSplit(format)
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         let importer: any NamedImporter
         switch format {
         case .nmea: return [try nmea.importFile(path, name: name ?? stem, mode: mode, into: store)]
-        case .gpx, .geojson, .csv: return try trackImport(path, format: format, into: PipelinedImportTarget(store))
+        case .gpx, .geojson, .csv, .google:
+            return try trackImport(path, format: format, into: PipelinedImportTarget(store))
         case .xml: importer = SessionXMLImporter()
         case .overland: importer = OverlandImporter()
         case .owntracks: importer = OwnTracksImporter()
@@ -48,7 +50,14 @@ public struct FileImporter {
         switch format {
         case .gpx: return try GPXImporter(options: options).importFile(path, into: target)
         case .geojson: return try GeoJSONImporter(options: options).importFile(path, into: target)
+        case .google: return try GoogleLocationImporter(options: options).importFile(path, into: target)
         default: return try CSVImporter(options: options).importFile(path, into: target)
+        }
+    }
+
+    private func noteSplit(_ format: ImportFormat) {
+        if options.splitByDay != nil && format != .google {
+            options.notes("--split-by is for Google location history; this file is imported as usual")
         }
     }
 
@@ -57,7 +66,8 @@ public struct FileImporter {
     /// folder, removed afterwards, and counted there.
     public func dryRun(_ path: String, format: ImportFormat? = nil) throws -> [PlannedSession] {
         let format = try format ?? ImportFormat.detect(path: path)
-        if [.gpx, .geojson, .csv].contains(format) {
+        if [.gpx, .geojson, .csv, .google].contains(format) {
+            noteSplit(format)
             let target = DryRunTarget()
             let results = try trackImport(path, format: format, into: target)
             return results.compactMap { target.planned(id: $0.session.id) }
