@@ -91,6 +91,8 @@ exports: deps
 
 ## bench: gpslog (release) against gpsbabel and ogr2ogr on 1M and 5M generated points; prints the table
 bench: deps
+	@# The write budget records with the default geocoder: its index beside the release build bench.sh uses.
+	@$(MAKE) --no-print-directory places PLACES_CONFIG=release
 	Benchmarks/bench.sh
 
 ## fuzz: run every libFuzzer target for FUZZ_SECONDS (600) each, or only FUZZ_TARGETS; findings in .build-fuzz/findings
@@ -156,7 +158,7 @@ build: deps
 ## places: the world places index (the default geocoder) beside the PLACES_CONFIG (debug) gpslog; pip fetches once
 places: $(PLACES_INDEX)
 	@bin="$$($(SWIFT) build -c $(PLACES_CONFIG) --show-bin-path)"; \
-	cmp -s "$(PLACES_INDEX)" "$$bin/places-world.bin" || install -m 0644 "$(PLACES_INDEX)" "$$bin/places-world.bin"
+	cmp -s "$(PLACES_INDEX)" "$$bin/places-world.bin" || install -D -m 0644 "$(PLACES_INDEX)" "$$bin/places-world.bin"
 
 # The index is rebuilt when the table or the index code changes (a new format version).
 $(PLACES_INDEX): $(PLACES_CSV) $(wildcard Sources/GPSLogGeocoding/Place*.swift)

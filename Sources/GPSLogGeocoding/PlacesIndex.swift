@@ -115,13 +115,31 @@ public struct PlacesIndex: Sendable {
     )? {
         guard Geo.isValidPosition(latitude: latitude, longitude: longitude) else { return nil }
         var best: (offset: Int, latitude: Double, longitude: Double, distance: Double)?
+        // A place is at least its difference in latitude away (along the meridian), and a cell's places are sorted by
+        // latitude: a binary search finds the first within reach, and the first beyond it ends the cell.
+        let metresPerDegree = Geo.earthRadius * Double.pi / 180
         for (row, column) in Self.cells(around: latitude, longitude, radius: maxDistance) {
             let cell = row * Self.columns + column
-            let first = Int(Self.u32(bytes, cellsAt + cell * 4))
+            let base = Double(row - 90)
+            var low = Int(Self.u32(bytes, cellsAt + cell * 4))
             let end = Int(Self.u32(bytes, cellsAt + (cell + 1) * 4))
-            for place in first..<end {
+            let south =
+                (latitude - min(maxDistance, best?.distance ?? .infinity) / metresPerDegree - base) * 65536 - 1.5
+            var high = end
+            while low < high {
+                let middle = (low + high) / 2
+                if Double(Self.u16(bytes, placesAt + middle * Self.placeSize)) < south {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            for place in low..<end {
                 let at = placesAt + place * Self.placeSize
-                let lat = Double(row - 90) + (Double(Self.u16(bytes, at)) + 0.5) / 65536
+                let lat = base + (Double(Self.u16(bytes, at)) + 0.5) / 65536
+                let reach = min(maxDistance, best?.distance ?? .infinity)
+                if (lat - latitude) * metresPerDegree > reach { break }
+                if (latitude - lat) * metresPerDegree > reach { continue }
                 let lon = Double(column - 180) + (Double(Self.u16(bytes, at + 2)) + 0.5) / 65536
                 let d = Geo.distance(lat1: latitude, lon1: longitude, lat2: lat, lon2: lon)
                 if d <= maxDistance, d < best?.distance ?? .infinity { best = (at, lat, lon, d) }

@@ -72,11 +72,17 @@ struct WorldPlacesTests {
             let longitude = near180 ? random.uniform(179, 180) * (i % 2 == 0 ? 1 : -1) : random.uniform(-180, 180)
             rows.append(PlaceRow(name: "P\(i)", region: "", country: "", latitude: latitude, longitude: longitude))
         }
+        // A dense cluster, as in Java or Lombardy (a thousand places to a cell), where the search skips the most.
+        for i in 0..<3000 {
+            let (latitude, longitude) = (random.uniform(44, 46.5), random.uniform(8, 10.5))
+            rows.append(PlaceRow(name: "C\(i)", region: "", country: "", latitude: latitude, longitude: longitude))
+        }
         let index = try PlacesIndex(bytes: try PlacesIndex.build(rows, source: "random"), origin: "random")
-        let radius = 300_000.0
-        for i in 0..<1500 {
-            let latitude = i % 4 == 0 ? random.uniform(85, 90) * (i % 8 == 0 ? 1 : -1) : random.uniform(-75, 75)
-            let longitude = i % 3 == 0 ? random.uniform(179.5, 180) * (i % 2 == 0 ? 1 : -1) : random.uniform(-180, 180)
+        for i in 0..<2000 {
+            let radius = i % 2 == 0 ? 300_000.0 : 20_000
+            var latitude = i % 4 == 0 ? random.uniform(85, 90) * (i % 8 == 0 ? 1 : -1) : random.uniform(-75, 75)
+            var longitude = i % 3 == 0 ? random.uniform(179.5, 180) * (i % 2 == 0 ? 1 : -1) : random.uniform(-180, 180)
+            if i % 5 == 1 { (latitude, longitude) = (random.uniform(43.5, 47), random.uniform(7.5, 11)) }
             let scan = rows.map {
                 (Geo.distance(lat1: latitude, lon1: longitude, lat2: $0.latitude, lon2: $0.longitude), $0.name)
             }.filter { $0.0 <= radius }.min { $0.0 < $1.0 }
