@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+import GPSLogXML
+
+/// A format's element-by-element reading (KML's, TCX's): a struct that `SAXReaderHandler` holds, told each event
+/// with the visitor to report to.
+protocol SAXFieldReader {
+    associatedtype Visitor
+    /// The parser (for line numbers in errors); unowned, set once the parser exists.
+    var parser: XMLSAXParser? { get set }
+    mutating func startElement(_ element: XMLName, attributes: XMLAttributes, visitor: Visitor) throws
+    mutating func characters(_ chunk: UnsafeBufferPointer<UInt8>)
+    mutating func endElement(_ element: XMLName, visitor: Visitor) throws
+}
+
+/// The parser calls this class; the work is done by a `SAXFieldReader`, a struct it holds behind a pointer (as
+/// `GPXSAXHandler` holds its reader): every access to a class's stored `var` is checked for exclusivity at run time,
+/// once per event, where a `mutating` method of a struct behind a `let` pointer is checked statically. Sound because
+/// libxml2 calls one callback at a time, on the parsing thread.
+final class SAXReaderHandler<Reader: SAXFieldReader>: XMLSAXHandler {
+    private let reader: UnsafeMutablePointer<Reader>
+    private let visitor: Reader.Visitor
+
+    init(_ reader: Reader, visitor: Reader.Visitor) {
+        self.visitor = visitor
+        self.reader = .allocate(capacity: 1)
+        self.reader.initialize(to: reader)
+    }
+
+    deinit {
+        reader.deinitialize(count: 1)
+        reader.deallocate()
+    }
+
+    var parser: XMLSAXParser? {
+        get { reader.pointee.parser }
+        set { reader.pointee.parser = newValue }
+    }
+
+    func startElement(_ element: XMLName, namespace: XMLName, attributes: XMLAttributes) throws {
+        try reader.pointee.startElement(element, attributes: attributes, visitor: visitor)
+    }
+
+    func characters(_ chunk: UnsafeBufferPointer<UInt8>) { reader.pointee.characters(chunk) }
+
+    func endElement(_ element: XMLName, namespace: XMLName) throws {
+        try reader.pointee.endElement(element, visitor: visitor)
+    }
+
+    /// Parses a document named `name` with `reader`, reporting to `visitor`: `run` starts the parser (on a file, or
+    /// on pieces). libxml2's errors become `ImportError.malformed` naming `name` and the line.
+    static func parse(
+        _ name: String, reader: Reader, visitor: Reader.Visitor, _ run: (XMLSAXParser) throws -> Void
+    ) throws {
+        let handler = SAXReaderHandler(reader, visitor: visitor)
+        let parser = XMLSAXParser(file: name, handler: handler)
+        handler.parser = parser
+        do {
+            try run(parser)
+        } catch let error as XMLError {
+            throw ImportError.malformed(file: name, line: error.line, reason: error.message)
+        }
+    }
+}
