@@ -61,3 +61,14 @@ final class SAXReaderHandler<Reader: SAXFieldReader>: XMLSAXHandler {
         }
     }
 }
+
+/// How deep the KML and TCX readers let elements nest. libxml2's push parser sets no limit of its own (100,000
+/// nested `<Folder>`s parse), and the KML reader keeps a frame per Folder: a depth bomb is refused here. Real files
+/// nest a few levels (Google Earth's My Places, GPSBabel's folders: under 20).
+enum XMLDepth {
+    static let limit = 256
+
+    static func refusal(file: String, line: Int) -> ImportError {
+        ImportError.malformed(file: file, line: line, reason: "elements nested deeper than \(limit) levels")
+    }
+}

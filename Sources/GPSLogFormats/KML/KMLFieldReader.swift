@@ -108,6 +108,7 @@ struct KMLFieldReader: SAXFieldReader {
     mutating func startElement(_ element: XMLName, attributes: XMLAttributes, visitor: any KMLVisitor) throws {
         depth += 1
         if let pending { throw pending }
+        if depth > XMLDepth.limit { throw XMLDepth.refusal(file: path, line: line) }
         if capturing != nil || inCoordinates { return }  // nested in an element whose text is read whole
         if !sawRoot {
             guard element.equals("kml") else {

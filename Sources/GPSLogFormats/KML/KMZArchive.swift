@@ -67,7 +67,7 @@ struct KMZArchive {
             throw ImportError.malformed(
                 file: displayName, line: 0,
                 reason:
-                    "would inflate to \(inflated) bytes, over the \(limits.maxBytes / 1_073_741_824) GiB a KMZ's document may have"
+                    "would inflate to \(inflated) bytes, over the \(Self.size(limits.maxBytes)) a KMZ's document may have"
             )
         }
         if inflated > limits.ratioFloor && inflated / stored > limits.maxRatio {
@@ -77,6 +77,11 @@ struct KMZArchive {
                     "would inflate \(inflated / stored) times (\(entry.compressedSize) bytes to \(inflated)): a zip bomb, not KML (which compresses at most about 30 times)"
             )
         }
+    }
+
+    /// A limit in words: `4 GiB`, or bytes below 1 GiB.
+    private static func size(_ bytes: UInt64) -> String {
+        bytes >= 1 << 30 && bytes % (1 << 30) == 0 ? "\(bytes >> 30) GiB" : "\(bytes) bytes"
     }
 
     /// Inflates the document, handing each piece to `feed` in order.

@@ -45,6 +45,7 @@ struct TCXFieldReader: SAXFieldReader {
 
     mutating func startElement(_ e: XMLName, attributes: XMLAttributes, visitor: any TCXVisitor) throws {
         depth += 1
+        if depth > XMLDepth.limit { throw XMLDepth.refusal(file: path, line: line) }
         if capturing != nil { return }
         if !sawRoot {
             guard e.equals("TrainingCenterDatabase") else {

@@ -7,7 +7,9 @@ extension ImportFormat {
     static func xmlFormat(root text: String) -> ImportFormat? {
         var rest = Substring(text).drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         while rest.hasPrefix("<?") || rest.hasPrefix("<!") {
-            let end = rest.hasPrefix("<!--") ? "-->" : ">"
+            // A DOCTYPE's internal subset holds `>`s of its own (the parser refuses DTDs; detection gets past them).
+            let subset = rest.hasPrefix("<!DOCTYPE") && rest.prefix { $0 != ">" }.contains("[")
+            let end = rest.hasPrefix("<!--") ? "-->" : subset ? "]>" : ">"
             guard let close = rest.range(of: end) else { return nil }
             rest = rest[close.upperBound...].drop { $0.isWhitespace }
         }
