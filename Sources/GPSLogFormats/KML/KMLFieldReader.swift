@@ -179,7 +179,7 @@ struct KMLFieldReader: SAXFieldReader {
         } else if e.equals("altitudeMode") {
             capture(.altitudeMode)
         } else if child && e.equals("name") {
-            capture(.name, cap: TextCapture.cap(characters: TextLimit.sessionName))
+            capture(.name, cap: TextCapture.cap(characters: TextLimit.label))
         } else if child && e.equals("description") {
             capture(.description, cap: TextCapture.cap(characters: TextLimit.address))
         } else if child && (e.equals("TimeStamp") || e.equals("TimeSpan")) {
@@ -231,6 +231,7 @@ struct KMLFieldReader: SAXFieldReader {
             return
         }
         if inCoordinates {
+            guard depth == shapeDepth + 1 else { return }  // an element inside the text (not KML's) ends
             inCoordinates = false
             if scanner.overflowed { throw invalid("coordinates", text: "(a tuple over 128 bytes)") }
             if !scanner.tuple.isEmpty { try addCoordinates(scanner.tuple[...]) }
