@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 
-/// The text of one XML element, collected from the parser's pieces up to a limit: a hostile 200 MB `<name>` costs
-/// no more than a real one. Leading white space is dropped as it comes, so padding cannot push the text out; white
-/// space past the limit is not more text.
-struct TextCapture {
+/// The text of one XML element (a reader's `Field`), collected from the parser's pieces up to a limit: a hostile 200 MB
+/// `<name>` costs no more than a real one. Leading white space is dropped as it comes, so padding cannot push the text
+/// out; white space past the limit is not more text.
+struct TextCapture<Field> {
+    /// The element whose text is being collected, and its depth.
+    private(set) var field: Field?
+    private var depth = 0
     private(set) var bytes: [UInt8] = []
     private var cap = 0
     /// The text was longer than the limit (a number or time that long is refused; a name is cut).
@@ -11,19 +14,27 @@ struct TextCapture {
 
     init() { bytes.reserveCapacity(256) }
 
-    /// Starts collecting, keeping at most `cap` bytes.
-    mutating func begin(cap: Int) {
+    /// True while an element's text is collected (the elements inside it are not read).
+    var isActive: Bool { field != nil }
+
+    /// Starts collecting the text of `field`, an element at `depth`, keeping at most `cap` bytes.
+    mutating func begin(_ field: Field, depth: Int, cap: Int = 64) {
+        self.field = field
+        self.depth = depth
         bytes.removeAll(keepingCapacity: true)
         overflowed = false
         self.cap = cap
     }
 
-    /// The most bytes kept of a text of `characters` characters: four UTF-8 bytes each, and one character more, so
-    /// the store's `truncated(to:)` still sees it is too long and marks the cut.
-    static func cap(characters: Int) -> Int { characters * 4 + 4 }
+    /// At the end of an element at `depth`: the field whose text is now whole, when it was this element.
+    mutating func end(depth: Int) -> Field? {
+        guard let field, depth == self.depth else { return nil }
+        self.field = nil
+        return field
+    }
 
     mutating func append(_ chunk: UnsafeBufferPointer<UInt8>) {
-        guard !overflowed else { return }
+        guard field != nil, !overflowed else { return }
         var chunk = chunk[...]
         if bytes.isEmpty {
             guard let first = chunk.firstIndex(where: { !ByteNumber.isSpace($0) }) else { return }
@@ -56,4 +67,11 @@ struct TextCapture {
         guard !overflowed, let v = ByteNumber.double(trimmed) else { throw invalid() }
         return v
     }
+}
+
+/// How many bytes of an element's text a reader keeps.
+enum CaptureLimit {
+    /// The most bytes kept of a text of `characters` characters: four UTF-8 bytes each, and one character more, so
+    /// the store's `truncated(to:)` still sees it is too long and marks the cut.
+    static func bytes(characters: Int) -> Int { characters * 4 + 4 }
 }

@@ -82,9 +82,7 @@ struct KMLFieldReader: SAXFieldReader {
     enum Field {
         case containerName, name, description, when, begin, end, trackWhen, trackCoord, altitudeMode, data
     }
-    private var capturing: Field?
-    private var captureDepth = 0
-    var text = TextCapture()
+    var text = TextCapture<Field>()
     /// The name of the `ExtendedData` value being read (`Data`'s or `SimpleData`'s `name`).
     var dataName: [UInt8] = []
     /// An error met in text, thrown at the next element event (the parser's text callback cannot throw).
@@ -97,19 +95,15 @@ struct KMLFieldReader: SAXFieldReader {
 
     init(path: String) { self.path = path }
 
-    private mutating func capture(_ field: Field, cap: Int = 64) {
-        capturing = field
-        captureDepth = depth
-        text.begin(cap: cap)
-    }
-
     // MARK: - Events
 
-    mutating func startElement(_ element: XMLName, attributes: XMLAttributes, visitor: any KMLVisitor) throws {
+    mutating func startElement(
+        _ element: XMLName, namespace _: XMLName, attributes: XMLAttributes, visitor: any KMLVisitor
+    ) throws {
         depth += 1
         if let pending { throw pending }
         if depth > XMLDepth.limit { throw XMLDepth.refusal(file: path, line: line) }
-        if capturing != nil || inCoordinates { return }  // nested in an element whose text is read whole
+        if text.isActive || inCoordinates { return }  // nested in an element whose text is read whole
         if !sawRoot {
             guard element.equals("kml") else {
                 throw ImportError.unsupportedFormat(
@@ -132,7 +126,7 @@ struct KMLFieldReader: SAXFieldReader {
         } else if element.equals("Folder") || element.equals("Document") {
             openContainer()
         } else if element.equals("name") && depth == containers.last!.depth + 1 {
-            capture(.containerName, cap: TextCapture.cap(characters: TextLimit.sessionName))
+            text.begin(.containerName, depth: depth, cap: CaptureLimit.bytes(characters: TextLimit.sessionName))
         } else if element.equals("NetworkLink") {
             skippedLinks += 1
             ignoredDepth = depth
@@ -152,12 +146,12 @@ struct KMLFieldReader: SAXFieldReader {
         let child = depth == placemarkDepth + 1
         if e.equals("when") {
             if gxTrackDepth >= 0 {
-                capture(.trackWhen)
+                text.begin(.trackWhen, depth: depth)
             } else if placemark.timeDepth == depth - 1 {
-                capture(.when)
+                text.begin(.when, depth: depth)
             }
         } else if e.equals("coord") && gxTrackDepth >= 0 {
-            capture(.trackCoord, cap: 128)
+            text.begin(.trackCoord, depth: depth, cap: 128)
         } else if e.equals("coordinates") && shape != nil && depth == shapeDepth + 1 {
             inCoordinates = true
             scanner.reset()
@@ -177,20 +171,20 @@ struct KMLFieldReader: SAXFieldReader {
             pairs.removeAll()
             try openLine(visitor: visitor)
         } else if e.equals("altitudeMode") {
-            capture(.altitudeMode)
+            text.begin(.altitudeMode, depth: depth)
         } else if child && e.equals("name") {
-            capture(.name, cap: TextCapture.cap(characters: TextLimit.label))
+            text.begin(.name, depth: depth, cap: CaptureLimit.bytes(characters: TextLimit.label))
         } else if child && e.equals("description") {
-            capture(.description, cap: TextCapture.cap(characters: TextLimit.address))
+            text.begin(.description, depth: depth, cap: CaptureLimit.bytes(characters: TextLimit.address))
         } else if child && (e.equals("TimeStamp") || e.equals("TimeSpan")) {
             placemark.timeDepth = depth
         } else if (e.equals("begin") || e.equals("end")) && placemark.timeDepth == depth - 1 {
-            capture(e.equals("begin") ? .begin : .end)
+            text.begin(e.equals("begin") ? .begin : .end, depth: depth)
         } else if e.equals("Data") || e.equals("SimpleData") {
             dataName = attributes.value("name").map(Array.init) ?? []
-            if e.equals("SimpleData") { capture(.data, cap: 128) }
+            if e.equals("SimpleData") { text.begin(.data, depth: depth, cap: 128) }
         } else if e.equals("value") && !dataName.isEmpty {
-            capture(.data, cap: 128)
+            text.begin(.data, depth: depth, cap: 128)
         } else if e.equals("Polygon") || e.equals("Model") || e.equals("LookAt") || e.equals("Camera")
             || e.equals("Style") || e.equals("StyleMap") || e.equals("Region")
         {
@@ -217,17 +211,14 @@ struct KMLFieldReader: SAXFieldReader {
             }
             return
         }
-        if capturing != nil { text.append(chunk) }
+        text.append(chunk)
     }
 
-    mutating func endElement(_ element: XMLName, visitor: any KMLVisitor) throws {
+    mutating func endElement(_ element: XMLName, namespace _: XMLName, visitor: any KMLVisitor) throws {
         defer { depth -= 1 }
         if let pending { throw pending }
-        if let field = capturing {
-            if depth == captureDepth {
-                capturing = nil
-                try finishField(field, visitor: visitor)
-            }
+        if text.isActive {
+            if let field = text.end(depth: depth) { try finishField(field, visitor: visitor) }
             return
         }
         if inCoordinates {

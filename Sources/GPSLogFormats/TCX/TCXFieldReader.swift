@@ -28,25 +28,19 @@ struct TCXFieldReader: SAXFieldReader {
     private var longitude: Double?
 
     private enum Field { case time, latitude, longitude, altitude, speed, courseName, pointName, notes }
-    private var capturing: Field?
-    private var captureDepth = 0
-    private var text = TextCapture()
+    private var text = TextCapture<Field>()
 
     private var skippedWithoutPosition = 0
     private var dropped = DroppedValues()
 
     init(path: String) { self.path = path }
 
-    private mutating func capture(_ field: Field, cap: Int = 64) {
-        capturing = field
-        captureDepth = depth
-        text.begin(cap: cap)
-    }
-
-    mutating func startElement(_ e: XMLName, attributes: XMLAttributes, visitor: any TCXVisitor) throws {
+    mutating func startElement(
+        _ e: XMLName, namespace _: XMLName, attributes: XMLAttributes, visitor: any TCXVisitor
+    ) throws {
         depth += 1
         if depth > XMLDepth.limit { throw XMLDepth.refusal(file: path, line: line) }
-        if capturing != nil { return }
+        if text.isActive { return }
         if !sawRoot {
             guard e.equals("TrainingCenterDatabase") else {
                 throw ImportError.unsupportedFormat(
@@ -77,25 +71,25 @@ struct TCXFieldReader: SAXFieldReader {
             latitude = nil
             longitude = nil
         } else if e.equals("Name") && depth == activityDepth + 1 {
-            capture(.courseName, cap: TextCapture.cap(characters: TextLimit.sessionName))
+            text.begin(.courseName, depth: depth, cap: CaptureLimit.bytes(characters: TextLimit.sessionName))
         }
     }
 
     private mutating func startInPoint(_ e: XMLName) {
         if e.equals("Time") {
-            capture(.time)
+            text.begin(.time, depth: depth)
         } else if e.equals("LatitudeDegrees") {
-            capture(.latitude)
+            text.begin(.latitude, depth: depth)
         } else if e.equals("LongitudeDegrees") {
-            capture(.longitude)
+            text.begin(.longitude, depth: depth)
         } else if e.equals("AltitudeMeters") {
-            capture(.altitude)
+            text.begin(.altitude, depth: depth)
         } else if e.equals("Speed") {
-            capture(.speed)
+            text.begin(.speed, depth: depth)
         } else if e.equals("Name") && isCoursePoint {
-            capture(.pointName, cap: TextCapture.cap(characters: TextLimit.label))
+            text.begin(.pointName, depth: depth, cap: CaptureLimit.bytes(characters: TextLimit.label))
         } else if e.equals("Notes") && isCoursePoint {
-            capture(.notes, cap: TextCapture.cap(characters: TextLimit.address))
+            text.begin(.notes, depth: depth, cap: CaptureLimit.bytes(characters: TextLimit.address))
         } else if e.equals("HeartRateBpm") {
             dropped.count(.heartRate)
         } else if e.equals("Cadence") || e.equals("RunCadence") {
@@ -116,16 +110,13 @@ struct TCXFieldReader: SAXFieldReader {
     }
 
     mutating func characters(_ chunk: UnsafeBufferPointer<UInt8>) {
-        if capturing != nil { text.append(chunk) }
+        text.append(chunk)
     }
 
-    mutating func endElement(_ e: XMLName, visitor: any TCXVisitor) throws {
+    mutating func endElement(_ e: XMLName, namespace _: XMLName, visitor: any TCXVisitor) throws {
         defer { depth -= 1 }
-        if let field = capturing {
-            if depth == captureDepth {
-                capturing = nil
-                try finishField(field)
-            }
+        if text.isActive {
+            if let field = text.end(depth: depth) { try finishField(field) }
             return
         }
         if inPoint && depth == pointDepth {
