@@ -295,7 +295,7 @@ struct KMLFieldReader: SAXFieldReader {
 
     /// A time of the collected text, in 1980 ... tomorrow, else the refusal.
     func time(_ field: String) throws -> Timestamp {
-        guard !text.overflowed, let t = KMLValues.time(text.trimmed), window.contains(t) else { throw invalid(field) }
+        guard !text.overflowed, let t = KMLValues.time(text.bytes), window.contains(t) else { throw invalid(field) }
         return t
     }
 

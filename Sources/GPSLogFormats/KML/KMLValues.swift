@@ -76,9 +76,11 @@ enum KMLValues {
 
     /// A KML time (`xsd:dateTime`, `date`, `gYearMonth` or `gYear`: `2024-03-01T09:03:09Z`, `2024-03-01`,
     /// `2024-03`, `2024`), the first instant of what it names; nil when it is none of them.
-    static func time(_ bytes: ArraySlice<UInt8>) -> Timestamp? {
+    static func time(_ bytes: [UInt8]) -> Timestamp? {
         let t = ByteNumber.trimmed(bytes)
         guard !t.isEmpty, t.count <= 64 else { return nil }
+        // The common case, a dateTime without white space around it, is parsed as it is (no copy per point).
+        if t.count > 7 && t.count == bytes.count { return Timestamp(iso8601Bytes: bytes) }
         var b = Array(t)
         if b.count == 4 { b += Array("-01-01".utf8) }
         if b.count == 7 && b[4] == UInt8(ascii: "-") { b += Array("-01".utf8) }
