@@ -102,6 +102,14 @@ for n in $SIZES; do
     measure "$c" gpslog "$GPSLOG" import --db "$OUT/db.sqlite" "$csv"
     measure "$c" ogr2ogr ogr2ogr -f SQLite "$OUT/db.sqlite" "$csv" -oo X_POSSIBLE_NAMES=longitude -oo Y_POSSIBLE_NAMES=latitude
 
+    # KML: a gx:Track as Google Earth writes it (every when, then every gx:coord: the times wait in a scratch file
+    # until their coordinates come). GPSBabel reads it into memory and writes GPX, the nearest it comes to an import.
+    kml="$WORK/track-$n.kml"
+    [ -s "$kml" ] || python3 Benchmarks/generate.py kml "$n" "$kml"
+    c="KML $label gx:Track import"
+    measure "$c" gpslog "$GPSLOG" import --db "$OUT/db.sqlite" "$kml"
+    measure "$c" gpsbabel gpsbabel -i kml -f "$kml" -o gpx -F "$OUT/t.gpx"
+
     # The session to export: imported once, outside the measurement.
     if [ ! -s "$db" ]; then "$GPSLOG" import --db "$db" --name bench "$gpx" >/dev/null; fi
     c="session $label -> GPX"

@@ -15,7 +15,8 @@ extension GPSLog {
                 Reads NMEA 0183 logs (any talker; bad sentences are counted and skipped), GPX 1.0 and 1.1 (tracks, \
                 waypoints as marks, routes with --routes, TrackPointExtension speed and course; also without a \
                 namespace, with a byte order mark or in UTF-16), GeoJSON (lines with coordTimes, points with a time \
-                property), CSV (latitude, longitude and time columns), gpslog's XML export, Overland batch JSON, \
+                property), CSV (latitude, longitude and time columns), KML and KMZ (gx:Track, lines with a time span, \
+                timed Point placemarks), TCX (activities and courses), gpslog's XML export, Overland batch JSON, \
                 OwnTracks JSON lines or .rec files, the iOS app GPS Log's Log.db (its local times read in \
                 --timezone, default this machine's), and Google location history (Takeout's Records.json and \
                 Semantic Location History, the phone's Timeline export: one session per file, or per day with \

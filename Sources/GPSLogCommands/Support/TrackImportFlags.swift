@@ -8,14 +8,14 @@ import GPSLogModel
 struct TrackImportFlags: ParsableArguments {
     @Flag(
         help: """
-            One session per file: a GPX file's tracks (a GeoJSON's lines, a CSV's sessions) become segments of one \
-            session, instead of a session each.
+            One session per file: a GPX file's tracks (a GeoJSON's or KML's lines, a CSV's sessions, a TCX's \
+            activities) become segments of one session, instead of a session each.
             """)
     var merge = false
     @Flag(
         help: """
-            Import GPX routes (rte), each as a session of its points, which have no time (they are dated as untimed \
-            track points are); without it routes are reported and skipped.
+            Import GPX routes (rte, and GPSBabel's KML Routes), each as a session of its points, which have no time \
+            (they are dated as untimed track points are); without it routes are reported and skipped.
             """)
     var routes = false
     @Option(

@@ -6,8 +6,8 @@ import GPSLogStore
 
 /// Imports any supported file.
 public struct FileImporter {
-    /// Names, `--merge`, `--routes`, and where notes about a file go (GPX, GeoJSON and CSV; the other formats take
-    /// the name only).
+    /// Names, `--merge`, `--routes`, and where notes about a file go (GPX, GeoJSON, CSV, KML and TCX; the other
+    /// formats take the name only).
     public var options = TrackImportOptions()
     public var nmea = NMEAImporter()
     public var mode: TripMode?
@@ -30,7 +30,7 @@ public struct FileImporter {
         let importer: any NamedImporter
         switch format {
         case .nmea: return [try nmea.importFile(path, name: name ?? stem, mode: mode, into: store)]
-        case .gpx, .geojson, .csv, .google:
+        case .gpx, .geojson, .csv, .google, .kml, .kmz, .tcx:
             return try trackImport(path, format: format, into: PipelinedImportTarget(store))
         case .xml: importer = SessionXMLImporter()
         case .overland: importer = OverlandImporter()
@@ -43,7 +43,7 @@ public struct FileImporter {
         return try importer.named(name).importFile(path, into: store)
     }
 
-    /// GPX, GeoJSON and CSV into any target.
+    /// GPX, GeoJSON, CSV, KML (and KMZ) and TCX into any target.
     private func trackImport(_ path: String, format: ImportFormat, into target: any ImportTarget) throws
         -> [ImportResult]
     {
@@ -51,6 +51,8 @@ public struct FileImporter {
         case .gpx: return try GPXImporter(options: options).importFile(path, into: target)
         case .geojson: return try GeoJSONImporter(options: options).importFile(path, into: target)
         case .google: return try GoogleLocationImporter(options: options).importFile(path, into: target)
+        case .kml, .kmz: return try KMLImporter(options: options).importFile(path, into: target)
+        case .tcx: return try TCXImporter(options: options).importFile(path, into: target)
         default: return try CSVImporter(options: options).importFile(path, into: target)
         }
     }
@@ -61,12 +63,12 @@ public struct FileImporter {
         }
     }
 
-    /// What importing `path` would make, with nothing written: GPX, GeoJSON and CSV are read into a `DryRunTarget`
+    /// What importing `path` would make, with nothing written: the track formats are read into a `DryRunTarget`
     /// (no database at all); the other formats are imported into a scratch database in a private temporary
     /// folder, removed afterwards, and counted there.
     public func dryRun(_ path: String, format: ImportFormat? = nil) throws -> [PlannedSession] {
         let format = try format ?? ImportFormat.detect(path: path)
-        if [.gpx, .geojson, .csv, .google].contains(format) {
+        if [.gpx, .geojson, .csv, .google, .kml, .kmz, .tcx].contains(format) {
             noteSplit(format)
             let target = DryRunTarget()
             let results = try trackImport(path, format: format, into: target)

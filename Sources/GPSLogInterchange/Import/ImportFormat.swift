@@ -8,6 +8,7 @@ import GPSLogSystem
 /// The formats `import` and `convert` read, told apart by content (not by file name).
 public enum ImportFormat: String, CaseIterable, Sendable {
     case nmea, gpx, xml, geojson, csv, overland, owntracks, gpslogdb, google
+    case kml, kmz, tcx
 
     /// Looks at the first 4 KiB of a file (UTF-8, or UTF-16 with a byte order mark or an XML declaration).
     public static func detect(path: String) throws -> ImportFormat {
@@ -17,13 +18,15 @@ public enum ImportFormat: String, CaseIterable, Sendable {
         defer { try? handle.close() }
         let head = handle.readData(ofLength: 4096)
         if head.starts(with: Array("SQLite format 3\0".utf8)) { return .gpslogdb }
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return .kmz }  // a zip: its .kml is read
         let text = Self.text(of: head)
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         if trimmed.hasPrefix("<") {
             if text.contains("urn:gpslog:sessions") { return .xml }
+            if let format = xmlFormat(root: text) { return format }
             if text.contains("<gpx") { return .gpx }
             throw ImportError.unsupportedFormat(
-                file: path, detail: "XML that is neither GPX nor a gpslog session export")
+                file: path, detail: "XML that is neither GPX, KML, TCX nor a gpslog session export")
         }
         if trimmed.hasPrefix("{") {
             // GeoJSON first: ocat's and Dawarich's features may carry OwnTracks' `_type` among their properties.
@@ -57,7 +60,7 @@ public enum ImportFormat: String, CaseIterable, Sendable {
         throw ImportError.unsupportedFormat(
             file: path,
             detail:
-                "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, gpslog XML, GeoJSON, CSV with latitude, longitude and time columns, Overland batch JSON, OwnTracks JSON lines or .rec, Google location history JSON)"
+                "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, KML, KMZ, TCX, gpslog XML, GeoJSON, CSV with latitude, longitude and time columns, Overland batch JSON, OwnTracks JSON lines or .rec, Google location history JSON)"
         )
     }
 
