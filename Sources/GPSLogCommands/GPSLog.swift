@@ -32,6 +32,7 @@ public struct GPSLog: AsyncParsableCommand {
             CommandGroup(
                 name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self, Devices.self]),
             CommandGroup(name: "Settings", subcommands: [Config.self]),
+            CommandGroup(name: "Database", subcommands: [Check.self]),
         ]
     )
 

@@ -53,10 +53,19 @@ extension Store {
     public func appendInTransaction(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
         let entries = Store.withinTextLimits(entries)
         return try sqlite {
-            if checksInSwift, let refused = try firstRefusedInSwift(entries, session: sessionID) {
-                try refuse(entries, at: refused.index, rule: refused.rule, to: sessionID)
+            let keys: [Int64]
+            do {
+                if checksInSwift, let refused = try firstRefusedInSwift(entries, session: sessionID) {
+                    try refuse(entries, at: refused.index, rule: refused.rule, to: sessionID)
+                }
+                keys = try insertRows(entries, upTo: entries.count, to: sessionID)
+            } catch {
+                // Some rows may be in (every caller rolls back today): should one commit them, the session's figures
+                // are counted again at the next read instead of being wrong.
+                if let key = try? sessionKey(of: sessionID) { try? forgetSummary(sessionKey: key) }
+                throw error
             }
-            let keys = try insertRows(entries, upTo: entries.count, to: sessionID)
+            try keepSummary(of: sessionID, inserted: entries, keys: keys)
             onAppend?(entries.count)
             return keys
         }
@@ -339,61 +348,20 @@ extension Store {
         }
     }
 
-    /// Sets an entry's instance count (the sampler's "same place again").
+    /// Sets an entry's instance count (the sampler's "same place again"), and with it the fixes its session's track
+    /// stands for.
     public func setInstanceCount(entryKey: Int64, to count: Int) throws {
         try sqlite {
-            try database.run(
-                "UPDATE Entries SET InstanceCount = ? WHERE Key = ?", [.integer(Int64(count)), .integer(entryKey)])
+            try writeJoiningTransaction {
+                try database.run(
+                    """
+                    UPDATE SessionSummaries SET Fixes = Fixes + ?1 - (SELECT InstanceCount FROM Entries WHERE Key = ?2)
+                    WHERE Session = (SELECT s.Key FROM Entries e JOIN Sessions s ON s.ID = e.Session
+                                     WHERE e.Key = ?2 AND e.Marked = 0 AND e.IsHeadingChanged = 0)
+                    """, [.integer(Int64(count)), .integer(entryKey)])
+                try database.run(
+                    "UPDATE Entries SET InstanceCount = ? WHERE Key = ?", [.integer(Int64(count)), .integer(entryKey)])
+            }
         }
     }
 }
-
-/// Streams entries out of a query one row at a time. It owns its statement, which is finalized with it.
-public final class EntryCursor {
-    private let statement: Statement
-    private let read: (Statement) -> Entry
-    /// The store's words for a failed step (its path and busy timeout; the cursor may outlive the Store object).
-    private let failure: (SQLiteError) -> StoreError
-    private var done = false
-
-    init(statement: Statement, store: Store, read: @escaping (Statement) -> Entry = { Store.readEntry($0) }) {
-        self.statement = statement
-        self.read = read
-        let path = store.path
-        let busyTimeout = store.busyTimeout
-        failure = { StoreError($0, path: path, busyTimeout: busyTimeout) }
-    }
-
-    /// The next entry, or nil at the end.
-    /// - Throws: `StoreError` when SQLite cannot read the next row.
-    public func next() throws -> Entry? {
-        guard !done else { return nil }
-        let more: Bool
-        do {
-            more = try statement.step()
-        } catch let error as SQLiteError {
-            throw failure(error)
-        }
-        guard more else {
-            done = true
-            statement.reset()
-            return nil
-        }
-        return read(statement)
-    }
-
-    /// Calls `body` for each remaining entry.
-    public func forEach(_ body: (Entry) throws -> Void) throws {
-        while let entry = try next() { try body(entry) }
-    }
-
-    /// Every remaining entry, in an array (for results known to be small, and tests).
-    public func all() throws -> [Entry] {
-        var entries: [Entry] = []
-        try forEach { entries.append($0) }
-        return entries
-    }
-}
-
-@available(*, unavailable)
-extension EntryCursor: Sendable {}

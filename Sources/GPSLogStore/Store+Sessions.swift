@@ -140,10 +140,10 @@ extension Store {
     public func deleteSession(id: String) throws -> Int {
         return try sqlite {
             try database.transaction {
-                let count =
-                    try database.scalar("SELECT COUNT(*) FROM Entries WHERE Session = ?", [.text(id)])?.int64 ?? 0
+                let count = try entryCount(of: id)
+                // The session's kept figures go with it (a trigger, Schema/019_session_summaries.sql).
                 try database.run("DELETE FROM Sessions WHERE ID = ?", [.text(id)])
-                return Int(count)
+                return count
             }
         }
     }

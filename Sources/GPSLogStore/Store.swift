@@ -34,8 +34,13 @@ public final class Store {
     ///
     /// - Throws: `StoreError.cannotOpen` when the file cannot be created or is not a database,
     ///   `StoreError.schemaTooNew` or `StoreError.migrationFailed`.
-    /// - Parameter busyTimeout: how long to wait for another process's lock, in milliseconds.
-    public init(path: String, migrate: Bool = true, busyTimeout: Int32 = Store.busyTimeoutMilliseconds) throws {
+    /// - Parameters:
+    ///   - busyTimeout: how long to wait for another process's lock, in milliseconds.
+    ///   - onUpgrade: told how the long work of a first open by a newer gpslog goes (for a progress bar).
+    public init(
+        path: String, migrate: Bool = true, busyTimeout: Int32 = Store.busyTimeoutMilliseconds,
+        onUpgrade: ((UpgradeProgress) -> Void)? = nil
+    ) throws {
         try Store.prepareFile(at: path)
         self.busyTimeout = busyTimeout
         do {
@@ -56,7 +61,11 @@ public final class Store {
         } catch let error as SQLiteError {
             throw StoreError.cannotOpen(path: path, reason: error.message)
         }
-        if migrate { try Migrations.migrate(database) }
+        if migrate {
+            let version = try sqlite { try database.userVersion() }
+            try Migrations.migrate(database)
+            try upgrade(from: version, onUpgrade: onUpgrade)
+        }
     }
 
     /// `PRAGMA journal_mode = WAL`, retried for up to `busyTimeout` ms while another connection writes the

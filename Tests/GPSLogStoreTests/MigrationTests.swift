@@ -34,7 +34,8 @@ struct MigrationTests {
             #expect(
                 names == [
                     "Entries", "GeocodeCache", "GeocodeProviders", "ReceivedDevices", "ReceivedWaypoints", "Regions",
-                    "SentRecords", "ServerSettings", "Sessions", "TrackingEvents", "Transitions", "Uploads", "Visits",
+                    "SentRecords", "ServerSettings", "SessionSummaries", "Sessions", "TrackingEvents", "Transitions",
+                    "Uploads", "Visits",
                 ])
             #expect(try store.database.scalar("PRAGMA journal_mode")?.string == "wal")
             #expect(try store.database.scalar("PRAGMA foreign_keys")?.int64 == 1)

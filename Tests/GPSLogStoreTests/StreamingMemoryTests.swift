@@ -25,6 +25,8 @@ struct StreamingMemoryTests {
                            9, 0.8, 3
                     FROM n
                     """, [.text(s.id)])
+                // Written past the Store: its kept figures are counted again at the next read.
+                try store.database.run("DELETE FROM SessionSummaries WHERE Session = ?", [.integer(s.key)])
             }
             #expect(try store.summary(of: s).entryCount == 1_000_000)
 

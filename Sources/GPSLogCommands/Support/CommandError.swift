@@ -11,6 +11,8 @@ enum CommandError: LocalizedError {
     case file(path: String, reason: String)
     /// No region has this name.
     case noRegion(String)
+    /// SQLite's integrity check found the database file damaged.
+    case damaged(path: String, problems: [String])
 
     var errorDescription: String? {
         switch self {
@@ -18,6 +20,10 @@ enum CommandError: LocalizedError {
         case .refused(let text): text
         case .file(let path, let reason): "\(path): \(reason)"
         case .noRegion(let name): "no region is named '\(name)': see gpslog region list"
+        case .damaged(let path, let problems):
+            "the database \(path) is damaged (PRAGMA integrity_check):\n"
+                + problems.prefix(20).map { "  \($0)" }.joined(separator: "\n")
+                + "\nRestore it from a backup, or recover what is readable with `sqlite3 \(path) .recover`."
         }
     }
 }

@@ -19,9 +19,19 @@ struct GlobalOptions: ParsableArguments {
     /// The resolved database path.
     var databasePath: String { DatabaseLocation.resolve(explicit: db) }
 
-    /// Opens (creating and migrating as needed) the store.
+    /// Opens (creating and migrating as needed) the store; the long work of a first open by a newer gpslog shows
+    /// a progress bar on stderr.
     func openStore() throws -> Store {
-        try Store(path: databasePath)
+        var bar: ProgressBar?
+        defer { bar?.finish() }
+        return try Store(path: databasePath) { progress in
+            if bar?.label != progress.step {
+                bar?.finish()
+                bar = ProgressBar(label: progress.step, total: progress.total)
+            }
+            bar?.total = progress.total
+            bar?.advance(to: progress.done)
+        }
     }
 }
 

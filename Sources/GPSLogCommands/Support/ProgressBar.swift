@@ -4,7 +4,7 @@ import Foundation
 /// A one-line progress indicator on stderr, drawn only when stderr is a terminal and at most five times a second,
 /// so it costs nothing in pipes and scripts.
 final class ProgressBar {
-    private let label: String
+    let label: String
     /// What 100 % is; may be set once it is known.
     var total: Int?
     private var count = 0
@@ -16,6 +16,9 @@ final class ProgressBar {
         self.label = label
         self.total = total
     }
+
+    /// Moves to `done` of the total.
+    func advance(to done: Int) { advance(by: done - count) }
 
     func advance(by n: Int = 1) {
         count += n

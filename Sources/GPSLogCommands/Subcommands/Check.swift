@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import GPSLogModel
+import GPSLogStore
+
+extension GPSLog {
+    /// Checks the database: every session's kept figures against its entries, then SQLite's integrity check.
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Count every session again and repair kept figures that differ; run SQLite's integrity_check.",
+            discussion: """
+                `sessions` and `show` read figures kept as entries are written. Writes made outside gpslog (with \
+                sqlite3) can leave them wrong: this counts each session from its entries, writes the count where \
+                it differs, and says which. Exits with status 1 when SQLite finds the file damaged.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let store = try global.openStore()
+            defer { store.close() }
+            let progress = ProgressBar(label: "Counting")
+            let check = try store.checkSummaries { done, total in
+                progress.total = total
+                progress.advance(to: done)
+            }
+            progress.finish()
+            for repair in check.repairs {
+                let what =
+                    repair.fields.isEmpty
+                    ? "its figures were not kept" : repair.fields.joined(separator: ", ") + " differed"
+                print("Repaired '\(repair.session.name.visible)' (\(repair.session.shortID)): \(what).")
+            }
+            if check.orphanRows > 0 { print("Removed the kept figures of \(check.orphanRows) deleted sessions.") }
+            let verdict = check.repairs.isEmpty ? "every kept figure was right" : "\(check.repairs.count) repaired"
+            print("\(check.sessions) sessions, \(check.entries) entries: \(verdict).")
+            let problems = try store.integrityProblems()
+            guard problems.isEmpty else { throw CommandError.damaged(path: store.path, problems: problems) }
+            print("integrity_check: ok")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+
+/// Streams entries out of a query one row at a time. It owns its statement, which is finalized with it.
+public final class EntryCursor {
+    private let statement: Statement
+    private let read: (Statement) -> Entry
+    /// The store's words for a failed step (its path and busy timeout; the cursor may outlive the Store object).
+    private let failure: (SQLiteError) -> StoreError
+    private var done = false
+
+    init(statement: Statement, store: Store, read: @escaping (Statement) -> Entry = { Store.readEntry($0) }) {
+        self.statement = statement
+        self.read = read
+        let path = store.path
+        let busyTimeout = store.busyTimeout
+        failure = { StoreError($0, path: path, busyTimeout: busyTimeout) }
+    }
+
+    /// The next entry, or nil at the end.
+    /// - Throws: `StoreError` when SQLite cannot read the next row.
+    public func next() throws -> Entry? {
+        guard !done else { return nil }
+        let more: Bool
+        do {
+            more = try statement.step()
+        } catch let error as SQLiteError {
+            throw failure(error)
+        }
+        guard more else {
+            done = true
+            statement.reset()
+            return nil
+        }
+        return read(statement)
+    }
+
+    /// Calls `body` for each remaining entry.
+    public func forEach(_ body: (Entry) throws -> Void) throws {
+        while let entry = try next() { try body(entry) }
+    }
+
+    /// Every remaining entry, in an array (for results known to be small, and tests).
+    public func all() throws -> [Entry] {
+        var entries: [Entry] = []
+        try forEach { entries.append($0) }
+        return entries
+    }
+}
+
+@available(*, unavailable)
+extension EntryCursor: Sendable {}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+
+/// A session whose kept figures (SessionSummaries) were not those of its entries, and were counted again.
+public struct SummaryRepair: Sendable, Equatable {
+    public var session: Session
+    /// The figures that differed, by their SessionSummaries column names; empty when the session had no row.
+    public var fields: [String]
+    /// Whether the recount was written (false in a check that only looks).
+    public var repaired: Bool
+}
+
+/// What `checkSummaries` found.
+public struct SummaryCheck: Sendable, Equatable {
+    public var sessions = 0
+    public var entries = 0
+    public var repairs: [SummaryRepair] = []
+    /// SessionSummaries rows of sessions that no longer exist (removed when repairing).
+    public var orphanRows = 0
+}
+
+extension Store {
+    /// Counts every session again from its entries and compares the result with its kept figures; with `repair`,
+    /// writes the recount where they differ and removes rows of sessions that are gone.
+    ///
+    /// Each session is counted in a read transaction and repaired in the same one, so another process may keep
+    /// writing meanwhile: a write it commits during the count makes the repair fail (the count would be stale), and
+    /// that session is counted again.
+    /// - Parameter progress: called with the entries counted so far and the total (from the kept figures).
+    public func checkSummaries(repair: Bool = true, progress: ((Int, Int) -> Void)? = nil) throws -> SummaryCheck {
+        try sqlite {
+            var check = SummaryCheck()
+            let all = try sessions()
+            let total = try all.reduce(0) { $0 + (try keptSummary(sessionKey: $1.key)?.entryCount ?? 0) }
+            for session in all {
+                let (kept, recount) = try countAgain(session, repair: repair)
+                check.sessions += 1
+                check.entries += recount.entryCount
+                progress?(check.entries, max(total, check.entries))
+                if kept != recount {
+                    check.repairs.append(
+                        SummaryRepair(
+                            session: session, fields: kept.map { $0.differences(from: recount) } ?? [],
+                            repaired: repair))
+                }
+            }
+            check.orphanRows = Int(
+                try database.scalar(
+                    "SELECT COUNT(*) FROM SessionSummaries WHERE Session NOT IN (SELECT Key FROM Sessions)")?.int64 ?? 0
+            )
+            if repair && check.orphanRows > 0 {
+                try write {
+                    try database.run("DELETE FROM SessionSummaries WHERE Session NOT IN (SELECT Key FROM Sessions)")
+                }
+            }
+            return check
+        }
+    }
+
+    /// The session's kept figures and a recount from the same snapshot; the recount written over them when they
+    /// differ and `repair` is set (counted again when another process wrote in between, up to ten times).
+    private func countAgain(_ session: Session, repair: Bool) throws -> (kept: KeptSummary?, recount: KeptSummary) {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try database.transaction(.deferred) {
+                    let kept = try keptSummary(sessionKey: session.key)
+                    let recount = try recountSummary(sessionID: session.id)
+                    if repair && kept != recount { try saveSummary(recount, sessionKey: session.key) }
+                    return (kept, recount)
+                }
+            } catch let error as SQLiteError where error.isBusy && attempt < 10 {
+                // Another process wrote since the count began: count again.
+            }
+        }
+    }
+
+    /// SQLite's own check of the file (`PRAGMA integrity_check`: every page, index and constraint): nothing when
+    /// it is sound, else what it found, line by line.
+    public func integrityProblems() throws -> [String] {
+        try sqlite {
+            let s = try database.makeStatement("PRAGMA integrity_check")
+            var lines: [String] = []
+            while try s.step() { lines.append(s.string(at: 0) ?? "") }
+            return lines == ["ok"] ? [] : lines
+        }
+    }
+}

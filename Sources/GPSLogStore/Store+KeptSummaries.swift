@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+
+/// The SessionSummaries rows: read, written, recounted, and kept up to date as entries are written.
+///
+/// Why in Swift and not in SQLite triggers: a trigger runs once per row, and an import writes a million rows; one
+/// UPDATE per batch costs nothing next to the batch (see Benchmarks/README.md, "Kept summaries", for the GPX import
+/// with a trigger per row). The length needs the track's previous point: for rows appended after the track's end
+/// (the recorder, imports, serve in order) the kept row holds it; a point written into the middle of the track
+/// (serve receiving a late point) looks up its neighbours in the (Session, TimeStamp) index.
+extension Store {
+    /// The SessionSummaries columns `readKeptSummary` reads, in its order.
+    static let summaryColumns = """
+        EntryCount, TrackPoints, Marks, HeadingChanges, Fixes, FirstTime, LastTime, MinLatitude, MaxLatitude, \
+        MinLongitude, MaxLongitude, MaxSpeed, LengthNanometres, LastKey, LastLatitude, LastLongitude
+        """
+
+    /// The kept figures at `offset`, or nil when the row is missing (a LEFT JOIN without one).
+    static func readKeptSummary(_ s: Statement, offset o: Int32 = 0) -> KeptSummary? {
+        guard let entries = s.int(at: o) else { return nil }
+        var k = KeptSummary()
+        k.entryCount = entries
+        k.trackPoints = s.int(at: o + 1) ?? 0
+        k.marks = s.int(at: o + 2) ?? 0
+        k.headingChanges = s.int(at: o + 3) ?? 0
+        k.fixes = s.int(at: o + 4) ?? 0
+        k.firstTime = s.int64(at: o + 5)
+        k.lastTime = s.int64(at: o + 6)
+        k.minLatitude = s.double(at: o + 7)
+        k.maxLatitude = s.double(at: o + 8)
+        k.minLongitude = s.double(at: o + 9)
+        k.maxLongitude = s.double(at: o + 10)
+        k.maxSpeed = s.double(at: o + 11)
+        k.lengthNanometres = s.int64(at: o + 12) ?? 0
+        if let key = s.int64(at: o + 13), let time = k.lastTime, let lat = s.double(at: o + 14),
+            let lon = s.double(at: o + 15)
+        {
+            k.last = KeptSummary.TrackPoint(key: key, time: time, latitude: lat, longitude: lon)
+        }
+        return k
+    }
+
+    /// The kept row of the session with this key; nil when it is not known.
+    func keptSummary(sessionKey: Int64) throws -> KeptSummary? {
+        let s = try database.cachedStatement("SELECT \(Store.summaryColumns) FROM SessionSummaries WHERE Session = ?")
+        defer { s.reset() }
+        try s.bind(sessionKey, at: 1)
+        return try s.step() ? Store.readKeptSummary(s) : nil
+    }
+
+    /// Writes the session's row (inside the caller's transaction).
+    func saveSummary(_ k: KeptSummary, sessionKey: Int64) throws {
+        try database.run(
+            """
+            INSERT OR REPLACE INTO SessionSummaries (Session, \(Store.summaryColumns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .integer(sessionKey), .integer(Int64(k.entryCount)), .integer(Int64(k.trackPoints)),
+                .integer(Int64(k.marks)), .integer(Int64(k.headingChanges)), .integer(Int64(k.fixes)),
+                SQLiteValue(k.firstTime), SQLiteValue(k.lastTime), SQLiteValue(k.minLatitude),
+                SQLiteValue(k.maxLatitude), SQLiteValue(k.minLongitude), SQLiteValue(k.maxLongitude),
+                SQLiteValue(k.maxSpeed), .integer(k.lengthNanometres), SQLiteValue(k.last?.key),
+                SQLiteValue(k.last?.latitude), SQLiteValue(k.last?.longitude),
+            ])
+    }
+
+    /// Makes the session's figures unknown, so the next read counts them again: for a write whose effect on them was
+    /// not worked out (one that failed half-way).
+    func forgetSummary(sessionKey: Int64) throws {
+        try database.run("DELETE FROM SessionSummaries WHERE Session = ?", [.integer(sessionKey)])
+    }
+
+    /// The session's figures counted from its entries: one walk through the (Session, TimeStamp) index in track order.
+    func recountSummary(sessionID: String) throws -> KeptSummary {
+        let s = try database.cachedStatement(
+            """
+            SELECT Key, TimeStamp, Latitude, Longitude, Speed, Marked, IsHeadingChanged, InstanceCount FROM Entries
+            WHERE Session = ? ORDER BY TimeStamp, Key
+            """)
+        defer { s.reset() }
+        try s.bind(sessionID, at: 1)
+        var k = KeptSummary()
+        while try s.step() {
+            let marked = s.requiredInt64(at: 5) == 1
+            let heading = s.requiredInt64(at: 6) == 1
+            let point = KeptSummary.TrackPoint(
+                key: s.requiredInt64(at: 0), time: s.requiredInt64(at: 1), latitude: s.requiredDouble(at: 2),
+                longitude: s.requiredDouble(at: 3))
+            k.count(
+                time: point.time, latitude: point.latitude, longitude: point.longitude, speed: s.double(at: 4),
+                marked: marked, headingChanged: heading, instanceCount: Int(s.requiredInt64(at: 7)))
+            guard !marked && !heading else { continue }
+            if let last = k.last { k.lengthNanometres += KeptSummary.step(last, point) }
+            k.last = point
+        }
+        return k
+    }
+
+    /// The session's figures, kept or (when not known) counted now and kept for the next read when this connection
+    /// can write without waiting: counted and written in one transaction, which a write by another process since the
+    /// count began makes fail (SQLite refuses to turn a read that is no longer the latest into a write), so a count
+    /// never overwrites newer figures.
+    func summaryFigures(of session: Session) throws -> KeptSummary {
+        if let kept = try keptSummary(sessionKey: session.key) { return kept }
+        let recount = { [self] () throws -> KeptSummary in
+            let k = try recountSummary(sessionID: session.id)
+            do {
+                try saveSummary(k, sessionKey: session.key)
+            } catch let error as SQLiteError where error.isBusy {
+                // Another process writes now: this count answers this read only.
+            }
+            return k
+        }
+        return try database.isInTransaction ? recount() : database.transaction(.deferred, recount)
+    }
+
+    /// Counts rows just inserted into the session's kept figures (inside the inserting transaction). `keys` are the
+    /// new rows' keys, in the order of `entries`, each larger than any key before the insert.
+    func keepSummary(of sessionID: String, inserted entries: [Entry], keys: [Int64]) throws {
+        guard !keys.isEmpty, let sessionKey = try sessionKey(of: sessionID),
+            var kept = try keptSummary(sessionKey: sessionKey)
+        else { return }  // not known: the next read counts it
+        var track: [KeptSummary.TrackPoint] = []
+        for (e, key) in zip(entries, keys) {
+            kept.count(
+                time: e.time.milliseconds, latitude: e.latitude, longitude: e.longitude, speed: e.speed,
+                marked: e.marked, headingChanged: e.isHeadingChanged, instanceCount: e.instanceCount)
+            if !e.marked && !e.isHeadingChanged {
+                track.append(.init(key: key, time: e.time.milliseconds, latitude: e.latitude, longitude: e.longitude))
+            }
+        }
+        if !track.isEmpty {
+            track.sort { $0.precedes($1) }
+            if let last = kept.last, !last.precedes(track[0]) {
+                try insertIntoLength(track, sessionID: sessionID, firstNewKey: keys[0], kept: &kept)
+            } else {
+                // After the track's end (or the track's first points): the steps from its last point on.
+                var previous = kept.last
+                for point in track {
+                    if let previous { kept.lengthNanometres += KeptSummary.step(previous, point) }
+                    previous = point
+                }
+                kept.last = track.last
+            }
+        }
+        try saveSummary(kept, sessionKey: sessionKey)
+    }
+
+    /// Adds new track points (in track order) that fall before the track's last point: each run of new points
+    /// between two neighbouring old ones (a, b) replaces the step a-b with a, the run, b.
+    private func insertIntoLength(
+        _ track: [KeptSummary.TrackPoint], sessionID: String, firstNewKey: Int64, kept: inout KeptSummary
+    ) throws {
+        var i = 0
+        while i < track.count {
+            let before = try oldNeighbour(of: track[i], sessionID: sessionID, firstNewKey: firstNewKey, after: false)
+            let after = try oldNeighbour(of: track[i], sessionID: sessionID, firstNewKey: firstNewKey, after: true)
+            // The run: the new points before `after` (a new point at `after`'s time comes after it: a larger key).
+            var j = i
+            while j + 1 < track.count, after.map({ track[j + 1].time < $0.time }) ?? true { j += 1 }
+            if let before { kept.lengthNanometres += KeptSummary.step(before, track[i]) }
+            for k in i..<j { kept.lengthNanometres += KeptSummary.step(track[k], track[k + 1]) }
+            if let after { kept.lengthNanometres += KeptSummary.step(track[j], after) }
+            if let before, let after { kept.lengthNanometres -= KeptSummary.step(before, after) }
+            if after == nil { kept.last = track[j] }
+            i = j + 1
+        }
+    }
+
+    /// The old track point (key below `firstNewKey`) just before `point` in track order, or just after it.
+    private func oldNeighbour(
+        of point: KeptSummary.TrackPoint, sessionID: String, firstNewKey: Int64, after: Bool
+    ) throws -> KeptSummary.TrackPoint? {
+        let s = try database.cachedStatement(
+            after
+                ? """
+                SELECT Key, TimeStamp, Latitude, Longitude FROM Entries
+                WHERE Session = ?1 AND TimeStamp > ?2 AND Key < ?3 AND \(Store.trackPointFilter)
+                ORDER BY TimeStamp, Key LIMIT 1
+                """
+                : """
+                SELECT Key, TimeStamp, Latitude, Longitude FROM Entries
+                WHERE Session = ?1 AND TimeStamp <= ?2 AND Key < ?3 AND \(Store.trackPointFilter)
+                ORDER BY TimeStamp DESC, Key DESC LIMIT 1
+                """)
+        defer { s.reset() }
+        try s.bind([.text(sessionID), .integer(point.time), .integer(firstNewKey)])
+        guard try s.step() else { return nil }
+        return .init(
+            key: s.requiredInt64(at: 0), time: s.requiredInt64(at: 1), latitude: s.requiredDouble(at: 2),
+            longitude: s.requiredDouble(at: 3))
+    }
+
+    /// The key of the session with this id.
+    func sessionKey(of sessionID: String) throws -> Int64? {
+        try database.scalar("SELECT Key FROM Sessions WHERE ID = ?", [.text(sessionID)])?.int64
+    }
+}
