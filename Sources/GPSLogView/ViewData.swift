@@ -43,6 +43,14 @@ struct ChartHeading: Codable, Sendable {
     var course: Double?
 }
 
+extension ChartPoint {
+    init(_ e: Entry) {
+        self.init(
+            time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed, altitude: e.altitude,
+            accuracy: e.horizontalAccuracy)
+    }
+}
+
 /// `/api/sessions/ID/entries`: the points, the heading changes, and the cursor `/live` goes on from.
 struct ChartWindow: Codable, Sendable {
     var entries: [ChartPoint]
@@ -135,41 +143,44 @@ struct ViewData: Sendable {
         }
     }
 
-    /// The track points in a time window, thinned evenly to `maxChartPoints`, and the cursor (`TIME:KEY`) of the
-    /// last one read, in the same read: `/live` goes on from it, so no point falls between the two.
+    /// The track points in a time window, thinned evenly to `maxChartPoints`, the window's heading changes (thinned
+    /// the same way), and the cursor (`TIME:KEY`) of the newest point read for `/live` to go on from. A window
+    /// of more than twice `maxChartPoints` rows is sampled evenly in time by index seeks (a million-point session
+    /// costs twenty thousand seeks, not a million rows); a smaller one is read whole.
     func chartPoints(_ id: String, from: Timestamp?, to: Timestamp?) async throws -> ChartWindow? {
         try await read { store in
             guard let session = try? store.resolveSession(id) else { return nil }
-            // The window's size sets the thinning: the whole session's from its summary, a window's by a count.
-            var count = 0
-            if from == nil && to == nil {
-                count = try store.summary(of: session).trackPointCount
+            let summary = try store.summary(of: session)
+            let count =
+                from == nil && to == nil
+                ? summary.trackPointCount : try store.entryCount(of: session.id, from: from, to: to)
+            var points: [ChartPoint] = []
+            // The newest point read: `/live` sends what comes after it, so no point is missed or sent twice.
+            var cursor: String?
+            if count > 2 * Self.maxChartPoints, let last = try store.lastTrackPoint(of: session.id) {
+                let lo = from ?? session.start
+                let hi = min(to ?? last.time, last.time)
+                points = try store.sampledTrackPoints(of: session.id, from: lo, to: hi, count: Self.maxChartPoints)
+                    .map(ChartPoint.init)
+                cursor = "\(last.time.milliseconds):\(last.key ?? 0)"
             } else {
-                try store.entries(of: session.id, from: from, to: to, fields: .track).forEach { e in
-                    if !e.marked && !e.isHeadingChanged { count += 1 }
+                let step = max(1, (count + Self.maxChartPoints - 1) / Self.maxChartPoints)
+                var index = 0
+                try store.entries(of: session.id, from: from, to: to, fields: .all).forEach { e in
+                    guard !e.marked && !e.isHeadingChanged else { return }
+                    defer { index += 1 }
+                    cursor = "\(e.time.milliseconds):\(e.key ?? 0)"
+                    if index % step == 0 { points.append(ChartPoint(e)) }
                 }
             }
-            let step = max(1, (count + Self.maxChartPoints - 1) / Self.maxChartPoints)
-            var points: [ChartPoint] = []
             var headings = Thinned<ChartHeading>(limit: Self.maxChartPoints)
-            var index = 0
-            var cursor: String?
-            // One read for the chart, the cursor and the arrows (a long session's rows are read once).
-            try store.entries(of: session.id, from: from, to: to, fields: .all).forEach { e in
-                if e.isHeadingChanged {
+            if summary.headingChangeCount > 0 {
+                try store.headingChanges(of: session.id, from: from, to: to).forEach { e in
                     headings.offer {
                         ChartHeading(
                             time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, course: e.heading ?? e.course)
                     }
                 }
-                guard !e.marked && !e.isHeadingChanged else { return }
-                defer { index += 1 }
-                cursor = "\(e.time.milliseconds):\(e.key ?? 0)"
-                guard index % step == 0 else { return }
-                points.append(
-                    ChartPoint(
-                        time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed,
-                        altitude: e.altitude, accuracy: e.horizontalAccuracy))
             }
             return ChartWindow(entries: points, headings: headings.items, cursor: cursor)
         }
@@ -184,10 +195,7 @@ struct ViewData: Sendable {
             try store.trackPoints(of: session.id, after: after, limit: limit).forEach { e in
                 points.append(
                     (
-                        "\(e.time.milliseconds):\(e.key ?? 0)",
-                        ChartPoint(
-                            time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed,
-                            altitude: e.altitude, accuracy: e.horizontalAccuracy)
+                        "\(e.time.milliseconds):\(e.key ?? 0)", ChartPoint(e)
                     ))
             }
             return LiveBatch(points: points, ended: !SessionJSON.isLive(end: session.end))
