@@ -6,7 +6,7 @@ extension Store {
     /// A session's track points spread evenly in time, for a chart of a long span: the first track point at or
     /// after the start of each of `count` equal slices of `from`...`to`, each found by one seek in the (Session,
     /// TimeStamp) index, so the cost is `count` seeks however many rows the span holds (a scan of a million rows
-    /// is a second; twenty thousand seeks are a tenth of one). A slice holding no point gives the next point after
+    /// is a second; five thousand seeks are a few hundredths of one). A slice holding no point gives the next point after
     /// it, kept once. Use it when the span holds several times `count` points; with fewer, read them all.
     public func sampledTrackPoints(of sessionID: String, from: Timestamp, to: Timestamp, count: Int) throws
         -> [Entry]

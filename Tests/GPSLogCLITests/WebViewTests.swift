@@ -317,8 +317,8 @@ struct WebViewTests {
             let tolerance = Double(Self.attribute("tolerance", of: "map", in: page) ?? "") ?? 0
             let vertices = Int(Self.attribute("vertices", of: "map", in: page) ?? "") ?? 0
             #expect(tolerance > 1 && vertices > 10 && vertices < 50_000 / 100, "\(tolerance) m, \(vertices) vertices")
-            // Over twice the chart's 20,000 points: sampled evenly in time, one point every 2.5 s of the 50,000.
-            #expect(Self.attribute("points", of: "chart-altitude", in: page) == "20000")
+            // Over twice the chart's 5,000 points: sampled evenly in time, one point every 10 s of the 50,000.
+            #expect(Self.attribute("points", of: "chart-altitude", in: page) == "5000")
             // The simplified track is the export's with the same tolerance.
             let simplified = try Self.runTool(
                 "/usr/bin/curl", ["-s", base + "/api/sessions/\(id)/track.geojson?tolerance=\(tolerance)"])
