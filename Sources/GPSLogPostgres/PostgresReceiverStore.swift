@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogStore
+import Logging
+import PostgresNIO
+
+/// What `gpslog serve --store postgres://` writes through: the receiver's store protocols over PostgreSQL, with the
+/// rules of the SQLite store. Entries are checked (`Store.brokenRule`) before anything is written; a payload is one
+/// transaction, so the receiver answers only after its COMMIT; a location whose device's session holds one at the
+/// same time is skipped by the unique index `entries_received_once`, which also holds when two serve processes store
+/// the same payload at once (the second waits for the first's COMMIT, then skips).
+///
+/// Blocking, on the receiver's store thread (see `PostgresDatabase`): one connection per serve process.
+public final class PostgresReceiverStore: ReceivedMessageStore {
+    public let database: PostgresDatabase
+
+    /// Connects and brings the schema up to date.
+    public init(_ location: PostgresLocation, logger: Logger? = nil) throws {
+        database = try PostgresDatabase(location, logger: logger)
+        do {
+            try PostgresSchema.prepare(database)
+        } catch {
+            database.close()
+            throw error
+        }
+    }
+
+    /// Closes the connection.
+    public func close() { database.close() }
+
+    // MARK: - Locations
+
+    public func storeReceived(_ batches: [ReceivedBatch]) throws -> ReceivedOutcome {
+        // Checked whole before the transaction: a payload with one bad location stores nothing (as SQLite's CHECKs).
+        for batch in batches {
+            for (index, e) in batch.entries.enumerated() {
+                if let rule = Store.brokenRule(e) {
+                    throw StoreError.invalidEntry(
+                        index: index, time: e.time.iso8601(),
+                        reason: "it breaks the rule \(rule) (CHECK constraint failed: \(rule))")
+                }
+            }
+        }
+        return try database.transaction(doing: "storing a payload") {
+            var outcome = ReceivedOutcome()
+            for batch in batches {
+                let one = try store(batch)
+                outcome = ReceivedOutcome(
+                    session: one.session, stored: outcome.stored + one.stored,
+                    duplicates: outcome.duplicates + one.duplicates)
+            }
+            return outcome
+        }
+    }
+
+    /// One batch, inside the payload's transaction.
+    private func store(_ batch: ReceivedBatch) throws -> ReceivedOutcome {
+        let key = batch.receiver.truncated(to: TextLimit.deviceID + 64)
+        let session = try receiverSession(key, name: batch.name, start: batch.start, mode: batch.mode)
+        var fresh: [Entry] = []
+        var seen = Set<Int64>()
+        var rng = SystemRandomNumberGenerator()
+        for var e in batch.entries.sorted(by: { $0.time < $1.time }) where seen.insert(e.time.milliseconds).inserted {
+            if e.id.isEmpty { e.id = Identifier.uuidV7(time: e.time, using: &rng) }
+            fresh.append(e)
+        }
+        let stored = try PostgresRows.insertReturningTrackTimes(fresh, session: session.id, into: database)
+        if !batch.entries.isEmpty { try fitSessionToEntries(session.id) }
+        if let earliest = stored.trackTimes.min() {
+            try PostgresRows.extendTrack(session.id, earliestNew: earliest, in: database)
+        }
+        for visit in batch.visits { _ = try PostgresEvents.upsert(visit, session: session.id, into: database) }
+        return ReceivedOutcome(
+            session: session.name, stored: stored.count, duplicates: batch.entries.count - stored.count)
+    }
+
+    /// The session of `receiver` (a device, or a device's trip), created when missing. Two processes creating it at
+    /// once: the second insert meets `sessions_by_receiver`, waits for the first's COMMIT and does nothing; the
+    /// SELECT after it (a statement of its own, so a snapshot that sees that COMMIT) reads the first one's row.
+    func receiverSession(_ receiver: String, name: String, start: Timestamp, mode: TripMode?) throws -> (
+        id: String, name: String
+    ) {
+        var b = PostgresBindings()
+        b.append(Identifier.uuidV4())
+        b.append(name.trimmedWhitespace.isEmpty ? receiver : name.truncated(to: TextLimit.sessionName))
+        b.append(start.milliseconds)
+        b.append(mode?.rawValue)
+        b.append(receiver)
+        let created = try database.query(
+            """
+            INSERT INTO sessions (id, name, start_time, mode, receiver, origin)
+            VALUES ($1::uuid, $2, gpslog_time($3), $4, $5, 'serve')
+            ON CONFLICT (receiver) WHERE origin = 'serve' DO NOTHING
+            RETURNING id::text, name
+            """, b, doing: "creating the session of a device")
+        let rows =
+            try created.isEmpty
+            ? database.query(
+                "SELECT id::text, name FROM sessions WHERE receiver = $1 AND origin = 'serve'",
+                {
+                    var k = PostgresBindings()
+                    k.append(receiver)
+                    return k
+                }(), doing: "reading the session of a device")
+            : created
+        guard let row = rows.first else {
+            throw PostgresError.server(
+                database: database.location.description, doing: "creating the session of a device",
+                message: "the session of \(receiver.visible) was neither created nor found", code: "?")
+        }
+        let (id, sessionName) = try row.decode((String, String).self)
+        return (id, sessionName)
+    }
+
+    /// Widens a received session's span to cover its entries, as the SQLite store does.
+    private func fitSessionToEntries(_ sessionID: String) throws {
+        var b = PostgresBindings()
+        b.append(sessionID)
+        try database.execute(
+            """
+            UPDATE sessions SET start_time = LEAST(start_time, e.first), end_time = e.last, updated_at = now()
+            FROM (SELECT min(time) AS first, max(time) AS last FROM entries WHERE session_id = $1::uuid) e
+            WHERE id = $1::uuid
+            """, b, doing: "widening the session of a device")
+    }
+
+    /// The key of an OwnTracks device (`USER/DEVICE`) in `sessions.receiver` and the received tables.
+    static func ownTracksKey(_ device: String) -> String {
+        ("owntracks:" + device).truncated(to: TextLimit.deviceID + 64)
+    }
+}
+
+@available(*, unavailable)
+extension PostgresReceiverStore: Sendable {}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import PostgresNIO
+
+/// How gpslog's rows are written into PostgreSQL: the multi-row INSERTs of entries, the session upsert, the track.
+enum PostgresRows {
+    /// The entries columns an insert writes after `session_id` (the shared $1): 34 values per row.
+    static let entryColumns = [
+        "id", "time", "latitude", "longitude", "altitude", "horizontal_accuracy", "vertical_accuracy", "speed",
+        "course", "address", "marked", "label", "instance_count", "heading", "is_heading_changed", "heading_time",
+        "satellites", "hdop", "vdop", "pdop", "fix_mode", "speed_accuracy", "course_accuracy", "motion",
+        "battery_state", "battery_level", "device_id", "wifi", "starts_segment", "monitoring", "report_trigger",
+        "in_regions", "tag", "is_poi",
+    ]
+
+    /// Rows per INSERT: 34 x 1,000 + 2 parameters, under PostgreSQL's 65,535; one statement's parse and plan are
+    /// paid for a thousand rows.
+    static let rowsPerInsert = 1000
+
+    /// An INSERT of `rows` entries of the session $1, `received` as $2 for all, skipping rows already there (the same
+    /// id, or for received rows the same session and time).
+    static func insertSQL(rows: Int) -> String {
+        let perRow = entryColumns.count
+        let values = (0..<rows).map { r -> String in
+            let base = 3 + r * perRow
+            let cells = entryColumns.indices.map { c -> String in
+                let p = "$\(base + c)"
+                switch entryColumns[c] {
+                case "id": return p + "::uuid"
+                case "time", "heading_time": return "gpslog_time(\(p))"
+                default: return p
+                }
+            }
+            return "($1::uuid, $2, " + cells.joined(separator: ", ") + ")"
+        }
+        return "INSERT INTO entries (session_id, received, " + entryColumns.joined(separator: ", ") + ") VALUES "
+            + values.joined(separator: ", ") + " ON CONFLICT DO NOTHING"
+    }
+
+    /// Appends one entry's 34 values, in `entryColumns` order.
+    static func bind(_ e: Entry, to b: inout PostgresBindings) {
+        b.append(e.id)
+        b.append(e.time.milliseconds)
+        b.append(e.latitude)
+        b.append(e.longitude)
+        b.append(e.altitude)
+        b.append(e.horizontalAccuracy)
+        b.append(e.verticalAccuracy)
+        b.append(e.speed)
+        b.append(e.course)
+        b.append(text(e.address))
+        b.append(e.marked)
+        b.append(text(e.label))
+        b.append(e.instanceCount)
+        b.append(e.heading)
+        b.append(e.isHeadingChanged)
+        b.append(e.headingTime?.milliseconds)
+        b.append(e.satellites)
+        b.append(e.hdop)
+        b.append(e.vdop)
+        b.append(e.pdop)
+        b.append(e.fixMode?.rawValue)
+        b.append(e.speedAccuracy)
+        b.append(e.courseAccuracy)
+        b.append(texts(e.motion))
+        b.append(e.batteryState?.rawValue)
+        b.append(e.batteryLevel)
+        b.append(text(e.deviceID))
+        b.append(text(e.wifi))
+        b.append(e.startsSegment)
+        b.append(e.monitoring?.rawValue)
+        b.append(e.trigger?.rawValue)
+        b.append(texts(e.inRegions))
+        b.append(text(e.tag))
+        b.append(e.isPOI)
+    }
+
+    /// Inserts `entries` into session `sessionID` (in statements of `rowsPerInsert`), inside the caller's transaction.
+    /// - Returns: how many were new (the rest were there already).
+    static func insert(_ entries: [Entry], session sessionID: String, received: Bool, into db: PostgresDatabase)
+        throws -> Int
+    {
+        var inserted = 0
+        try forEachStatement(entries, session: sessionID, received: received) { sql, binds in
+            inserted += try db.execute(sql, binds, doing: "storing entries")
+        }
+        return inserted
+    }
+
+    /// Inserts received entries, and says which were new: how many, and the times of the new track points (where
+    /// the session's track has to change).
+    static func insertReturningTrackTimes(_ entries: [Entry], session sessionID: String, into db: PostgresDatabase)
+        throws -> (count: Int, trackTimes: [Timestamp])
+    {
+        var count = 0
+        var times: [Timestamp] = []
+        try forEachStatement(entries, session: sessionID, received: true) { sql, binds in
+            let rows = try db.query(
+                sql + " RETURNING CASE WHEN \(trackPoint) THEN gpslog_ms(time) END", binds, doing: "storing entries")
+            count += rows.count
+            for row in rows {
+                if let ms = try row.decode(Int64?.self) { times.append(Timestamp(milliseconds: ms)) }
+            }
+        }
+        return (count, times)
+    }
+
+    private static func forEachStatement(
+        _ entries: [Entry], session sessionID: String, received: Bool,
+        _ body: (String, PostgresBindings) throws -> Void
+    ) throws {
+        var start = entries.startIndex
+        while start < entries.endIndex {
+            let end = min(start + rowsPerInsert, entries.endIndex)
+            var binds = PostgresBindings(capacity: 2 + (end - start) * entryColumns.count)
+            binds.append(sessionID)
+            binds.append(received)
+            for e in entries[start..<end] { bind(e, to: &binds) }
+            try body(insertSQL(rows: end - start), binds)
+            start = end
+        }
+    }
+
+    /// Text PostgreSQL takes: it refuses NUL characters, which SQLite keeps; they become U+FFFD.
+    static func text(_ s: String?) -> String? {
+        guard let s, s.utf8.contains(0) else { return s }
+        return s.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
+    }
+
+    static func texts(_ list: [String]?) -> [String]? {
+        list.map { $0.map { text($0)! } }
+    }
+
+    // MARK: - Sessions
+
+    /// Inserts or updates a session row; an unchanged row is left alone.
+    /// - Returns: whether the row was new or changed, new, and whether its track waits for a rebuild.
+    static func upsert(_ s: Session, origin: String, into db: PostgresDatabase) throws -> (
+        changed: Bool, inserted: Bool, trackOutdated: Bool
+    ) {
+        var b = PostgresBindings()
+        b.append(s.id)
+        b.append(s.name)
+        b.append(s.start.milliseconds)
+        b.append(s.end?.milliseconds)
+        b.append(s.mode?.rawValue)
+        b.append(s.isTrip)
+        b.append(origin)
+        let rows = try db.query(
+            """
+            WITH up AS (
+                INSERT INTO sessions (id, name, start_time, end_time, mode, is_trip, origin)
+                VALUES ($1::uuid, $2, gpslog_time($3), gpslog_time($4), $5, $6, $7)
+                ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, start_time = EXCLUDED.start_time,
+                    end_time = EXCLUDED.end_time, mode = EXCLUDED.mode, is_trip = EXCLUDED.is_trip, updated_at = now()
+                WHERE (sessions.name, sessions.start_time, sessions.end_time, sessions.mode, sessions.is_trip)
+                    IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.start_time, EXCLUDED.end_time, EXCLUDED.mode,
+                    EXCLUDED.is_trip)
+                RETURNING xmax = 0 AS inserted, track_outdated)
+            SELECT true, inserted, track_outdated FROM up
+            UNION ALL SELECT false, false, track_outdated FROM sessions
+                WHERE id = $1::uuid AND NOT EXISTS (SELECT 1 FROM up)
+            """, b, doing: "storing the session '\(s.name)'")
+        guard let row = rows.first else { return (false, false, false) }
+        let (changed, inserted, outdated) = try row.decode((Bool, Bool, Bool).self)
+        return (changed, inserted, outdated)
+    }
+
+    // MARK: - The track
+
+    /// Marks the track as behind its entries (inside a sync batch's transaction): a sync killed before its rebuild
+    /// leaves this for the next one to see.
+    static func markTrackOutdated(_ sessionID: String, in db: PostgresDatabase) throws {
+        var b = PostgresBindings()
+        b.append(sessionID)
+        try db.execute(
+            "UPDATE sessions SET track_outdated = true WHERE id = $1::uuid AND NOT track_outdated", b,
+            doing: "marking the track for a rebuild")
+    }
+
+    /// The track point filter (not marks, not heading changes), as the SQLite store's.
+    static let trackPoint = "NOT marked AND NOT is_heading_changed"
+
+    /// Rebuilds a session's track from its entries: a LineString of its track points in time order (NULL under two).
+    static func rebuildTrack(_ sessionID: String, in db: PostgresDatabase) throws {
+        var b = PostgresBindings()
+        b.append(sessionID)
+        try db.execute(
+            """
+            UPDATE sessions s SET track = t.line, point_count = t.n, track_end = t.last, track_outdated = false,
+                updated_at = now()
+            FROM (SELECT CASE WHEN count(*) >= 2 THEN ST_MakeLine(geom ORDER BY time, id) END AS line,
+                    count(*) AS n, max(time) AS last
+                FROM entries WHERE session_id = $1::uuid AND \(trackPoint)) t
+            WHERE s.id = $1::uuid
+            """, b, doing: "drawing the session's track")
+    }
+
+    /// Brings a session's track up to date after a write whose new track points are all later than the track's end:
+    /// they are appended (the whole track is not read again). Points at or before the end rebuild it.
+    static func extendTrack(_ sessionID: String, earliestNew: Timestamp, in db: PostgresDatabase) throws {
+        var b = PostgresBindings()
+        b.append(sessionID)
+        b.append(earliestNew.milliseconds)
+        let appended = try db.execute(
+            """
+            UPDATE sessions s SET track = ST_MakeLine(s.track, t.line), point_count = s.point_count + t.n,
+                track_end = t.last, updated_at = now()
+            FROM (SELECT ST_MakeLine(e.geom ORDER BY e.time, e.id) AS line, count(*) AS n, max(e.time) AS last
+                FROM entries e, sessions o
+                WHERE o.id = $1::uuid AND e.session_id = o.id AND e.time > o.track_end AND \(trackPoint)) t
+            WHERE s.id = $1::uuid AND s.track IS NOT NULL AND s.track_end < gpslog_time($2) AND t.n > 0
+            """, b, doing: "extending the session's track")
+        if appended == 0 { try rebuildTrack(sessionID, in: db) }
+    }
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+/// A throwaway PostgreSQL 15 cluster with PostGIS (Debian's `postgresql-15` and `postgresql-15-postgis-3`, installed
+/// by `make test`) in a temporary folder: `initdb`, then `pg_ctl start` on a Unix socket in that folder and a
+/// random loopback port. The superuser `gpslog` logs in without a password on the socket and with `password` over
+/// TCP (scram-sha-256). Stopped and removed by `stop()` (and by `deinit`, when a test failed before it).
+///
+/// `initdb` and `postgres` refuse to run as root: as root (CI), the cluster belongs to and runs as the system user
+/// `postgres` (Debian's packages make it), else `nobody`, through `runuser`.
+public final class PostgresCluster {
+    public static let bin = "/usr/lib/postgresql/15/bin"
+    public let folder: String
+    public let socketFolder: String
+    public let port: Int
+    public let user = "gpslog"
+    public let password = "cluster-\(UInt32.random(in: 0...UInt32.max))"
+    private let data: String
+    private let runAs: String?
+    private var stopped = false
+
+    /// What the cluster could not do, with its log.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Starts a cluster; throws `Failure` with initdb's or the server's log when it cannot.
+    public init() throws {
+        folder = try makeTemporaryDirectory()
+        data = folder + "/data"
+        socketFolder = folder + "/run"
+        runAs = geteuid() == 0 ? (getpwnam("postgres") != nil ? "postgres" : "nobody") : nil
+        let owner = runAs.flatMap { getpwnam($0)?.pointee }
+        chmod(folder, 0o711)  // the server's user walks through to its folders
+        for dir in [data, socketFolder] {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+            if let owner { chown(dir, owner.pw_uid, owner.pw_gid) }
+        }
+        let passwordFile = socketFolder + "/password"
+        try Data(password.utf8).write(to: URL(fileURLWithPath: passwordFile))
+        if let owner { chown(passwordFile, owner.pw_uid, owner.pw_gid) }
+        let initdb = try PostgresCluster.run(
+            runAs,
+            [
+                PostgresCluster.bin + "/initdb", "-D", data, "-U", user, "--auth-local=trust",
+                "--auth-host=scram-sha-256", "--pwfile=" + passwordFile, "-E", "UTF8", "--locale=C", "--no-sync",
+            ])
+        try? FileManager.default.removeItem(atPath: passwordFile)
+        guard initdb.status == 0 else {
+            throw Failure(description: "initdb failed (\(initdb.status)):\n\(initdb.output)")
+        }
+        var lastLog = ""
+        for _ in 0..<5 {
+            let candidate = try freeLoopbackPort()
+            // Durability is not under test: no fsync, so the suite's many commits cost little.
+            let options =
+                "-k \(socketFolder) -p \(candidate) -h 127.0.0.1 -c fsync=off -c synchronous_commit=off "
+                + "-c full_page_writes=off -c max_connections=50"
+            let started = try PostgresCluster.run(
+                runAs,
+                [
+                    PostgresCluster.bin + "/pg_ctl", "-D", data, "-l", data + "/server.log", "-w", "-t", "60", "-o",
+                    options, "start",
+                ])
+            if started.status == 0 {
+                port = candidate
+                return
+            }
+            lastLog =
+                started.output + "\n" + ((try? String(contentsOfFile: data + "/server.log", encoding: .utf8)) ?? "")
+            _ = try? PostgresCluster.run(
+                runAs, [PostgresCluster.bin + "/pg_ctl", "-D", data, "-m", "immediate", "stop"])
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+        throw Failure(description: "the PostgreSQL server did not start:\n\(lastLog)")
+    }
+
+    /// The server's log (for failure messages).
+    public var logText: String { (try? String(contentsOfFile: data + "/server.log", encoding: .utf8)) ?? "" }
+
+    /// A URL to `database` through the Unix socket (no password needed).
+    public func socketURL(_ database: String) -> String {
+        "postgres://\(user)@/\(database)?host=\(socketFolder)&port=\(port)"
+    }
+
+    /// A URL to `database` over TCP on loopback (the password is needed: $PGPASSWORD or a file).
+    public func tcpURL(_ database: String) -> String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
+
+    /// Creates a database with PostGIS in it.
+    public func createDatabase(_ name: String) throws {
+        _ = try psql("postgres", "CREATE DATABASE \(name)")
+        _ = try psql(name, "CREATE EXTENSION postgis")
+    }
+
+    /// Runs SQL with `psql` (unaligned, tuples only) and returns what it printed; throws with its errors.
+    @discardableResult
+    public func psql(_ database: String, _ sql: String) throws -> String {
+        let result = try PostgresCluster.run(
+            nil,
+            [
+                "/usr/bin/psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", socketFolder, "-p", "\(port)", "-U",
+                user, "-d", database, "-c", sql,
+            ], separateErrors: true)
+        guard result.status == 0 else {
+            throw Failure(description: "psql failed on \(sql): \(result.errors)\nserver log:\n\(logText)")
+        }
+        return result.output.trimmingCharacters(in: .newlines)
+    }
+
+    /// Stops the server at once and removes its folder (safe to call twice).
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        _ = try? PostgresCluster.run(
+            runAs, [PostgresCluster.bin + "/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    deinit { stop() }
+
+    /// Runs a program, as `user` through runuser when given; returns its output (stdout and stderr together unless
+    /// `separateErrors`).
+    static func run(_ user: String?, _ command: [String], separateErrors: Bool = false) throws -> (
+        status: Int32, output: String, errors: String
+    ) {
+        let p = Process()
+        let argv = user.map { ["-u", $0, "--"] + command } ?? Array(command.dropFirst())
+        p.executableURL = URL(fileURLWithPath: user == nil ? command[0] : "/usr/sbin/runuser")
+        p.arguments = argv
+        p.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = separateErrors ? err : out
+        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try p.run()
+        // pg_ctl's server keeps no pipe of ours open (-l sends its output to the log), so reading to the end returns.
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        if separateErrors {
+            group.enter()
+            DispatchQueue.global().async {
+                errData = err.fileHandleForReading.readDataToEndOfFile()
+                group.leave()
+            }
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// Runs `body` with a fresh cluster and a database `gpslog` with PostGIS in it; the cluster is stopped and removed
+/// afterwards, also when `body` throws.
+public func withPostgresCluster<T>(_ body: (PostgresCluster) throws -> T) throws -> T {
+    let cluster = try PostgresCluster()
+    defer { cluster.stop() }
+    try cluster.createDatabase("gpslog")
+    return try body(cluster)
+}
+
+/// Async variant of `withPostgresCluster`.
+public func withPostgresCluster<T>(_ body: (PostgresCluster) async throws -> T) async throws -> T {
+    let cluster = try PostgresCluster()
+    defer { cluster.stop() }
+    try cluster.createDatabase("gpslog")
+    return try await body(cluster)
+}
