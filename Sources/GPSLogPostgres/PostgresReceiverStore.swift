@@ -33,19 +33,11 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
 
     public func storeReceived(_ batches: [ReceivedBatch]) throws -> ReceivedOutcome {
         // Checked whole before the transaction: a payload with one bad location stores nothing (as SQLite's CHECKs).
-        for batch in batches {
-            for (index, e) in batch.entries.enumerated() {
-                if let rule = Store.brokenRule(e) {
-                    throw StoreError.invalidEntry(
-                        index: index, time: e.time.iso8601(),
-                        reason: "it breaks the rule \(rule) (CHECK constraint failed: \(rule))")
-                }
-            }
-        }
+        let prepared = try batches.map { batch in (batch, try PostgresReceiverStore.fresh(batch.entries)) }
         return try database.transaction(doing: "storing a payload") {
             var outcome = ReceivedOutcome()
-            for batch in batches {
-                let one = try store(batch)
+            for (batch, fresh) in prepared {
+                let one = try store(batch, fresh: fresh)
                 outcome = ReceivedOutcome(
                     session: one.session, stored: outcome.stored + one.stored,
                     duplicates: outcome.duplicates + one.duplicates)
@@ -54,17 +46,28 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
         }
     }
 
-    /// One batch, inside the payload's transaction.
-    private func store(_ batch: ReceivedBatch) throws -> ReceivedOutcome {
-        let key = batch.receiver.truncated(to: TextLimit.deviceID + 64)
-        let session = try receiverSession(key, name: batch.name, start: batch.start, mode: batch.mode)
+    /// A batch's entries in time order, one per time, each with an id (made from its time when it came without), each
+    /// checked against the store's rules.
+    static func fresh(_ entries: [Entry]) throws -> [Entry] {
         var fresh: [Entry] = []
         var seen = Set<Int64>()
         var rng = SystemRandomNumberGenerator()
-        for var e in batch.entries.sorted(by: { $0.time < $1.time }) where seen.insert(e.time.milliseconds).inserted {
+        for var e in entries.sorted(by: { $0.time < $1.time }) where seen.insert(e.time.milliseconds).inserted {
             if e.id.isEmpty { e.id = Identifier.uuidV7(time: e.time, using: &rng) }
+            if let rule = Store.brokenRule(e) {
+                throw StoreError.invalidEntry(
+                    index: fresh.count, time: e.time.iso8601(),
+                    reason: "it breaks the rule \(rule) (CHECK constraint failed: \(rule))")
+            }
             fresh.append(e)
         }
+        return fresh
+    }
+
+    /// One batch, inside the payload's transaction.
+    private func store(_ batch: ReceivedBatch, fresh: [Entry]) throws -> ReceivedOutcome {
+        let key = batch.receiver.truncated(to: TextLimit.deviceID + 64)
+        let session = try receiverSession(key, name: batch.name, start: batch.start, mode: batch.mode)
         let stored = try PostgresRows.insertReturningTrackTimes(fresh, session: session.id, into: database)
         if !batch.entries.isEmpty { try fitSessionToEntries(session.id) }
         if let earliest = stored.trackTimes.min() {

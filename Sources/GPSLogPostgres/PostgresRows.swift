@@ -198,16 +198,18 @@ enum PostgresRows {
     }
 
     /// Brings a session's track up to date after a write whose new track points are all later than the track's end:
-    /// they are appended (the whole track is not read again). Points at or before the end rebuild it.
+    /// they are appended (the entries are not read again). Points at or before the end rebuild it. Through arrays of
+    /// points: `ST_MakeLine(line, line)` would merge a repeated point where the two meet (a phone at rest).
     static func extendTrack(_ sessionID: String, earliestNew: Timestamp, in db: PostgresDatabase) throws {
         var b = PostgresBindings()
         b.append(sessionID)
         b.append(earliestNew.milliseconds)
         let appended = try db.execute(
             """
-            UPDATE sessions s SET track = ST_MakeLine(s.track, t.line), point_count = s.point_count + t.n,
-                track_end = t.last, updated_at = now()
-            FROM (SELECT ST_MakeLine(e.geom ORDER BY e.time, e.id) AS line, count(*) AS n, max(e.time) AS last
+            UPDATE sessions s SET track = ST_MakeLine(
+                    ARRAY(SELECT d.geom FROM ST_DumpPoints(s.track) AS d ORDER BY d.path[1]) || t.points),
+                point_count = s.point_count + t.n, track_end = t.last, updated_at = now()
+            FROM (SELECT array_agg(e.geom ORDER BY e.time, e.id) AS points, count(*) AS n, max(e.time) AS last
                 FROM entries e, sessions o
                 WHERE o.id = $1::uuid AND e.session_id = o.id AND e.time > o.track_end AND \(trackPoint)) t
             WHERE s.id = $1::uuid AND s.track IS NOT NULL AND s.track_end < gpslog_time($2) AND t.n > 0

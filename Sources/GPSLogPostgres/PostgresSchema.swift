@@ -72,11 +72,12 @@ public enum PostgresSchema {
 
     /// The last script applied; 0 for a database gpslog never set up.
     public static func version(_ db: PostgresDatabase) throws -> Int {
+        // Two statements: one naming a table that does not exist fails when planned, whatever a CASE says.
+        let exists = try db.query(
+            "SELECT to_regclass('gpslog_schema') IS NOT NULL", doing: "reading the schema version")
+        guard try exists.first?.decode(Bool.self) == true else { return 0 }
         let rows = try db.query(
-            """
-            SELECT CASE WHEN to_regclass('gpslog_schema') IS NULL THEN 0
-                ELSE (SELECT coalesce(max(version), 0) FROM gpslog_schema) END
-            """, doing: "reading the schema version")
+            "SELECT coalesce(max(version), 0) FROM gpslog_schema", doing: "reading the schema version")
         return try rows.first?.decode(Int.self) ?? 0
     }
 

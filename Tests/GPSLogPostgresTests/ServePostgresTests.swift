@@ -7,8 +7,9 @@ import GPSLogTestSupport
 import NIOCore
 import Testing
 
-/// `gpslog serve --store postgres://` running in the background on a free loopback port.
-final class ServeStoreProcess {
+/// `gpslog serve --store postgres://` running in the background on a free loopback port. `@unchecked Sendable`:
+/// tasks posting at once only read its `url` (a constant); the process is touched by the test alone.
+final class ServeStoreProcess: @unchecked Sendable {
     let process: BackgroundGPSLog
     let url: String
 

@@ -119,35 +119,44 @@ public final class PostgresCluster {
     deinit { stop() }
 
     /// Runs a program, as `user` through runuser when given; returns its output (stdout and stderr together unless
-    /// `separateErrors`).
+    /// `separateErrors`). Spawned and reaped with posix_spawn and waitpid, its output through files: Foundation's
+    /// `Process` was seen never to notice the end of `pg_ctl start` (whose server lives on after it).
     static func run(_ user: String?, _ command: [String], separateErrors: Bool = false) throws -> (
         status: Int32, output: String, errors: String
     ) {
-        let p = Process()
-        let argv = user.map { ["-u", $0, "--"] + command } ?? Array(command.dropFirst())
-        p.executableURL = URL(fileURLWithPath: user == nil ? command[0] : "/usr/sbin/runuser")
-        p.arguments = argv
-        p.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = separateErrors ? err : out
-        p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try p.run()
-        // pg_ctl's server keeps no pipe of ours open (-l sends its output to the log), so reading to the end returns.
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        if separateErrors {
-            group.enter()
-            DispatchQueue.global().async {
-                errData = err.fileHandleForReading.readDataToEndOfFile()
-                group.leave()
-            }
+        // From /, which the server's user may enter (the test's folder may be closed to it).
+        let argv =
+            ["/bin/sh", "-c", "cd / && exec \"$@\"", "sh"] + (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? [])
+            + command
+        let outPath = NSTemporaryDirectory() + "/gpslog-pg-\(UUID().uuidString)"
+        let errPath = outPath + ".err"
+        defer {
+            try? FileManager.default.removeItem(atPath: outPath)
+            try? FileManager.default.removeItem(atPath: errPath)
         }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        if separateErrors {
+            posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        let cArgv = argv.map { strdup($0) } + [nil]
+        let cEnv = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (cArgv + cEnv).forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, cArgv, cEnv)
+        guard rc == 0 else { throw Failure(description: "cannot run \(argv[0]): \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw Failure(description: "waitpid: \(String(cString: strerror(errno)))") }
+        }
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let read = { (path: String) in (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        return (exit, read(outPath), read(errPath))
     }
 }
 
