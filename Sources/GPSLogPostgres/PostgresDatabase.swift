@@ -45,7 +45,7 @@ public final class PostgresDatabase {
             connection = try PostgresDatabase.waitFor(
                 PostgresConnection.connect(on: group.next(), configuration: configuration, id: 1, logger: self.logger))
         } catch {
-            try? group.syncShutdownGracefully()
+            group.shutdownGracefully { _ in }
             throw PostgresError.from(error, database: location.description, doing: "the login")
         }
         do {
@@ -68,12 +68,17 @@ public final class PostgresDatabase {
         }
     }
 
+    /// True once the connection is closed: by `close()`, or by the server (a restart, a failover, a killed backend).
+    public var isBroken: Bool { closed || connection.isClosed }
+
     /// Closes the connection and ends its thread (safe to call twice).
     public func close() {
         guard !closed else { return }
         closed = true
         try? PostgresDatabase.waitFor(connection.close())
-        try? group.syncShutdownGracefully()
+        // Not `syncShutdownGracefully`: NIO refuses it on any event-loop thread, and the receiver's StoreThread is
+        // one. The connection is closed already; the thread ends on its own.
+        group.shutdownGracefully { _ in }
     }
 
     deinit {

@@ -12,7 +12,7 @@ extension PostgresReceiverStore {
 
     public func storeReceivedTransition(_ t: ReceivedTransition, device: String) throws -> ReceivedOutcome {
         let key = PostgresReceiverStore.ownTracksKey(device)
-        return try database.transaction(doing: "storing a transition") {
+        return try transaction(doing: "storing a transition") {
             let session = try receiverSession(key, name: device, start: t.time, mode: nil)
             let waypoint = try receivedWaypoint(device: key, regionID: t.regionID, created: t.regionCreated)
             // The waypoint gives the centre and radius; without one (or without a radius) they stay unknown.
@@ -69,7 +69,7 @@ extension PostgresReceiverStore {
         -> WaypointOutcome
     {
         let key = PostgresReceiverStore.ownTracksKey(device)
-        return try database.transaction(doing: "storing waypoints") {
+        return try transaction(doing: "storing waypoints") {
             var outcome = WaypointOutcome()
             for w in waypoints {
                 var b = PostgresBindings()
@@ -136,7 +136,7 @@ extension PostgresReceiverStore {
         b.append(card.face.map { ByteBuffer(bytes: $0) })
         b.append(PostgresRows.text(card.trackerID))
         b.append(now.milliseconds)
-        return try database.transaction(doing: "storing a card") {
+        return try transaction(doing: "storing a card") {
             try database.execute(
                 """
                 INSERT INTO received_devices (device, card_name, card_face, card_tracker_id, card_received_at)
@@ -155,7 +155,7 @@ extension PostgresReceiverStore {
         b.append(PostgresReceiverStore.ownTracksKey(device))
         b.append(now.milliseconds)
         b.append(connected.milliseconds)
-        return try database.transaction(doing: "storing a last will") {
+        return try transaction(doing: "storing a last will") {
             try database.execute(
                 """
                 INSERT INTO received_devices (device, last_will_at, last_will_connected)

@@ -13,10 +13,13 @@ import PostgresNIO
 ///
 /// Blocking, on the receiver's store thread (see `PostgresDatabase`): one connection per serve process.
 public final class PostgresReceiverStore: ReceivedMessageStore {
-    public let database: PostgresDatabase
+    /// The connection; a new one after the server went away (see `transaction`).
+    public private(set) var database: PostgresDatabase
+    private let logger: Logger?
 
     /// Connects and brings the schema up to date.
     public init(_ location: PostgresLocation, logger: Logger? = nil) throws {
+        self.logger = logger
         database = try PostgresDatabase(location, logger: logger)
         do {
             try PostgresSchema.prepare(database)
@@ -29,12 +32,31 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
     /// Closes the connection.
     public func close() { database.close() }
 
+    /// One payload's transaction on a connection that works. A connection found broken (the server restarted, a
+    /// failover) is opened again and the payload tried once more: safe, a payload stored twice is stored once. A
+    /// server still away fails the payload (the receiver answers 503: send it again later), and the next one tries.
+    func transaction<T>(doing: String, _ body: () throws -> T) throws -> T {
+        if database.isBroken { try reconnect() }
+        do {
+            return try database.transaction(doing: doing, body)
+        } catch {
+            guard database.isBroken else { throw error }
+            try reconnect()
+            return try database.transaction(doing: doing, body)
+        }
+    }
+
+    private func reconnect() throws {
+        database.close()
+        database = try PostgresDatabase(database.location, logger: logger)
+    }
+
     // MARK: - Locations
 
     public func storeReceived(_ batches: [ReceivedBatch]) throws -> ReceivedOutcome {
         // Checked whole before the transaction: a payload with one bad location stores nothing (as SQLite's CHECKs).
         let prepared = try batches.map { batch in (batch, try PostgresReceiverStore.fresh(batch.entries)) }
-        return try database.transaction(doing: "storing a payload") {
+        return try transaction(doing: "storing a payload") {
             var outcome = ReceivedOutcome()
             for (batch, fresh) in prepared {
                 let one = try store(batch, fresh: fresh)

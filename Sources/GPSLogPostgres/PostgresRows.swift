@@ -3,78 +3,10 @@ import Foundation
 import GPSLogModel
 import PostgresNIO
 
-/// How gpslog's rows are written into PostgreSQL: the multi-row INSERTs of entries, the session upsert, the track.
+/// How gpslog's rows are written into PostgreSQL: the INSERTs of entries, the session upsert, the track.
 enum PostgresRows {
-    /// The entries columns an insert writes after `session_id` (the shared $1): 34 values per row.
-    static let entryColumns = [
-        "id", "time", "latitude", "longitude", "altitude", "horizontal_accuracy", "vertical_accuracy", "speed",
-        "course", "address", "marked", "label", "instance_count", "heading", "is_heading_changed", "heading_time",
-        "satellites", "hdop", "vdop", "pdop", "fix_mode", "speed_accuracy", "course_accuracy", "motion",
-        "battery_state", "battery_level", "device_id", "wifi", "starts_segment", "monitoring", "report_trigger",
-        "in_regions", "tag", "is_poi",
-    ]
-
-    /// Rows per INSERT: 34 x 1,000 + 2 parameters, under PostgreSQL's 65,535; one statement's parse and plan are
-    /// paid for a thousand rows.
-    static let rowsPerInsert = 1000
-
-    /// An INSERT of `rows` entries of the session $1, `received` as $2 for all, skipping rows already there (the same
-    /// id, or for received rows the same session and time).
-    static func insertSQL(rows: Int) -> String {
-        let perRow = entryColumns.count
-        let values = (0..<rows).map { r -> String in
-            let base = 3 + r * perRow
-            let cells = entryColumns.indices.map { c -> String in
-                let p = "$\(base + c)"
-                switch entryColumns[c] {
-                case "id": return p + "::uuid"
-                case "time", "heading_time": return "gpslog_time(\(p))"
-                default: return p
-                }
-            }
-            return "($1::uuid, $2, " + cells.joined(separator: ", ") + ")"
-        }
-        return "INSERT INTO entries (session_id, received, " + entryColumns.joined(separator: ", ") + ") VALUES "
-            + values.joined(separator: ", ") + " ON CONFLICT DO NOTHING"
-    }
-
-    /// Appends one entry's 34 values, in `entryColumns` order.
-    static func bind(_ e: Entry, to b: inout PostgresBindings) {
-        b.append(e.id)
-        b.append(e.time.milliseconds)
-        b.append(e.latitude)
-        b.append(e.longitude)
-        b.append(e.altitude)
-        b.append(e.horizontalAccuracy)
-        b.append(e.verticalAccuracy)
-        b.append(e.speed)
-        b.append(e.course)
-        b.append(text(e.address))
-        b.append(e.marked)
-        b.append(text(e.label))
-        b.append(e.instanceCount)
-        b.append(e.heading)
-        b.append(e.isHeadingChanged)
-        b.append(e.headingTime?.milliseconds)
-        b.append(e.satellites)
-        b.append(e.hdop)
-        b.append(e.vdop)
-        b.append(e.pdop)
-        b.append(e.fixMode?.rawValue)
-        b.append(e.speedAccuracy)
-        b.append(e.courseAccuracy)
-        b.append(texts(e.motion))
-        b.append(e.batteryState?.rawValue)
-        b.append(e.batteryLevel)
-        b.append(text(e.deviceID))
-        b.append(text(e.wifi))
-        b.append(e.startsSegment)
-        b.append(e.monitoring?.rawValue)
-        b.append(e.trigger?.rawValue)
-        b.append(texts(e.inRegions))
-        b.append(text(e.tag))
-        b.append(e.isPOI)
-    }
+    /// Rows per INSERT: a sync batch in one statement (see `PostgresEntryArrays`).
+    static let rowsPerInsert = 5000
 
     /// Inserts `entries` into session `sessionID` (in statements of `rowsPerInsert`), inside the caller's transaction.
     /// - Returns: how many were new (the rest were there already).
@@ -113,11 +45,8 @@ enum PostgresRows {
         var start = entries.startIndex
         while start < entries.endIndex {
             let end = min(start + rowsPerInsert, entries.endIndex)
-            var binds = PostgresBindings(capacity: 2 + (end - start) * entryColumns.count)
-            binds.append(sessionID)
-            binds.append(received)
-            for e in entries[start..<end] { bind(e, to: &binds) }
-            try body(insertSQL(rows: end - start), binds)
+            let arrays = PostgresEntryArrays(entries[start..<end])
+            try body(PostgresEntryArrays.insertSQL, arrays.bindings(session: sessionID, received: received))
             start = end
         }
     }
@@ -126,10 +55,6 @@ enum PostgresRows {
     static func text(_ s: String?) -> String? {
         guard let s, s.utf8.contains(0) else { return s }
         return s.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
-    }
-
-    static func texts(_ list: [String]?) -> [String]? {
-        list.map { $0.map { text($0)! } }
     }
 
     // MARK: - Sessions

@@ -131,6 +131,21 @@ struct ServePostgresTests {
         }
     }
 
+    @Test func aRestartedServerIsConnectedAgain() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withPostgresCluster { cluster in
+                let serve = try ServeStoreProcess(folder: dir + "/serve", store: cluster.socketURL("gpslog"))
+                let ok = Answer(status: 200, body: #"{"result":"ok"}"#)
+                #expect(try await serve.post(Payloads.overland(device: "van", start: 1_709_200_000, count: 10)) == ok)
+                try cluster.restart()
+                // The first payload after the restart finds the connection closed, connects again and is stored.
+                #expect(try await serve.post(Payloads.overland(device: "van", start: 1_709_200_010, count: 10)) == ok)
+                #expect(try cluster.psql("gpslog", "SELECT count(*), count(DISTINCT time) FROM entries") == "20|20")
+                #expect(try cluster.psql("gpslog", "SELECT ST_NPoints(track), point_count FROM sessions") == "20|20")
+            }
+        }
+    }
+
     @Test func answersAndRowsAreSQLites() async throws {
         try await withTemporaryDirectory { dir in
             try await withPostgresCluster { cluster in

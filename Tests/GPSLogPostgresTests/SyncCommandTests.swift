@@ -90,7 +90,7 @@ struct SyncCommandTests {
                     again.stdout.contains(": 0 new entries in 0 transactions, 0 sessions new or changed."),
                     "\(again.stdout)")
                 let dry = try runGPSLog(["sync", url, "--dry-run"], database: db)
-                #expect(dry.stdout.hasPrefix("Would send 0 entries of 0 sessions"), "\(dry.stdout)")
+                #expect(dry.stdout.hasPrefix("Would send 0 entries of 0 sessions to postgres://"), "\(dry.stdout)")
             }
         }
     }
@@ -114,7 +114,8 @@ struct SyncCommandTests {
                 store.close()
                 let url = cluster.socketURL("gpslog")
                 let dry = try runGPSLog(["sync", url, "--dry-run"], database: db)
-                #expect(dry.stdout.hasPrefix("Would send \(count) entries of 1 sessions"), "\(dry.stdout)")
+                #expect(
+                    dry.stdout.hasPrefix("Would send \(count) entries of 1 session to postgres://"), "\(dry.stdout)")
 
                 let killed = try BackgroundGPSLog(
                     ["sync", url, "--batch-size", "1000"], database: db, folder: dir + "/killed")

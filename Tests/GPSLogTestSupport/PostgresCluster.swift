@@ -107,6 +107,14 @@ public final class PostgresCluster {
         return result.output.trimmingCharacters(in: .newlines)
     }
 
+    /// Restarts the server (its clients' connections are closed, as in a failover), on the same socket and port.
+    public func restart() throws {
+        let done = try PostgresCluster.run(
+            runAs,
+            [PostgresCluster.bin + "/pg_ctl", "-D", data, "-l", data + "/server.log", "-m", "fast", "-w", "restart"])
+        guard done.status == 0 else { throw Failure(description: "pg_ctl restart failed:\n\(done.output)\n\(logText)") }
+    }
+
     /// Stops the server at once and removes its folder (safe to call twice).
     public func stop() {
         guard !stopped else { return }

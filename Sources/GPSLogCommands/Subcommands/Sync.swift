@@ -63,10 +63,10 @@ extension GPSLog {
             progress.finish()
             if json { return print(try JSONOutput.render(report)) }
             var line =
-                "Synced \(chosen.count) sessions to \(report.destination): \(report.entries) new entries in \(report.batches) transactions, \(report.sessions) sessions new or changed"
-            if report.alreadyThere > 0 { line += ", \(report.alreadyThere) entries were there already" }
-            if report.transitions > 0 { line += ", \(report.transitions) transitions" }
-            if report.visits > 0 { line += ", \(report.visits) visits" }
+                "Synced \(count(chosen.count, "session")) to \(report.destination): \(count(report.entries, "new entry", "new entries")) in \(count(report.batches, "transaction")), \(count(report.sessions, "session")) new or changed"
+            if report.alreadyThere > 0 { line += ", \(count(report.alreadyThere, "entry", "entries")) there already" }
+            if report.transitions > 0 { line += ", \(count(report.transitions, "transition"))" }
+            if report.visits > 0 { line += ", \(count(report.visits, "visit"))" }
             print(line + ".")
         }
 
@@ -74,11 +74,21 @@ extension GPSLog {
         func plan(_ chosen: [Session], store: Store, destination: String) throws {
             let planned = try PostgresSync.plan(chosen, store: store, destination: destination)
             let entries = planned.map(\.1).reduce(0, +)
-            print("Would send \(entries) entries of \(planned.filter { $0.1 > 0 }.count) sessions to \(destination):")
-            for (session, count) in planned where count > 0 { print("  '\(session.name.visible)': \(count) entries") }
+            let sessions = planned.filter { $0.1 > 0 }.count
+            print(
+                "Would send \(count(entries, "entry", "entries")) of \(count(sessions, "session")) to \(destination)\(sessions > 0 ? ":" : ".")"
+            )
+            for (session, n) in planned where n > 0 {
+                print("  '\(session.name.visible)': \(count(n, "entry", "entries"))")
+            }
             print("Sessions are sent too when renamed or finished. Nothing was sent (--dry-run).")
         }
     }
+}
+
+/// "1 session", "2 sessions".
+private func count(_ n: Int, _ one: String, _ many: String? = nil) -> String {
+    "\(n) " + (n == 1 ? one : many ?? one + "s")
 }
 
 /// A long sync's progress on stderr: a bar on a terminal, else a line every ten seconds (logs, services).
