@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 """A bounded loopback client for `gpslog serve`: posts Overland batches and prints points per second.
 
-  Benchmarks/ingest.py URL --batches 500 --points 200 --clients 4 --devices 8
+  Benchmarks/ingest.py URL [URL...] --batches 500 --points 200 --clients 4 --devices 8
 
 Each of --clients threads keeps one HTTP/1.1 connection and posts its share of the batches one after the other
-(so at most --clients requests are in flight); batch k goes to device k % --devices, one location a second, so no
+(so at most --clients requests are in flight), client n to URL n % (number of URLs): several serve processes on one
+database, as behind a load balancer; batch k goes to device k % --devices, one location a second, so no
 location repeats. Every answer must be 200 {"result":"ok"}: anything else stops the run with the answer. Prints one
 JSON object: points stored, seconds, points per second.
 """
@@ -37,17 +38,18 @@ def batch(k, points, devices):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("url")
+    p.add_argument("urls", nargs="+")
     p.add_argument("--batches", type=int, default=500)
     p.add_argument("--points", type=int, default=200)
     p.add_argument("--clients", type=int, default=4)
     p.add_argument("--devices", type=int, default=8)
     a = p.parse_args()
-    url = urllib.parse.urlparse(a.url)
+    urls = [urllib.parse.urlparse(u) for u in a.urls]
     bodies = [batch(k, a.points, a.devices) for k in range(a.batches)]  # made before the clock starts
     failures = []
 
     def client(n):
+        url = urls[n % len(urls)]
         conn = http.client.HTTPConnection(url.hostname, url.port, timeout=120)
         for k in range(n, a.batches, a.clients):
             if failures:

@@ -55,22 +55,31 @@ stored=$(psql -d sync -c "SELECT count(*) FROM entries")
 size=$(psql -d sync -c "SELECT pg_database_size('sync') / 1048576")
 
 # Serve: the same client against each store, a fresh database each.
+# serve_rate NAME PROCESSES ARGS...: starts PROCESSES serve processes with ARGS, posts through all of them at once.
 serve_rate() {
-    local name="$1"; shift
-    "$GPSLOG" serve --listen 127.0.0.1:0 "$@" >"$WORK/serve-$name.out" 2>"$WORK/serve-$name.err" &
-    local pid=$! base=""
-    for _ in $(seq 300); do grep -q "Listening on http://" "$WORK/serve-$name.out" && break; sleep 0.1; done
-    base=$(sed -n 's|^Listening on \(http://[^ /]*\).*|\1|p' "$WORK/serve-$name.out" | head -1)
-    [ -n "$base" ] || { echo "postgres.sh: serve ($name) did not start:" >&2; cat "$WORK/serve-$name.err" >&2; exit 1; }
-    python3 Benchmarks/ingest.py "$base/" --batches "$BATCHES" --points 200 --clients 4 --devices 8 >"$WORK/ingest-$name.json" \
-        || { kill "$pid"; exit 1; }
-    kill "$pid"; wait "$pid" 2>/dev/null || true
+    local name="$1" processes="$2"; shift 2
+    local pids=() bases=() i base
+    for i in $(seq "$processes"); do
+        "$GPSLOG" serve --listen 127.0.0.1:0 "$@" >"$WORK/serve-$name-$i.out" 2>"$WORK/serve-$name-$i.err" &
+        pids+=($!)
+        for _ in $(seq 300); do grep -q "Listening on http://" "$WORK/serve-$name-$i.out" && break; sleep 0.1; done
+        base=$(sed -n 's|^Listening on \(http://[^ /]*\).*|\1|p' "$WORK/serve-$name-$i.out" | head -1)
+        [ -n "$base" ] || { echo "postgres.sh: serve ($name) did not start:" >&2; cat "$WORK/serve-$name-$i.err" >&2; exit 1; }
+        bases+=("$base/")
+    done
+    python3 Benchmarks/ingest.py "${bases[@]}" --batches "$BATCHES" --points 200 --clients 4 --devices 8 \
+        >"$WORK/ingest-$name.json" || { kill "${pids[@]}"; exit 1; }
+    kill "${pids[@]}"; wait "${pids[@]}" 2>/dev/null || true
     python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["pointsPerSecond"])' "$WORK/ingest-$name.json"
 }
-sqlite_rate=$(serve_rate sqlite --db "$WORK/serve.sqlite" --no-view)
-postgres_rate=$(serve_rate postgres --db "$WORK/unused.sqlite" --store "$(url serve)")
+sqlite_rate=$(serve_rate sqlite 1 --db "$WORK/serve.sqlite" --no-view)
+postgres_rate=$(serve_rate postgres 1 --db "$WORK/unused.sqlite" --store "$(url serve)")
 received=$(psql -d serve -c "SELECT count(*) FROM entries")
 [ "$received" = "$((BATCHES * 200))" ] || { echo "postgres.sh: serve stored $received of $((BATCHES * 200))" >&2; exit 1; }
+psql -d postgres -c "CREATE DATABASE serve2"
+postgres2_rate=$(serve_rate postgres2 2 --db "$WORK/unused.sqlite" --store "$(url serve2)")
+received=$(psql -d serve2 -c "SELECT count(*) FROM entries")
+[ "$received" = "$((BATCHES * 200))" ] || { echo "postgres.sh: two serves stored $received of $((BATCHES * 200))" >&2; exit 1; }
 
 echo "| PostgreSQL (PostGIS)                 | figure |"
 echo "|--------------------------------------|-------:|"
@@ -78,3 +87,4 @@ printf '| sync %-31s | %6.0f entries/s (%.1f s, %.0f MB RSS, database %s MB) |\n
     "$(awk -v n="$entries" -v w="$wall" 'BEGIN { print n / (w > 0 ? w : 0.01) }')" "$wall" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$size"
 printf '| serve ingestion, SQLite              | %6d points/s |\n' "$sqlite_rate"
 printf '| serve ingestion, PostgreSQL          | %6d points/s |\n' "$postgres_rate"
+printf '| serve ingestion, PostgreSQL, 2 serves | %6d points/s |\n' "$postgres2_rate"

@@ -100,35 +100,33 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
             session: session.name, stored: stored.count, duplicates: batch.entries.count - stored.count)
     }
 
-    /// The session of `receiver` (a device, or a device's trip), created when missing. Two processes creating it at
-    /// once: the second insert meets `sessions_by_receiver`, waits for the first's COMMIT and does nothing; the
-    /// SELECT after it (a statement of its own, so a snapshot that sees that COMMIT) reads the first one's row.
+    /// The session of `receiver` (a device, or a device's trip), created when missing: read first (a device's every
+    /// payload but its first). Two processes creating it at once: the second insert meets `sessions_by_receiver`,
+    /// waits for the first's COMMIT and does nothing; the SELECT after it (a statement of its own, so a snapshot that
+    /// sees that COMMIT) reads the first one's row.
     func receiverSession(_ receiver: String, name: String, start: Timestamp, mode: TripMode?) throws -> (
         id: String, name: String
     ) {
-        var b = PostgresBindings()
-        b.append(Identifier.uuidV4())
-        b.append(name.trimmedWhitespace.isEmpty ? receiver : name.truncated(to: TextLimit.sessionName))
-        b.append(start.milliseconds)
-        b.append(mode?.rawValue)
-        b.append(receiver)
-        let created = try database.query(
-            """
-            INSERT INTO sessions (id, name, start_time, mode, receiver, origin)
-            VALUES ($1::uuid, $2, gpslog_time($3), $4, $5, 'serve')
-            ON CONFLICT (receiver) WHERE origin = 'serve' DO NOTHING
-            RETURNING id::text, name
-            """, b, doing: "creating the session of a device")
-        let rows =
-            try created.isEmpty
-            ? database.query(
-                "SELECT id::text, name FROM sessions WHERE receiver = $1 AND origin = 'serve'",
-                {
-                    var k = PostgresBindings()
-                    k.append(receiver)
-                    return k
-                }(), doing: "reading the session of a device")
-            : created
+        var key = PostgresBindings()
+        key.append(receiver)
+        let find = "SELECT id::text, name FROM sessions WHERE receiver = $1 AND origin = 'serve'"
+        var rows = try database.query(find, key, doing: "reading the session of a device")
+        if rows.isEmpty {
+            var b = PostgresBindings()
+            b.append(Identifier.uuidV4())
+            b.append(name.trimmedWhitespace.isEmpty ? receiver : name.truncated(to: TextLimit.sessionName))
+            b.append(start.milliseconds)
+            b.append(mode?.rawValue)
+            b.append(receiver)
+            rows = try database.query(
+                """
+                INSERT INTO sessions (id, name, start_time, mode, receiver, origin)
+                VALUES ($1::uuid, $2, gpslog_time($3), $4, $5, 'serve')
+                ON CONFLICT (receiver) WHERE origin = 'serve' DO NOTHING
+                RETURNING id::text, name
+                """, b, doing: "creating the session of a device")
+        }
+        if rows.isEmpty { rows = try database.query(find, key, doing: "reading the session of a device") }
         guard let row = rows.first else {
             throw PostgresError.server(
                 database: database.location.description, doing: "creating the session of a device",

@@ -123,16 +123,16 @@ enum PostgresRows {
     }
 
     /// Brings a session's track up to date after a write whose new track points are all later than the track's end:
-    /// they are appended (the entries are not read again). Points at or before the end rebuild it. Through arrays of
-    /// points: `ST_MakeLine(line, line)` would merge a repeated point where the two meet (a phone at rest).
+    /// they are appended (the entries are not read again). Points at or before the end rebuild it. Through an array of
+    /// the track and the points: `ST_MakeLine(line, line)` would merge a repeated point where the two meet (a phone at
+    /// rest), the array form keeps every point.
     static func extendTrack(_ sessionID: String, earliestNew: Timestamp, in db: PostgresDatabase) throws {
         var b = PostgresBindings()
         b.append(sessionID)
         b.append(earliestNew.milliseconds)
         let appended = try db.execute(
             """
-            UPDATE sessions s SET track = ST_MakeLine(
-                    ARRAY(SELECT d.geom FROM ST_DumpPoints(s.track) AS d ORDER BY d.path[1]) || t.points),
+            UPDATE sessions s SET track = ST_MakeLine(ARRAY[s.track] || t.points),
                 point_count = s.point_count + t.n, track_end = t.last, updated_at = now()
             FROM (SELECT array_agg(e.geom ORDER BY e.time, e.id) AS points, count(*) AS n, max(e.time) AS last
                 FROM entries e, sessions o
