@@ -6,8 +6,8 @@
 #
 #   Benchmarks/postgres.sh --gpslog PATH --session DB.sqlite --work DIR [--batches 500]
 #
-# The cluster runs in DIR/cluster (as the user postgres when run as root: initdb refuses root), on a Unix socket
-# there, with fsync on (the numbers are those of a real server), and is stopped at the end.
+# The cluster runs in a temporary folder of /tmp (as the user postgres when run as root: initdb refuses root), on a
+# Unix socket there, with fsync on (the numbers are those of a real server), and is stopped and removed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,24 +25,28 @@ done
 BIN=/usr/lib/postgresql/15/bin
 [ -x "$BIN/initdb" ] || { echo "postgres.sh: needs postgresql-15 and postgresql-15-postgis-3 (make test installs them)" >&2; exit 1; }
 
-rm -rf "$WORK" && mkdir -p "$WORK/cluster/data" "$WORK/cluster/run"
+rm -rf "$WORK" && mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
+# The cluster in a folder of /tmp: as root it runs as the user postgres (initdb refuses root), who may not enter a
+# checkout under a private home.
+CLUSTER=$(mktemp -d /tmp/gpslog-bench-pg-XXXXXX)
+mkdir -p "$CLUSTER/data" "$CLUSTER/run"
 as=()
 if [ "$(id -u)" = 0 ]; then
     user=$(getent passwd postgres >/dev/null && echo postgres || echo nobody)
-    chmod 711 "$WORK" "$WORK/cluster"; chown "$user" "$WORK/cluster/data" "$WORK/cluster/run"
+    chmod 711 "$CLUSTER"; chown "$user" "$CLUSTER/data" "$CLUSTER/run"
     as=(runuser -u "$user" --)
 fi
-"${as[@]}" "$BIN/initdb" -D "$WORK/cluster/data" -U gpslog --auth-local=trust -E UTF8 --locale=C >"$WORK/initdb.log" 2>&1 \
+trap '"${as[@]}" "$BIN/pg_ctl" -D "$CLUSTER/data" -m fast -w stop >/dev/null 2>&1 || true; rm -rf "$CLUSTER"' EXIT
+(cd / && "${as[@]}" "$BIN/initdb" -D "$CLUSTER/data" -U gpslog --auth-local=trust -E UTF8 --locale=C) >"$WORK/initdb.log" 2>&1 \
     || { cat "$WORK/initdb.log" >&2; exit 1; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"${as[@]}" "$BIN/pg_ctl" -D "$WORK/cluster/data" -l "$WORK/cluster/data/server.log" -w -t 60 \
-    -o "-k $WORK/cluster/run -p $port -h 127.0.0.1 -c shared_buffers=512MB -c max_wal_size=4GB" start >/dev/null \
-    || { cat "$WORK/cluster/data/server.log" >&2; exit 1; }
-trap '"${as[@]}" "$BIN/pg_ctl" -D "$WORK/cluster/data" -m fast -w stop >/dev/null 2>&1 || true' EXIT
-psql() { /usr/bin/psql -X -q -At -h "$WORK/cluster/run" -p "$port" -U gpslog "$@"; }
+(cd / && "${as[@]}" "$BIN/pg_ctl" -D "$CLUSTER/data" -l "$CLUSTER/data/server.log" -w -t 60 \
+    -o "-k $CLUSTER/run -p $port -h 127.0.0.1 -c shared_buffers=512MB -c max_wal_size=4GB" start) >/dev/null \
+    || { cat "$CLUSTER/data/server.log" >&2; exit 1; }
+psql() { /usr/bin/psql -X -q -At -h "$CLUSTER/run" -p "$port" -U gpslog "$@"; }
 psql -d postgres -c "CREATE DATABASE sync" -c "CREATE DATABASE serve"
-url() { echo "postgres://gpslog@/$1?host=$WORK/cluster/run&port=$port"; }
+url() { echo "postgres://gpslog@/$1?host=$CLUSTER/run&port=$port"; }
 
 # Sync: the session's entries into an empty database (a copy of the SQLite file: sync keeps its cursor there).
 cp "$SESSION" "$WORK/sync.sqlite"
@@ -81,10 +85,10 @@ postgres2_rate=$(serve_rate postgres2 2 --db "$WORK/unused.sqlite" --store "$(ur
 received=$(psql -d serve2 -c "SELECT count(*) FROM entries")
 [ "$received" = "$((BATCHES * 200))" ] || { echo "postgres.sh: two serves stored $received of $((BATCHES * 200))" >&2; exit 1; }
 
-echo "| PostgreSQL (PostGIS)                 | figure |"
-echo "|--------------------------------------|-------:|"
-printf '| sync %-31s | %6.0f entries/s (%.1f s, %.0f MB RSS, database %s MB) |\n' "$entries entries" \
+echo "| PostgreSQL (PostGIS)                  | figure |"
+echo "|---------------------------------------|--------|"
+printf '| sync %-32s | %6.0f entries/s (%.1f s, %.0f MB RSS, database %s MB) |\n' "$entries entries" \
     "$(awk -v n="$entries" -v w="$wall" 'BEGIN { print n / (w > 0 ? w : 0.01) }')" "$wall" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$size"
-printf '| serve ingestion, SQLite              | %6d points/s |\n' "$sqlite_rate"
-printf '| serve ingestion, PostgreSQL          | %6d points/s |\n' "$postgres_rate"
+printf '| serve ingestion, SQLite               | %6d points/s |\n' "$sqlite_rate"
+printf '| serve ingestion, PostgreSQL           | %6d points/s |\n' "$postgres_rate"
 printf '| serve ingestion, PostgreSQL, 2 serves | %6d points/s |\n' "$postgres2_rate"
