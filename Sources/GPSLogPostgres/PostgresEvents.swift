@@ -31,9 +31,11 @@ enum PostgresEvents {
             """, b, doing: "storing a transition")
     }
 
-    /// Stores a visit at its arrival, or gives the stored one its departure (and address) when they came later.
+    /// Stores a visit at its arrival. Later: `sync` (`replacing`) makes the stored one what SQLite holds now (its
+    /// departure, place and address once it left); `serve` only gives it the departure it lacked (Overland's second
+    /// record of a visit), as the SQLite store does.
     /// - Returns: 1 when stored or changed, 0 when it was there as it is.
-    static func upsert(_ v: Visit, session: String, into db: PostgresDatabase) throws -> Int {
+    static func upsert(_ v: Visit, session: String, replacing: Bool, into db: PostgresDatabase) throws -> Int {
         var b = PostgresBindings()
         b.append(session)
         b.append(v.arrival.milliseconds)
@@ -41,16 +43,26 @@ enum PostgresEvents {
         b.append(v.latitude)
         b.append(v.longitude)
         b.append(v.horizontalAccuracy)
-        b.append(v.address)
+        b.append(PostgresRows.text(v.address))
+        let update =
+            replacing
+            ? """
+            DO UPDATE SET departure = EXCLUDED.departure, latitude = EXCLUDED.latitude,
+                longitude = EXCLUDED.longitude, horizontal_accuracy = EXCLUDED.horizontal_accuracy,
+                address = EXCLUDED.address
+            WHERE (visits.departure, visits.latitude, visits.longitude, visits.horizontal_accuracy, visits.address)
+                IS DISTINCT FROM (EXCLUDED.departure, EXCLUDED.latitude, EXCLUDED.longitude,
+                EXCLUDED.horizontal_accuracy, EXCLUDED.address)
+            """
+            : """
+            DO UPDATE SET departure = EXCLUDED.departure
+            WHERE visits.departure IS NULL AND EXCLUDED.departure IS NOT NULL
+            """
         return try db.execute(
             """
             INSERT INTO visits (session_id, arrival, departure, latitude, longitude, horizontal_accuracy, address)
             VALUES ($1::uuid, gpslog_time($2), gpslog_time($3), $4, $5, $6, $7)
-            ON CONFLICT ON CONSTRAINT visit_once DO UPDATE
-                SET departure = coalesce(visits.departure, EXCLUDED.departure),
-                    address = coalesce(EXCLUDED.address, visits.address)
-                WHERE (visits.departure IS NULL AND EXCLUDED.departure IS NOT NULL)
-                    OR EXCLUDED.address IS DISTINCT FROM visits.address AND EXCLUDED.address IS NOT NULL
-            """, b, doing: "storing a visit")
+            ON CONFLICT ON CONSTRAINT visit_once
+            """ + "\n" + update, b, doing: "storing a visit")
     }
 }

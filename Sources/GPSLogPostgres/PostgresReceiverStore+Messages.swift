@@ -96,7 +96,7 @@ extension PostgresReceiverStore {
                     INSERT INTO received_waypoints (device, region_id, description, latitude, longitude, radius,
                         created_at, received_at)
                     VALUES ($1, $2, $3, $4, $5, $6, gpslog_time($7), gpslog_time($8))
-                    """ + conflict, b, doing: "storing a waypoint")
+                    """ + "\n" + conflict, b, doing: "storing a waypoint")
                 if changed == 1 {
                     outcome.stored += 1
                     try fillTransitions(device: key, waypoint: w)

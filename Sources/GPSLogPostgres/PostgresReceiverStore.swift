@@ -95,7 +95,9 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
         if let earliest = stored.trackTimes.min() {
             try PostgresRows.extendTrack(session.id, earliestNew: earliest, in: database)
         }
-        for visit in batch.visits { _ = try PostgresEvents.upsert(visit, session: session.id, into: database) }
+        for visit in batch.visits {
+            _ = try PostgresEvents.upsert(visit, session: session.id, replacing: false, into: database)
+        }
         return ReceivedOutcome(
             session: session.name, stored: stored.count, duplicates: batch.entries.count - stored.count)
     }

@@ -144,7 +144,9 @@ public final class PostgresSync {
                 report.transitions += try PostgresEvents.insert(
                     t, session: session.id, regionKnown: t.regionIsKnown, into: database)
             }
-            for v in visits { report.visits += try PostgresEvents.upsert(v, session: session.id, into: database) }
+            for v in visits {
+                report.visits += try PostgresEvents.upsert(v, session: session.id, replacing: true, into: database)
+            }
         }
     }
 }

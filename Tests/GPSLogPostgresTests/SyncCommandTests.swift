@@ -147,6 +147,59 @@ struct SyncCommandTests {
         }
     }
 
+    @Test func syncsTransitionsVisitsAndWhatChangedInSQLite() throws {
+        try withTemporaryDirectory { dir in
+            try withPostgresCluster { cluster in
+                let db = dir + "/gpslog.sqlite"
+                let store = try Store(path: db)
+                defer { store.close() }
+                let start = Timestamp(milliseconds: 1_700_000_000_000)
+                let session = try store.createSession(name: "Walk", start: start)
+                var rng = SystemRandomNumberGenerator()
+                try store.append(
+                    (0..<10).map { i in
+                        let time = start.adding(milliseconds: Int64(i) * 1000)
+                        return Entry(
+                            id: Identifier.uuidV7(time: time, using: &rng), latitude: 52.37, longitude: 4.89, time: time
+                        )
+                    }, to: session.id)
+                let home = Region(
+                    name: "Home", latitude: 52.37, longitude: 4.89, radius: 50, regionID: "h1", created: start)
+                _ = try store.addTransition(
+                    Transition(
+                        region: home, event: .enter, time: start.adding(milliseconds: 5000), latitude: 52.37,
+                        longitude: 4.89, horizontalAccuracy: 5), to: session.id)
+                var visit = Visit(
+                    latitude: 52.37, longitude: 4.89, horizontalAccuracy: 20, arrival: start.adding(milliseconds: 2000),
+                    departure: nil)
+                visit.key = try store.addVisit(visit, to: session.id)
+                let url = cluster.socketURL("gpslog")
+                let first = try runGPSLog(["sync", url], database: db)
+                #expect(
+                    first.stdout.contains("10 new entries") && first.stdout.contains("1 transition, 1 visit."),
+                    "\(first.stdout) \(first.stderr)")
+                // The repeated place (a phone at rest) stays ten points in the line.
+                #expect(try cluster.psql("gpslog", "SELECT ST_NPoints(track) FROM sessions") == "10")
+
+                try store.renameSession(id: session.id, to: "Evening walk")
+                visit.departure = start.adding(milliseconds: 8000)
+                try store.setDeparture(of: visit)
+                let second = try runGPSLog(["sync", url], database: db)
+                #expect(
+                    second.stdout.contains("0 new entries in 0 transactions, 1 session new or changed, 1 visit."),
+                    "\(second.stdout)")
+                #expect(try cluster.psql("gpslog", "SELECT name FROM sessions") == "Evening walk")
+                #expect(try cluster.psql("gpslog", "SELECT gpslog_ms(departure) FROM visits") == "1700000008000")
+                #expect(
+                    try cluster.psql("gpslog", "SELECT region_name, event, region_radius FROM transitions")
+                        == "Home|enter|50")
+
+                let third = try runGPSLog(["sync", url], database: db)
+                #expect(third.stdout.hasSuffix("0 sessions new or changed.\n"), "\(third.stdout)")
+            }
+        }
+    }
+
     @Test func aWrongPasswordSaysWhereAndNeverPrintsIt() throws {
         try withTemporaryDirectory { dir in
             try withPostgresCluster { cluster in
