@@ -226,4 +226,24 @@ struct SyncCommandTests {
             }
         }
     }
+
+    @Test func sslmodeRequireIsHonoured() throws {
+        try withTemporaryDirectory { dir in
+            let cluster = try PostgresCluster(tls: true)
+            defer { cluster.stop() }
+            try cluster.createDatabase("gpslog")
+            let db = dir + "/gpslog.sqlite"
+            let password = ["PGPASSWORD": cluster.password]
+            // TLS is off on loopback unless asked for: this server refuses a connection without it.
+            let plain = try runGPSLog(["sync", cluster.tcpURL("gpslog")], database: db, environment: password)
+            #expect(plain.status != 0 && plain.stderr.contains("no encryption"), "\(plain.stderr)")
+            let tls = try runGPSLog(
+                ["sync", cluster.tcpURL("gpslog") + "?sslmode=require"], database: db, environment: password)
+            #expect(tls.status == 0, "\(tls.stderr)\n\(cluster.logText)")
+            // verify-full checks the certificate: a self-signed one is refused.
+            let checked = try runGPSLog(
+                ["sync", cluster.tcpURL("gpslog") + "?sslmode=verify-full"], database: db, environment: password)
+            #expect(checked.status != 0 && checked.stderr.contains("Cannot connect to"), "\(checked.stderr)")
+        }
+    }
 }

@@ -25,7 +25,8 @@ public final class PostgresCluster {
     }
 
     /// Starts a cluster; throws `Failure` with initdb's or the server's log when it cannot.
-    public init() throws {
+    /// - Parameter tls: TCP only with TLS (a self-signed certificate made by openssl; `hostnossl` rejected).
+    public init(tls: Bool = false) throws {
         folder = try makeTemporaryDirectory()
         data = folder + "/data"
         socketFolder = folder + "/run"
@@ -49,13 +50,34 @@ public final class PostgresCluster {
         guard initdb.status == 0 else {
             throw Failure(description: "initdb failed (\(initdb.status)):\n\(initdb.output)")
         }
+        var tlsOptions = ""
+        if tls {
+            let made = try PostgresCluster.run(
+                nil,
+                [
+                    "/usr/bin/openssl", "req", "-new", "-x509", "-days", "2", "-nodes", "-subj", "/CN=127.0.0.1",
+                    "-keyout", data + "/server.key", "-out", data + "/server.crt",
+                ])
+            guard made.status == 0 else { throw Failure(description: "openssl failed:\n\(made.output)") }
+            for file in ["server.key", "server.crt"] {
+                chmod(data + "/" + file, 0o600)
+                if let owner { chown(data + "/" + file, owner.pw_uid, owner.pw_gid) }
+            }
+            try """
+            local all all trust
+            hostssl all all 127.0.0.1/32 scram-sha-256
+            hostnossl all all 127.0.0.1/32 reject
+
+            """.write(toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
+            tlsOptions = " -c ssl=on"
+        }
         var lastLog = ""
         for _ in 0..<5 {
             let candidate = try freeLoopbackPort()
             // Durability is not under test: no fsync, so the suite's many commits cost little.
             let options =
                 "-k \(socketFolder) -p \(candidate) -h 127.0.0.1 -c fsync=off -c synchronous_commit=off "
-                + "-c full_page_writes=off -c max_connections=50"
+                + "-c full_page_writes=off -c max_connections=50" + tlsOptions
             let started = try PostgresCluster.run(
                 runAs,
                 [
