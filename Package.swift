@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),  // the config file
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),  // KMZ (zipped KML) import
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),  // sync and serve --store postgres://
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),  // PostgreSQL's sslmode
     ],
     targets: [
         // MARK: - C libraries, from Debian
@@ -112,6 +114,21 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
+        // PostgreSQL with PostGIS (`sync`, `serve --store postgres://`): one connection, the schema in
+        // Schema/postgres/, the receiver's writes; beside the receiver, reading the Store through its public API.
+        .target(
+            name: "GPSLogPostgres",
+            dependencies: [
+                "GPSLogModel", "GPSLogStore", "GPSLogSystem",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["embed.list"],
+            plugins: ["EmbedResourcesPlugin"]
+        ),
         // The web view `serve` shows (sessions, a session's map and charts, a JSON API): beside the receiver,
         // composed with it by the command line.
         .target(
@@ -143,6 +160,7 @@ let package = Package(
                 "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogFormats",
                 "GPSLogInterchange",
                 "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver", "GPSLogConfig", "GPSLogView",
+                "GPSLogPostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),  // serve composes the receiver and the view
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -229,6 +247,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "GPSLogPostgresTests",
+            dependencies: [
+                "GPSLogPostgres", "GPSLogTestSupport", "GPSLogStore", "GPSLogModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "GPSLogCLITests",
             dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel"]),

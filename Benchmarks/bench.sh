@@ -5,7 +5,8 @@
 #
 #   Benchmarks/bench.sh [--sizes "1000000 5000000"] [--runs 3] [--gpslog PATH] [--work DIR] [--smoke] [--only REGEX]
 #
-# --only runs the cases whose name matches the (awk) regular expression, and not the write budget.
+# --only runs the cases whose name matches the (awk) regular expression, and not the write budget ("postgres": the
+# PostgreSQL rows alone).
 # --smoke runs every case once on 2,000 points (seconds, for `make test`) and the write budget over 20 s.
 # Without --gpslog it builds the release binary. Inputs are cached in the work folder (default .build-bench/,
 # ignored by git).
@@ -177,6 +178,14 @@ print("| %-23s | %-6s | %8d | %10.2f | %14d | %12d |" % (sys.argv[1], sys.argv[2
         done
         kill "$serve"; wait "$serve" 2>/dev/null || true
     done
+fi
+
+# PostgreSQL with PostGIS: `sync` of the first size's session (entries/s), and `serve` ingestion of 200-point Overland
+# batches into SQLite and into PostgreSQL side by side (Benchmarks/postgres.sh; a throwaway cluster).
+if [ -z "$ONLY" ] || awk -v r="$ONLY" 'BEGIN { exit !("postgres" ~ r) }'; then
+    echo
+    Benchmarks/postgres.sh --gpslog "$GPSLOG" --session "$WORK/session-${SIZES%% *}.sqlite" --work "$WORK/postgres" \
+        $([ "$SMOKE" = 1 ] && echo "--batches 20")
 fi
 
 # The SD card's write budget: bytes written per hour of 1 Hz recording, beside gpxlogger (real time: 4 minutes).

@@ -30,7 +30,8 @@ public struct GPSLog: AsyncParsableCommand {
             CommandGroup(name: "Exchange", subcommands: [Export.self, Plot.self, Import.self, Convert.self]),
             CommandGroup(name: "Addresses", subcommands: [Geocode.self, Places.self]),
             CommandGroup(
-                name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self, Devices.self]),
+                name: "Sending and receiving",
+                subcommands: [Upload.self, SendNow.self, Serve.self, Devices.self, Sync.self]),
             CommandGroup(name: "Settings", subcommands: [Config.self]),
             CommandGroup(name: "Database", subcommands: [Check.self]),
         ]

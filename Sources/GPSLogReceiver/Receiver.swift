@@ -29,16 +29,19 @@ public struct Receiver: Sendable {
     public var mqtt: MQTTSubscription?
     /// More routes on the same router and port, added before the receiver's (the web view's GETs and `/login`).
     public var routes: (@Sendable (Router<ReceiverContext>) -> Void)?
+    /// Opens the database the receiver writes into: the SQLite file at `databasePath` unless set (`serve --store`).
+    public var openStore: @Sendable () throws -> any ReceiverBackend
 
     public init(databasePath: String, token: AccessToken?, logger: Logger) {
         self.databasePath = databasePath
         self.token = token
         self.logger = logger
+        openStore = { try Store(path: databasePath) }
     }
 
     /// Serves until cancelled (SIGINT/SIGTERM). `onListening` gets the bound port (useful with port 0).
     public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
-        let sink = try ReceiverStore(path: databasePath)
+        let sink = ReceiverStore(store: try openStore())
         let budget = BodyBudget(limit: 32 << 20)
         mapLargeAllocationsSeparately()
         let router = Router(context: ReceiverContext.self)

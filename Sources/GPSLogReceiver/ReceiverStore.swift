@@ -4,21 +4,33 @@ import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
 
+/// A database the receiver writes into and closes when it stops: SQLite's `Store`, or PostgreSQL's
+/// (`serve --store postgres://`). Its calls block; the receiver makes them on a thread of their own.
+public protocol ReceiverBackend: ReceivedMessageStore {
+    /// Closes the connection (the receiver stopped).
+    func close()
+}
+
+extension Store: ReceiverBackend {}
+
 /// The receiver's one connection to the database. An actor on a thread of its own: requests arrive on many threads,
-/// a SQLite connection serves one at a time, and each payload is one transaction.
+/// a connection serves one at a time, and each payload is one transaction.
 actor ReceiverStore {
-    /// SQLite today; any `ReceivedMessageStore` (a PostgreSQL backend) can stand here.
-    private let store: any ReceivedMessageStore
+    /// SQLite's `Store`, or a PostgreSQL backend.
+    private let store: any ReceiverBackend
     /// Each payload's transaction blocks (its commit, another process's lock): it runs here, not on the pool that
     /// serves HTTP.
     private let thread = StoreThread()
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
 
-    init(path: String) throws { store = try Store(path: path) }
+    init(store: any ReceiverBackend) { self.store = store }
 
-    /// Ends the store's thread (when the server stops).
-    func close() async { await thread.shutdown() }
+    /// Closes the store, then ends its thread (when the server stops).
+    func close() async {
+        store.close()
+        await thread.shutdown()
+    }
 
     /// Stores an Overland batch: one session per device (`overland:DEVICE`), or per trip when the batch carries
     /// one. Locations of several devices in one batch go to their own sessions, all in one transaction. Visit

@@ -35,6 +35,8 @@ struct GlobalOptionsFirstTests {
             try await expectOK(["plot", "Sail", "-o", dir + "/sail.svg"])
             #expect(FileManager.default.fileExists(atPath: dir + "/sail.gpx"))
             try await expectOK(["geocode", "Sail"])
+            // What would go reads the cursors alone: no server is asked.
+            try await expectOK(["sync", "postgres://gpslog@db.example/fleet", "--dry-run"], "Would send")
             try await expectOK(["record", "--name", "Fast", "--source", "replay:sample?speed=0"], "Recorded 'Fast'")
 
             // serve and upload: the database given first receives what is uploaded from it.

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import GPSLogModel
+import GPSLogPostgres
 import GPSLogReceiver
 import GPSLogRecording
 import GPSLogStore
@@ -19,7 +20,7 @@ extension GPSLog {
                 trip; OwnTracks: user/device). A payload is checked whole and stored in one transaction before the \
                 answer ({"result":"ok"}, or [] for OwnTracks); a bad one gets a 4xx JSON error and changes nothing; a \
                 location already stored (same device and time) is not stored twice. With --token, requests must carry \
-                Authorization: Bearer TOKEN, ?access_token=TOKEN, or the token as the Basic password (OwnTracks).
+                Authorization: Bearer TOKEN, ?access_token=TOKEN, or the token as the Basic password (OwnTracks).                 With --store postgres://..., payloads go into PostgreSQL with PostGIS instead (gpslog's tables are                 created when missing): several serve processes behind a load balancer share one database, with the                 same rules (duplicates by device and time refused by a unique index). The web view reads SQLite                 only: it is off with --store postgres://.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -28,6 +29,12 @@ extension GPSLog {
         var token: String?
         @Option(help: ArgumentHelp("File holding that token (one trailing newline is ignored).", valueName: "path"))
         var tokenFile: String?
+        @Option(
+            help: ArgumentHelp(
+                "Where payloads go: the SQLite database (default), or postgres://USER@HOST:PORT/DATABASE (no web view).",
+                valueName: "url"))
+        var store: String?
+        @OptionGroup var postgres: PostgresOptions
         @OptionGroup(title: "MQTT") var mqtt: MQTTOptions
         @OptionGroup(title: "Web view") var view: ViewOptions
         @Flag(help: "Log every request.") var verbose = false
@@ -67,15 +74,30 @@ extension GPSLog {
         func run() async throws {
             let logger = LogSetup.makeStderrLogger(label: "gpslog.serve", verbose: verbose)
             let path = global.databasePath
-            try Store.prepareFile(at: path)
             let (host, port) = hostPort!
             var receiver = Receiver(databasePath: path, token: try resolvedToken(), logger: logger)
+            var database = path
+            if let store, PostgresOptions.isPostgres(store) {
+                let location = try postgres.location(store)
+                database = location.description
+                // Connected (and the schema set up) before listening: a wrong URL or password fails at once.
+                let backend = PostgresBackend(try PostgresReceiverStore(location))
+                let opened = OpenedOnce(backend)
+                receiver.openStore = { try opened.take() }
+                if !view.noView { logger.notice("the web view reads SQLite only: off with --store \(database)") }
+            } else {
+                if let store { database = store }
+                try Store.prepareFile(at: database)
+                let file = database
+                receiver.openStore = { try Store(path: file) }
+                receiver.routes = try view.routes(database: file, token: try resolvedToken(), logger: logger)
+            }
             receiver.mqtt = try mqtt.subscription()
-            receiver.routes = try view.routes(database: path, token: try resolvedToken(), logger: logger)
+            let shown = database
             try await receiver.run(host: host, port: port) { bound in
                 // One line on stdout, so scripts (and tests) learn the port when it was 0.
                 let line =
-                    "Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/ (database \(path))\n"
+                    "Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/ (database \(shown))\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
                 ServiceNotifier(logger: logger)?.send(["READY=1", "STATUS=listening on \(host):\(bound)"])
             }

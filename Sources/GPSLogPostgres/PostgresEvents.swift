@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import PostgresNIO
+
+/// Transitions and visits in PostgreSQL, each stored once (by `transition_once` and `visit_once`).
+enum PostgresEvents {
+    /// Stores a transition of a session unless it holds it already (same time, event and region).
+    /// - Parameter regionKnown: false when the region's centre and radius are unknown (stored as NULL).
+    /// - Returns: 1 when stored, 0 when it was there.
+    static func insert(_ t: Transition, session: String, regionKnown: Bool, into db: PostgresDatabase) throws -> Int {
+        var b = PostgresBindings()
+        b.append(session)
+        b.append(t.region.name)
+        b.append(t.region.regionID)
+        b.append(t.region.created.milliseconds)
+        b.append(regionKnown ? t.region.latitude : nil)
+        b.append(regionKnown ? t.region.longitude : nil)
+        b.append(regionKnown ? t.region.radius : nil)
+        b.append(t.event.rawValue)
+        b.append(t.time.milliseconds)
+        b.append(t.latitude)
+        b.append(t.longitude)
+        b.append(t.horizontalAccuracy)
+        b.append(t.trigger?.rawValue)
+        return try db.execute(
+            """
+            INSERT INTO transitions (session_id, region_name, region_id, region_created, region_latitude,
+                region_longitude, region_radius, event, time, latitude, longitude, horizontal_accuracy, report_trigger)
+            VALUES ($1::uuid, $2, $3, gpslog_time($4), $5, $6, $7, $8, gpslog_time($9), $10, $11, $12, $13)
+            ON CONFLICT ON CONSTRAINT transition_once DO NOTHING
+            """, b, doing: "storing a transition")
+    }
+
+    /// Stores a visit at its arrival. Later: `sync` (`replacing`) makes the stored one what SQLite holds now (its
+    /// departure, place and address once it left); `serve` only gives it the departure it lacked (Overland's second
+    /// record of a visit), as the SQLite store does.
+    /// - Returns: 1 when stored or changed, 0 when it was there as it is.
+    static func upsert(_ v: Visit, session: String, replacing: Bool, into db: PostgresDatabase) throws -> Int {
+        var b = PostgresBindings()
+        b.append(session)
+        b.append(v.arrival.milliseconds)
+        b.append(v.departure?.milliseconds)
+        b.append(v.latitude)
+        b.append(v.longitude)
+        b.append(v.horizontalAccuracy)
+        b.append(PostgresRows.text(v.address))
+        let update =
+            replacing
+            ? """
+            DO UPDATE SET departure = EXCLUDED.departure, latitude = EXCLUDED.latitude,
+                longitude = EXCLUDED.longitude, horizontal_accuracy = EXCLUDED.horizontal_accuracy,
+                address = EXCLUDED.address
+            WHERE (visits.departure, visits.latitude, visits.longitude, visits.horizontal_accuracy, visits.address)
+                IS DISTINCT FROM (EXCLUDED.departure, EXCLUDED.latitude, EXCLUDED.longitude,
+                EXCLUDED.horizontal_accuracy, EXCLUDED.address)
+            """
+            : """
+            DO UPDATE SET departure = EXCLUDED.departure
+            WHERE visits.departure IS NULL AND EXCLUDED.departure IS NOT NULL
+            """
+        return try db.execute(
+            """
+            INSERT INTO visits (session_id, arrival, departure, latitude, longitude, horizontal_accuracy, address)
+            VALUES ($1::uuid, gpslog_time($2), gpslog_time($3), $4, $5, $6, $7)
+            ON CONFLICT ON CONSTRAINT visit_once
+            """ + "\n" + update, b, doing: "storing a visit")
+    }
+}
