@@ -67,7 +67,8 @@ extension GPSLog {
         func run() async throws {
             let logger = LogSetup.makeStderrLogger(label: "gpslog.serve", verbose: verbose)
             let path = global.databasePath
-            try Store.prepareFile(at: path)
+            // Created, or an older database upgraded with its progress bar, before the receiver opens it.
+            try global.openStore().close()
             let (host, port) = hostPort!
             var receiver = Receiver(databasePath: path, token: try resolvedToken(), logger: logger)
             receiver.mqtt = try mqtt.subscription()
