@@ -150,7 +150,7 @@ CREATE TRIGGER Entries_insert INSTEAD OF INSERT ON Entries BEGIN
         NEW.DeviceID, NEW.Wifi, COALESCE(NEW.StartsSegment, 0), NEW.Monitoring, NEW.ReportTrigger, NEW.InRegions,
         NEW.Tag, COALESCE(NEW.IsPOI, 0));
     INSERT OR IGNORE INTO EntryDays (Day, SessionKey)
-        VALUES (NEW.TimeStamp / 86400000, (SELECT Key FROM Sessions WHERE ID = NEW.Session));
+        VALUES (CAST(NEW.TimeStamp AS INTEGER) / 86400000, (SELECT Key FROM Sessions WHERE ID = NEW.Session));
     DELETE FROM SessionSummaries WHERE Session = (SELECT Key FROM Sessions WHERE ID = NEW.Session);
 END;
 
@@ -174,7 +174,7 @@ CREATE TRIGGER Entries_update INSTEAD OF UPDATE ON Entries BEGIN
         IsPOI = NEW.IsPOI
     WHERE Key = OLD.Key;
     INSERT OR IGNORE INTO EntryDays (Day, SessionKey)
-        VALUES (NEW.TimeStamp / 86400000, (SELECT Key FROM Sessions WHERE ID = NEW.Session));
+        VALUES (CAST(NEW.TimeStamp AS INTEGER) / 86400000, (SELECT Key FROM Sessions WHERE ID = NEW.Session));
     DELETE FROM SessionSummaries WHERE Session IN (SELECT Key FROM Sessions WHERE ID IN (OLD.Session, NEW.Session))
         AND (NEW.Key IS NOT OLD.Key OR NEW.Session IS NOT OLD.Session OR NEW.Latitude IS NOT OLD.Latitude
              OR NEW.Longitude IS NOT OLD.Longitude OR NEW.TimeStamp IS NOT OLD.TimeStamp OR NEW.Speed IS NOT OLD.Speed

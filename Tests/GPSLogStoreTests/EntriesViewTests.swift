@@ -25,13 +25,13 @@ struct EntriesViewTests {
             let s = try store.createSession(name: "Hand-edited", start: start)
             let keys = try store.append(makeEntries(count: 10), to: s.id)
             let summary = { try store.summary(of: s) }
-            // What a user's sqlite3 does: a connection of its own, foreign keys off.
+            // What a user's sqlite3 does: a connection of its own, foreign keys off (and a time written as a REAL).
             let user = try Database(path: path)
             defer { user.close() }
             try user.execute(
                 """
                 INSERT INTO Entries (Session, Latitude, Longitude, TimeStamp, EntryID)
-                VALUES ('\(s.id)', 52.5, 5.5, \(start.milliseconds + 60_000), '0f0f0f0f-1111-4222-8333-444455556666');
+                VALUES ('\(s.id)', 52.5, 5.5, \(start.milliseconds + 60_000).0, '0f0f0f0f-1111-4222-8333-444455556666');
                 """)
             #expect(try summary().entryCount == 11 && summary().maxLatitude == 52.5)
             #expect(try store.entry(id: "0f0f0f0f-1111-4222-8333-444455556666")?.longitude == 5.5)
