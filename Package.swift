@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),  // the config file
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),  // KMZ (zipped KML) import
     ],
     targets: [
         // MARK: - C libraries, from Debian
@@ -43,7 +44,12 @@ let package = Package(
         // Threads and HTTP plumbing every layer shares (a blocking queue, one reading of HTTP status codes).
         .target(name: "GPSLogSystem"),
         .target(name: "GPSLogModel"),
-        .target(name: "GPSLogFormats", dependencies: ["GPSLogModel", "GPSLogSystem", "GPSLogXML"]),
+        .target(
+            name: "GPSLogFormats",
+            dependencies: [
+                "GPSLogModel", "GPSLogSystem", "GPSLogXML", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
         .target(
             name: "GPSLogSources",
             dependencies: [

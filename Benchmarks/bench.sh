@@ -32,7 +32,7 @@ done
 
 # The peers and the meters, from Debian, installed when missing.
 need=""
-for p in gpsbabel gdal-bin time python3; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
+for p in gpsbabel gdal-bin time python3 chromium curl; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
 if [ -n "$need" ]; then
     SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
     echo "Installing$need"
@@ -104,11 +104,25 @@ for n in $SIZES; do
     measure "$c" gpslog "$GPSLOG" import --db "$OUT/db.sqlite" "$csv"
     measure "$c" ogr2ogr ogr2ogr -f SQLite "$OUT/db.sqlite" "$csv" -oo X_POSSIBLE_NAMES=longitude -oo Y_POSSIBLE_NAMES=latitude
 
+    # KML: a gx:Track as Google Earth writes it (every when, then every gx:coord: the times wait in a scratch file
+    # until their coordinates come). GPSBabel reads it into memory and writes GPX, the nearest it comes to an import.
+    kml="$WORK/track-$n.kml"
+    [ -s "$kml" ] || python3 Benchmarks/generate.py kml "$n" "$kml"
+    c="KML $label gx:Track import"
+    measure "$c" gpslog "$GPSLOG" import --db "$OUT/db.sqlite" "$kml"
+    measure "$c" gpsbabel gpsbabel -i kml -f "$kml" -o gpx -F "$OUT/t.gpx"
+
     # The session to export: imported once, outside the measurement.
     if [ ! -s "$db" ]; then "$GPSLOG" import --db "$db" --name bench "$gpx" >/dev/null; fi
     c="session $label -> GPX"
     measure "$c" gpslog "$GPSLOG" export --db "$db" bench --format gpx --output "$OUT/t.gpx"
     measure "$c" gpsbabel gpsbabel -i gpx -f "$gpx" -o gpx -F "$OUT/t.gpx"
+
+    # Simplification to 5 m: GEOS under both (gpslog streams it a segment and a chunk at a time; ogr2ogr's
+    # -simplify is GEOS's topology-preserving simplifier on the whole line, in degrees: 0.00005 is 3.4-5.6 m here).
+    c="session $label simplified 5 m -> GeoJSON"
+    measure "$c" gpslog "$GPSLOG" export --db "$db" bench --format geojson --simplify 5 --output "$OUT/s.geojson"
+    measure "$c" ogr2ogr ogr2ogr -f GeoJSON "$OUT/s.geojson" "$gpx" tracks -simplify 0.00005
 
     # sessions and show read each session's kept figures (SessionSummaries), not its rows: their time is the
     # process's, whatever the number of entries (issue 23; 10M and 30M in the main README's Performance).
@@ -170,6 +184,33 @@ if [ -s "$SIZE_RESULTS" ]; then
                 printf "| %-36s | %-8s | %9.1f | %13.1f | %10s |\n", key[i], tool[i], size[i] / 1e6, size[i] / n[i], ratio
             }
         }' "$SIZE_RESULTS"
+fi
+
+# The web view: the session's page in headless Chromium (Benchmarks/page-time.py), opened twice (the second
+# time the server answers the long reads from its cache), with the time until the map and the charts are drawn
+# and the bytes the page fetched. Goals for 1M entries: under 2 s and 5 MB.
+if [ -z "$ONLY" ] || awk -v r="$ONLY" 'BEGIN { exit !("session page" ~ r) }'; then
+    [ -x /usr/bin/chromium ] || { echo "bench.sh: the page rows need chromium (make test installs it)" >&2; exit 1; }
+    echo
+    echo "| session page            | visit  | ready ms | MB fetched | track vertices | chart points |"
+    echo "|-------------------------|--------|---------:|-----------:|---------------:|-------------:|"
+    for n in $SIZES; do
+        db="$WORK/session-$n.sqlite"
+        "$GPSLOG" serve --db "$db" --listen 127.0.0.1:0 --tiles none >"$WORK/serve.out" 2>"$WORK/serve.err" &
+        serve=$!
+        for _ in $(seq 300); do grep -q "Listening on http://" "$WORK/serve.out" && break; sleep 0.1; done
+        base=$(sed -n 's|^Listening on \(http://[^ /]*\).*|\1|p' "$WORK/serve.out" | head -1)
+        [ -n "$base" ] || { echo "bench.sh: serve did not start:" >&2; cat "$WORK/serve.err" >&2; exit 1; }
+        id=$(python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])' < <(curl -s "$base/api/sessions"))
+        for visit in first second; do
+            python3 Benchmarks/page-time.py "$base/sessions/$id" --timeout 120 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print("| %-23s | %-6s | %8d | %10.2f | %14d | %12d |" % (sys.argv[1], sys.argv[2], r["readyMs"], r["bytes"] / 1e6,
+      r["vertices"], r["chartPoints"]))' "$n entries" "$visit"
+        done
+        kill "$serve"; wait "$serve" 2>/dev/null || true
+    done
 fi
 
 # The SD card's write budget: bytes written per hour of 1 Hz recording, beside gpxlogger (real time: 4 minutes).

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 """Deterministic benchmark inputs: a GPX 1.1 track with N points (ele and time), an NMEA 0183 log with N
 epochs (RMC + GGA, 2N sentences, checksums right), and a GeoJSON FeatureCollection of N Point features with the
-properties trackers write (Overland's timestamp, accuracies, speed, course, battery). The track is a smooth walk around
+properties trackers write (Overland's timestamp, accuracies, speed, course, battery), and a KML gx:Track of N points
+as Google Earth writes it (all the `when`s, then all the `gx:coord`s). The track is a smooth walk around
 the IJsselmeer, one point per second, starting 2024-05-01T06:00:00Z; the same N always gives the same bytes.
 
-usage: generate.py gpx N OUT | generate.py nmea N OUT | generate.py points N OUT
+usage: generate.py gpx N OUT | generate.py nmea N OUT | generate.py points N OUT | generate.py kml N OUT
 """
 import math
 import sys
@@ -47,6 +48,19 @@ def points(n, out):
     w(']}\n')
 
 
+def kml(n, out):
+    w = out.write
+    w('<?xml version="1.0" encoding="UTF-8"?>\n')
+    w('<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2">\n')
+    w('<Document><name>bench</name><Placemark><name>bench</name><gx:Track>\n')
+    w('<altitudeMode>absolute</altitudeMode>\n')
+    for _, _, _, _, t in track(n):
+        w('<when>%s</when>\n' % t.strftime('%Y-%m-%dT%H:%M:%SZ'))
+    for _, lat, lon, ele, _ in track(n):
+        w('<gx:coord>%.7f %.7f %.1f</gx:coord>\n' % (lon, lat, ele))
+    w('</gx:Track></Placemark></Document></kml>\n')
+
+
 def sentence(body):
     c = 0
     for ch in body.encode('ascii'):
@@ -80,7 +94,7 @@ def nmea(n, out):
 
 
 def main():
-    writers = {'gpx': gpx, 'nmea': nmea, 'points': points}
+    writers = {'gpx': gpx, 'nmea': nmea, 'points': points, 'kml': kml}
     if len(sys.argv) != 4 or sys.argv[1] not in writers:
         sys.exit(__doc__)
     kind, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
+import GPSLogGeocoding
 import GPSLogModel
 
 /// The `gpslog` command: a session-based GPS track recorder with export tooling.
@@ -14,7 +15,8 @@ public struct GPSLog: AsyncParsableCommand {
             Settings may come from $XDG_CONFIG_HOME/gpslog/config.toml and /etc/gpslog/config.toml (see `gpslog \
             config`): a flag wins over the environment, which wins over the user's file, then the system's.
             """,
-        version: "0.1.0",
+        // The attribution GeoNames' CC BY licence asks for travels with the version (and the README).
+        version: "0.1.0\n\(WorldPlaces.attribution).",
         groupedSubcommands: [
             CommandGroup(
                 name: "Recording",
@@ -26,7 +28,7 @@ public struct GPSLog: AsyncParsableCommand {
                 subcommands: [Sessions.self, Show.self, Visits.self, Events.self, Rename.self, Delete.self]),
             CommandGroup(name: "Regions", subcommands: [Region.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Plot.self, Import.self, Convert.self]),
-            CommandGroup(name: "Addresses", subcommands: [Geocode.self]),
+            CommandGroup(name: "Addresses", subcommands: [Geocode.self, Places.self]),
             CommandGroup(
                 name: "Sending and receiving", subcommands: [Upload.self, SendNow.self, Serve.self, Devices.self]),
             CommandGroup(name: "Settings", subcommands: [Config.self]),

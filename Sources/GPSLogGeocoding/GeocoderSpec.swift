@@ -2,12 +2,17 @@
 import AsyncHTTPClient
 import Foundation
 
-/// The `--provider` option: `regions:PATH`, `geonames:PATH` (offline), `nominatim:URL`, `photon:URL`.
+/// The `--provider` option: `places:world`, `places:PATH`, `regions:PATH`, `geonames:PATH` (offline),
+/// `nominatim:URL`, `photon:URL`.
 public struct GeocoderSpec: Sendable {
     public var text: String
 
-    /// The offline default: the small regions file shipped with gpslog.
-    public static let defaultProvider = "regions:demo"
+    /// The offline default: the world index of GeoNames places installed with gpslog (`WorldPlaces`). Where it is
+    /// not installed, `make` says how to build it; `record` goes on without addresses (see `isDefault`).
+    public static let defaultProvider = "places:world"
+
+    /// True for the default provider, which `record` may go without when its index is not installed.
+    public var isDefault: Bool { text == GeocoderSpec.defaultProvider }
 
     public init(_ text: String) { self.text = text }
 
@@ -42,7 +47,12 @@ public struct GeocoderSpec: Sendable {
     {
         let userAgent =
             "gpslog/\(GeocoderSpec.version) (reverse geocoding of personal GPS tracks\(contact.map { "; \($0)" } ?? ""))"
-        if text == GeocoderSpec.defaultProvider || text == "regions" {
+        if text.hasPrefix("places:") {
+            let geocoder =
+                isDefault ? try PlacesGeocoder.world() : try PlacesGeocoder(path: String(text.dropFirst(7)))
+            return Made(geocoder: geocoder, defaultRate: GeocodeRate(count: 1000, seconds: 1))
+        }
+        if text == "regions:demo" || text == "regions" {
             return Made(
                 geocoder: try RegionsGeocoder(geoJSON: DemoRegions.geoJSON, name: DemoRegions.name),
                 defaultRate: GeocodeRate(count: 1000, seconds: 1))
@@ -92,6 +102,7 @@ public struct GeocoderSpec: Sendable {
             return Made(geocoder: geocoder, defaultRate: GeocodeRate(count: 1, seconds: 1), notice: notice)
         }
         throw GeocodeFailure.setup(
-            "unknown provider '\(text)': use regions:PATH, geonames:PATH, nominatim:URL or photon:URL")
+            "unknown provider '\(text)': use places:world, places:PATH, regions:demo, regions:PATH, geonames:PATH, nominatim:URL or photon:URL"
+        )
     }
 }

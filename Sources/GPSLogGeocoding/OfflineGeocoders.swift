@@ -3,67 +3,31 @@ import Foundation
 import GPSLogGEOS
 import GPSLogModel
 
-/// The nearest populated place from a GeoNames dump in the `cities1000.txt` layout (tab-separated: id, name,
-/// ascii name, alternate names, latitude, longitude, feature class, feature code, country code, ..., admin1,
-/// ..., population, ...). The file is read once into a grid of 1-degree cells, so a lookup scans only the cells
-/// around the point. Answers "Name, CC" (with a distance when the place is more than 2 km away), or none beyond
-/// `maxDistance`.
-public final class GeoNamesGeocoder: OfflineGeocoder, @unchecked Sendable {
-    // @unchecked: immutable after init.
-    struct Place {
-        let name: String
-        let country: String
-        let latitude: Double
-        let longitude: Double
-    }
-    private let grid: [Int: [Place]]
+/// The nearest populated place from a GeoNames dump in the `cities1000.txt` layout (see `PlaceTable`), indexed
+/// in memory the way `places:world` is on disk, so a lookup scans only the cells around the point. Answers
+/// "Name, CC" (GeoNames' admin1 is a code, not a name), with a distance beyond 2 km, or none beyond `maxDistance`.
+public final class GeoNamesGeocoder: OfflineGeocoder {
+    private let places: PlacesGeocoder
     public let cacheKey: String
     /// Farther than this, the answer is "none" (the open sea).
-    public let maxDistance: Double
+    public var maxDistance: Double { places.maxDistance }
 
     public init(path: String, maxDistance: Double = 50_000) throws {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw GeocodeFailure.setup("cannot read the GeoNames file \(path)")
+        do {
+            let table = try PlaceTable.read(path: path)
+            let index = try PlacesIndex(
+                bytes: try PlacesIndex.build(table.rows, source: path), origin: path)
+            var places = PlacesGeocoder(index: index, name: (path as NSString).lastPathComponent)
+            places.maxDistance = maxDistance
+            self.places = places
+        } catch let error as PlacesError {
+            throw GeocodeFailure.setup(error.localizedDescription)
         }
-        var grid: [Int: [Place]] = [:]
-        var lineNumber = 0
-        for line in text.split(whereSeparator: \.isNewline) {
-            lineNumber += 1
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard f.count >= 9, let lat = Double(f[4]), let lon = Double(f[5]),
-                Geo.isValidPosition(latitude: lat, longitude: lon)
-            else {
-                throw GeocodeFailure.setup(
-                    "\(path):\(lineNumber): not the GeoNames cities layout (id, name, ascii name, alternate names, latitude, longitude, ...)"
-                )
-            }
-            let place = Place(name: String(f[1]), country: String(f[8]), latitude: lat, longitude: lon)
-            grid[GeoNamesGeocoder.cell(lat, lon), default: []].append(place)
-        }
-        self.grid = grid
-        self.maxDistance = maxDistance
         cacheKey = "geonames:" + (path as NSString).lastPathComponent
     }
 
-    static func cell(_ lat: Double, _ lon: Double) -> Int {
-        Int((lat + 90).rounded(.down)) * 1000 + Int((lon + 180).rounded(.down))
-    }
-
     public func answer(latitude: Double, longitude: Double, language: String) throws -> GeocodeAnswer {
-        var best: (Place, Double)?
-        let la = Int((latitude + 90).rounded(.down))
-        let lo = Int((longitude + 180).rounded(.down))
-        for dy in -1...1 {
-            for dx in -1...1 {
-                for p in grid[(la + dy) * 1000 + ((lo + dx + 360) % 360)] ?? [] {
-                    let d = Geo.distance(lat1: latitude, lon1: longitude, lat2: p.latitude, lon2: p.longitude)
-                    if best == nil || d < best!.1 { best = (p, d) }
-                }
-            }
-        }
-        guard let (place, distance) = best, distance <= maxDistance else { return .none }
-        let name = "\(place.name), \(place.country)"
-        return .address(distance > 2000 ? "\(Int((distance / 1000).rounded())) km from \(name)" : name)
+        try places.answer(latitude: latitude, longitude: longitude, language: language)
     }
 }
 

@@ -18,10 +18,18 @@ public protocol ImportTarget: AnyObject {
     func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T
     /// Whether track points need ids (false: the target writes none, so the importer need not make them).
     var keepsTrackPointIDs: Bool { get }
+    /// Stores a visit of a session (Google's place visits).
+    func importVisit(_ visit: Visit, to sessionID: String) throws
+    /// Moves the start of a session not finished yet to an earlier time (a file whose points are not in time order).
+    func moveSessionStart(id: String, to start: Timestamp) throws
 }
 
 extension ImportTarget {
     public var keepsTrackPointIDs: Bool { true }
+    /// Targets that keep no visits drop them (a convert's spools, which read GPX only).
+    public func importVisit(_ visit: Visit, to sessionID: String) throws {}
+    /// Targets that read sessions back in file order keep the start they were made with (a convert's spools).
+    public func moveSessionStart(id: String, to start: Timestamp) throws {}
 }
 
 extension Store: ImportTarget {
@@ -32,4 +40,6 @@ extension Store: ImportTarget {
     public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {
         try bulkWrite(expectedBytes: expectedBytes, body)
     }
+    public func importVisit(_ visit: Visit, to sessionID: String) throws { try addVisit(visit, to: sessionID) }
+    public func moveSessionStart(id: String, to start: Timestamp) throws { try setSessionStart(id: id, start: start) }
 }

@@ -129,8 +129,18 @@ public enum Recording {
 
         let source = try makeSource(plan.source, watchdog: plan.watchdog, logger: logger)
         let threads = (recorder: StoreThread(), addresses: StoreThread(), sender: StoreThread())
-        let geocoding = try plan.geocoding.map { g -> (geocoder: any ReverseGeocoder, options: GeocodeWorker.Options) in
-            let made = try g.provider.make(contact: g.contact)
+        let geocoding = try plan.geocoding.flatMap {
+            g -> (geocoder: any ReverseGeocoder, options: GeocodeWorker.Options)? in
+            let made: GeocoderSpec.Made
+            do {
+                made = try g.provider.make(contact: g.contact)
+            } catch PlacesError.notInstalled(let searched) where g.provider.isDefault {
+                // A build without `make places` still records, and says how to get addresses (`gpslog geocode` fills
+                // them in later). Any other provider, or a broken index, must work or stop the recorder.
+                let error = PlacesError.notInstalled(searched: searched)
+                logger.warning("recording without addresses: \(error.localizedDescription)")
+                return nil
+            }
             if let notice = made.notice { logger.notice("\(notice)") }
             var options = GeocodeWorker.Options()
             options.rate = try made.rate(requested: g.rate)

@@ -74,6 +74,16 @@ extension Store {
         }
     }
 
+    /// Moves the start of a session that is not finished yet (an import whose file holds an earlier point after
+    /// later ones: Google's Timeline export lists its raw signals after every segment).
+    public func setSessionStart(id: String, start: Timestamp) throws {
+        try sqlite {
+            try database.run(
+                "UPDATE Sessions SET StartTime = ? WHERE ID = ? AND EndTime IS NULL",
+                [.integer(start.milliseconds), .text(id)])
+        }
+    }
+
     /// Keeps what a recording refused before sampling in the session's row (written when the session ends, so a
     /// commit costs no extra page).
     public func setDroppedFixes(_ dropped: DroppedFixes, of sessionID: String) throws {

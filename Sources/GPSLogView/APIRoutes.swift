@@ -12,9 +12,11 @@ import NIOCore
 struct APIRoutes {
     let data: ViewData
     let logins: Logins
+    /// The whole-session answers (track, chart, plot) of long sessions, while the database is unchanged.
+    let cache: ViewCache
 
     func register<Context: RequestContext>(on router: Router<Context>) {
-        let (data, logins) = (data, logins)
+        let (data, logins, cache) = (data, logins, cache)
         router.get("/api/sessions") { request, _ in
             guard logins.allows(request) else { return Self.unauthorized }
             return try Self.json(try await data.sessions())
@@ -33,9 +35,11 @@ struct APIRoutes {
                 }
                 tolerance = value
             }
-            guard let bytes = try await data.geoJSON(try context.parameters.require("id"), tolerance: tolerance) else {
-                return Self.notFound
-            }
+            let id = try context.parameters.require("id")
+            guard
+                let bytes = try await cache.answer(
+                    "track|\(id)|\(tolerance ?? 0)", { try await data.geoJSON(id, tolerance: tolerance) })
+            else { return Self.notFound }
             return Response(
                 status: .ok, headers: [.contentType: "application/geo+json"],
                 body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
@@ -47,10 +51,15 @@ struct APIRoutes {
             let to = q["to"].map { Timestamp(iso8601: $0) }
             if from == .some(nil) || to == .some(nil) { return Self.bad("from and to must be ISO 8601 times") }
             let id = try context.parameters.require("id")
-            guard let window = try await data.chartPoints(id, from: from ?? nil, to: to ?? nil) else {
-                return Self.notFound
-            }
-            return try Self.json(window)
+            let key = "entries|\(id)|\(from??.milliseconds ?? -1)|\(to??.milliseconds ?? -1)"
+            guard
+                let bytes = try await cache.answer(
+                    key,
+                    {
+                        try await data.chartPoints(id, from: from ?? nil, to: to ?? nil).map { try Self.encoded($0) }
+                    })
+            else { return Self.notFound }
+            return Self.json(bytes: bytes)
         }
         LiveRoute.register(on: router, data: data, logins: logins)
         router.get("/api/sessions/:id/marks") { request, context in
@@ -60,18 +69,26 @@ struct APIRoutes {
         }
         router.get("/api/sessions/:id/plot.svg") { request, context in
             guard logins.allows(request) else { return Self.unauthorized }
-            guard let svg = try await data.plot(try context.parameters.require("id")) else { return Self.notFound }
+            let id = try context.parameters.require("id")
+            guard let svg = try await cache.answer("plot|\(id)", { try await data.plot(id) }) else {
+                return Self.notFound
+            }
             return Response(
                 status: .ok, headers: [.contentType: "image/svg+xml"], body: .init(byteBuffer: ByteBuffer(bytes: svg)))
         }
     }
 
-    static func json(_ value: some Encodable) throws -> Response {
+    static func json(_ value: some Encodable) throws -> Response { json(bytes: try encoded(value)) }
+
+    static func encoded(_ value: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return Response(
-            status: .ok, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+        return [UInt8](try encoder.encode(value))
+    }
+
+    static func json(bytes: [UInt8]) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {

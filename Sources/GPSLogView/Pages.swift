@@ -112,12 +112,35 @@ enum Pages {
             <div id="map" role="application" aria-label="Map of the track"></div>
             <noscript><p>The map needs JavaScript; without it, here is the track as <code>gpslog plot</code> draws it:</p>
             <img src="/api/sessions/\(escape(s.id))/plot.svg" alt="The track of \(escape(s.name))" width="800"></noscript>
-            <div id="charts" class="charts">
+            <div id="charts" class="charts" tabindex="0" aria-label="Charts: left and right arrows step through the \
+            points (Shift: faster), Home and End go to the ends, Escape hides the cursor">
             <div id="chart-speed" class="chart" aria-label="Speed against time"></div>
             <div id="chart-altitude" class="chart" aria-label="Elevation against time"></div>
             <div id="chart-accuracy" class="chart" aria-label="Accuracy against time"></div>
             </div>
+            \(marks(s.markList ?? []))
             """)
+    }
+
+    /// The most marks listed under the map (the map shows them all).
+    static let maxListedMarks = 500
+
+    /// The marks under the map, each a button that flies the map to it (with JavaScript); a list without.
+    static func marks(_ marks: [SessionJSON.MarkJSON]) -> String {
+        guard !marks.isEmpty else { return "" }
+        var items = ""
+        for m in marks.prefix(maxListedMarks) {
+            let label = escape(m.label ?? "mark")
+            let address = m.address.map { " <span class=\"muted\">\(escape($0))</span>" } ?? ""
+            items += """
+                <li><button type="button" data-mark-lat="\(m.latitude)" data-mark-lon="\(m.longitude)">\(label)</button> \
+                \(escape(time(m.time)))\(address)</li>
+
+                """
+        }
+        let more =
+            marks.count > maxListedMarks ? "<p class=\"muted\">and \(marks.count - maxListedMarks) more.</p>" : ""
+        return "<h2>Marks</h2>\n<ol class=\"marks\">\n\(items)</ol>\n\(more)"
     }
 
     static func login(failed: Bool) -> String {

@@ -35,9 +35,26 @@ struct ChartPoint: Codable, Sendable {
     var accuracy: Double?
 }
 
-/// `/api/sessions/ID/entries`: the points, and the cursor `/live` goes on from.
+/// A heading change: where the receiver turned, and its new heading (degrees true), drawn as an arrow.
+struct ChartHeading: Codable, Sendable {
+    var time: String
+    var lat: Double
+    var lon: Double
+    var course: Double?
+}
+
+extension ChartPoint {
+    init(_ e: Entry) {
+        self.init(
+            time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed, altitude: e.altitude,
+            accuracy: e.horizontalAccuracy)
+    }
+}
+
+/// `/api/sessions/ID/entries`: the points, the heading changes, and the cursor `/live` goes on from.
 struct ChartWindow: Codable, Sendable {
     var entries: [ChartPoint]
+    var headings: [ChartHeading]
     var cursor: String?
 }
 
@@ -53,7 +70,9 @@ struct ViewData: Sendable {
     let databasePath: String
 
     /// The most chart points one request returns; a longer window is thinned evenly (the map has the full track).
-    static let maxChartPoints = 20_000
+    /// Five thousand is several points per pixel of a chart as wide as a screen, and keeps a million-point page
+    /// near 1 MB (at 20,000 it was 2.3 MB and half a second more to draw).
+    static let maxChartPoints = 5_000
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive {
@@ -93,6 +112,16 @@ struct ViewData: Sendable {
         }
     }
 
+    /// One session and its marks in one read (its page); nil when there is none.
+    func sessionWithMarks(_ query: String) async throws -> SessionJSON? {
+        try await read { store in
+            guard let s = try? store.resolveSession(query) else { return nil }
+            var json = SessionJSON(try store.summary(of: s), marks: try store.marks(of: s.id).all())
+            json.recording = SessionJSON.isLive(end: s.end)
+            return json
+        }
+    }
+
     /// The session as `gpslog export --format geojson [--simplify TOLERANCE]` writes it, into a private scratch file
     /// whose bytes are returned (the file is removed).
     func geoJSON(_ id: String, tolerance: Double?) async throws -> [UInt8]? {
@@ -116,35 +145,46 @@ struct ViewData: Sendable {
         }
     }
 
-    /// The track points in a time window, thinned evenly to `maxChartPoints`, and the cursor (`TIME:KEY`) of the
-    /// last one read, in the same read: `/live` goes on from it, so no point falls between the two.
+    /// The track points in a time window, thinned evenly to `maxChartPoints`, the window's heading changes (thinned
+    /// the same way), and the cursor (`TIME:KEY`) of the newest point read for `/live` to go on from. A window
+    /// of more than twice `maxChartPoints` rows is sampled evenly in time by index seeks (a million-point session
+    /// costs five thousand seeks, not a million rows); a smaller one is read whole.
     func chartPoints(_ id: String, from: Timestamp?, to: Timestamp?) async throws -> ChartWindow? {
         try await read { store in
             guard let session = try? store.resolveSession(id) else { return nil }
-            // The window's size sets the thinning: the whole session's from its summary, a window's by a count.
-            var count = 0
-            if from == nil && to == nil {
-                count = try store.summary(of: session).trackPointCount
+            let summary = try store.summary(of: session)
+            let count =
+                from == nil && to == nil
+                ? summary.trackPointCount : try store.entryCount(of: session.id, from: from, to: to)
+            var points: [ChartPoint] = []
+            // The newest point read: `/live` sends what comes after it, so no point is missed or sent twice.
+            var cursor: String?
+            if count > 2 * Self.maxChartPoints, let last = try store.lastTrackPoint(of: session.id) {
+                let lo = from ?? session.start
+                let hi = min(to ?? last.time, last.time)
+                points = try store.sampledTrackPoints(of: session.id, from: lo, to: hi, count: Self.maxChartPoints)
+                    .map(ChartPoint.init)
+                cursor = "\(last.time.milliseconds):\(last.key ?? 0)"
             } else {
-                try store.entries(of: session.id, from: from, to: to, fields: .track).forEach { e in
-                    if !e.marked && !e.isHeadingChanged { count += 1 }
+                let step = max(1, (count + Self.maxChartPoints - 1) / Self.maxChartPoints)
+                var index = 0
+                try store.entries(of: session.id, from: from, to: to, fields: .all).forEach { e in
+                    guard !e.marked && !e.isHeadingChanged else { return }
+                    defer { index += 1 }
+                    cursor = "\(e.time.milliseconds):\(e.key ?? 0)"
+                    if index % step == 0 { points.append(ChartPoint(e)) }
                 }
             }
-            let step = max(1, (count + Self.maxChartPoints - 1) / Self.maxChartPoints)
-            var points: [ChartPoint] = []
-            var index = 0
-            var cursor: String?
-            try store.entries(of: session.id, from: from, to: to, fields: .all).forEach { e in
-                guard !e.marked && !e.isHeadingChanged else { return }
-                defer { index += 1 }
-                cursor = "\(e.time.milliseconds):\(e.key ?? 0)"
-                guard index % step == 0 else { return }
-                points.append(
-                    ChartPoint(
-                        time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed,
-                        altitude: e.altitude, accuracy: e.horizontalAccuracy))
+            var headings = Thinned<ChartHeading>(limit: Self.maxChartPoints)
+            if summary.headingChangeCount > 0 {
+                try store.headingChanges(of: session.id, from: from, to: to).forEach { e in
+                    headings.offer {
+                        ChartHeading(
+                            time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, course: e.heading ?? e.course)
+                    }
+                }
             }
-            return ChartWindow(entries: points, cursor: cursor)
+            return ChartWindow(entries: points, headings: headings.items, cursor: cursor)
         }
     }
 
@@ -157,10 +197,7 @@ struct ViewData: Sendable {
             try store.trackPoints(of: session.id, after: after, limit: limit).forEach { e in
                 points.append(
                     (
-                        "\(e.time.milliseconds):\(e.key ?? 0)",
-                        ChartPoint(
-                            time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed,
-                            altitude: e.altitude, accuracy: e.horizontalAccuracy)
+                        "\(e.time.milliseconds):\(e.key ?? 0)", ChartPoint(e)
                     ))
             }
             return LiveBatch(points: points, ended: !SessionJSON.isLive(end: session.end))
@@ -172,6 +209,28 @@ struct ViewData: Sendable {
         try await read { store in
             guard let session = try? store.resolveSession(id) else { return nil }
             return try SessionJSON(store.summary(of: session), marks: try store.marks(of: session.id).all()).markList
+        }
+    }
+}
+
+/// At most `limit` items from a stream of unknown length, evenly spaced: every item while there are few, then every
+/// second, fourth... (the kept ones halved each time the list reaches twice the limit), so memory stays bounded.
+struct Thinned<Item> {
+    let limit: Int
+    private(set) var items: [Item] = []
+    private var step = 1
+    private var offered = 0
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// Offers the next item; `make` runs only for an item that is kept.
+    mutating func offer(_ make: () -> Item) {
+        defer { offered += 1 }
+        guard offered % step == 0 else { return }
+        items.append(make())
+        if items.count >= 2 * limit {
+            items = stride(from: 0, to: items.count, by: 2).map { items[$0] }
+            step *= 2
         }
     }
 }

@@ -78,13 +78,13 @@ public struct WebView: Sendable {
         }
         router.get("/sessions/:id") { request, context in
             guard logins.allows(request) else { return Self.toLogin }
-            guard let s = try await data.session(try context.parameters.require("id")) else {
+            guard let s = try await data.sessionWithMarks(try context.parameters.require("id")) else {
                 return Self.html(
                     Pages.page(title: "No such session", "<p>No session has that id.</p>"), status: .notFound)
             }
             return Self.html(Pages.session(s, tiles: view.tiles, attribution: view.attribution))
         }
-        APIRoutes(data: data, logins: logins).register(on: router)
+        APIRoutes(data: data, logins: logins, cache: ViewCache(databasePath: databasePath)).register(on: router)
     }
 
     static var toLogin: Response { Response(status: .seeOther, headers: [.location: "/login"]) }

@@ -75,9 +75,10 @@ public struct XMLAttributes {
     }
 }
 
-/// A streaming XML parser over libxml2's SAX2 push interface: the file is fed in 256 KiB chunks and each node is
-/// reported as it is parsed, so memory stays flat and nothing is built per node. About twice as fast as the
-/// `xmlTextReader` behind `XMLStreamReader`, which builds and frees a tree node for every element.
+/// A streaming XML parser over libxml2's SAX2 push interface: the file is fed in 256 KiB chunks (a zip entry in the
+/// pieces it inflates to) and each node is reported as it is parsed, so memory stays flat and nothing is built per
+/// node. About twice as fast as the `xmlTextReader` behind `XMLStreamReader`, which builds and frees a tree node for
+/// every element.
 ///
 /// Hostile input is refused as `XMLStreamReader` refuses it: no network, no DTD (a DOCTYPE stops the parse, so no
 /// XXE and no billion laughs), no entity but the five predefined ones and character references.
@@ -110,13 +111,35 @@ public final class XMLSAXParser {
             throw XMLError(file: path, line: 0, column: 0, message: "cannot open the file for reading: \(error.reason)")
         }
         defer { close(fd) }
-        try run { buffer in
-            do throws(SystemCallError) {
-                return try systemCall { read(fd, buffer.baseAddress, buffer.count) }
-            } catch {
-                throw XMLError(file: path, line: 0, column: 0, message: "read failed: \(error.reason)")
+        let size = 1 << 18
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
+        defer { buffer.deallocate() }
+        try parse { feed in
+            while true {
+                let n: Int
+                do throws(SystemCallError) {
+                    n = try systemCall { read(fd, buffer.baseAddress, size) }
+                } catch {
+                    throw XMLError(file: path, line: 0, column: 0, message: "read failed: \(error.reason)")
+                }
+                if n == 0 { return }
+                try feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             }
         }
+    }
+
+    /// Parses a document that arrives in pieces (a zip entry as it is inflated): `body` hands each piece, in order,
+    /// to the function it is given; the document ends when `body` returns. Memory stays flat as for a file.
+    /// - Throws: `XMLError` with libxml2's message and line, the first error the handler threw, or what `body` threw.
+    public func parse(pieces body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        try start()
+        var first = true
+        try body { piece in
+            guard !piece.isEmpty else { return }
+            try self.push(piece, first: first)
+            first = false
+        }
+        try push(UnsafeRawBufferPointer(start: nil, count: 0), first: false, final: true)
     }
 
     deinit {
@@ -137,7 +160,8 @@ public final class XMLSAXParser {
         if let context { xmlStopParser(context) }
     }
 
-    private func run(_ fill: (UnsafeMutableBufferPointer<CChar>) throws -> Int) throws {
+    /// Creates the push parser, with the callbacks that report to the handler.
+    private func start() throws {
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         // The callbacks borrow the parser (`_withUnsafeGuaranteedRef`: it is alive for the whole parse) instead of
@@ -189,25 +213,34 @@ public final class XMLSAXParser {
         }
         context = ctxt
         xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue))
-        let size = 1 << 18
-        let buffer = UnsafeMutableBufferPointer<CChar>.allocate(capacity: size)
-        defer { buffer.deallocate() }
-        var first = true
-        while true {
-            let n = try fill(buffer)
-            var start = 0
-            if first {
-                first = false
-                start = skipWhitespaceBeforeDeclaration(UnsafeBufferPointer(start: buffer.baseAddress, count: n))
+    }
+
+    /// Parses one piece (`final`: the end of the document). The first piece may start with white space before the
+    /// XML declaration, which is skipped (see `skipWhitespaceBeforeDeclaration`).
+    private func push(_ piece: UnsafeRawBufferPointer, first: Bool, final: Bool = false) throws {
+        guard let ctxt = context else { return }
+        var bytes = piece.baseAddress.map { UnsafePointer<CChar>($0.assumingMemoryBound(to: CChar.self)) }
+        var count = piece.count
+        var withMark: [CChar] = []
+        if first, let base = bytes {
+            let (start, keepsMark) = skipWhitespaceBeforeDeclaration(UnsafeBufferPointer(start: base, count: count))
+            if keepsMark {
+                // The byte order mark moves up to the declaration (the piece is not ours to write into).
+                withMark = [-17, -69, -65] + UnsafeBufferPointer(start: base + start, count: count - start)
+            } else {
+                bytes = base + start
+                count -= start
             }
-            let rc = xmlParseChunk(ctxt, buffer.baseAddress! + start, Int32(n - start), n == 0 ? 1 : 0)
-            if let failure { throw failure }
-            if rc != 0 || !collector.errors.isEmpty {
-                var error = collector.error(or: "parsing \(file)")
-                if error.line > 0 { error.line += skippedLines }
-                throw error
-            }
-            if n == 0 { break }
+        }
+        let rc =
+            withMark.isEmpty
+            ? xmlParseChunk(ctxt, bytes, Int32(count), final ? 1 : 0)
+            : withMark.withUnsafeBufferPointer { xmlParseChunk(ctxt, $0.baseAddress, Int32($0.count), final ? 1 : 0) }
+        if let failure { throw failure }
+        if rc != 0 || !collector.errors.isEmpty {
+            var error = collector.error(or: "parsing \(file)")
+            if error.line > 0 { error.line += skippedLines }
+            throw error
         }
     }
 }
@@ -216,7 +249,11 @@ extension XMLSAXParser {
     /// Where the document starts in its first chunk: past white space that comes before an XML declaration (after a
     /// UTF-8 byte order mark, if any), which XML forbids and libxml2 refuses ("XML declaration allowed only at the
     /// start of the document") but GPSBabel and GDAL read. The lines skipped are added to every line reported.
-    fileprivate func skipWhitespaceBeforeDeclaration(_ chunk: UnsafeBufferPointer<CChar>) -> Int {
+    /// `keepsMark`: the chunk starts with a UTF-8 byte order mark, which must be handed to libxml2 right before the
+    /// declaration.
+    fileprivate func skipWhitespaceBeforeDeclaration(_ chunk: UnsafeBufferPointer<CChar>) -> (
+        start: Int, keepsMark: Bool
+    ) {
         let bom: [CChar] = [-17, -69, -65]  // EF BB BF
         let hasBOM = chunk.count >= 3 && Array(chunk[0..<3]) == bom
         var i = hasBOM ? 3 : 0
@@ -226,16 +263,11 @@ extension XMLSAXParser {
             i += 1
         }
         let declaration: [CChar] = Array("<?xml".utf8).map { CChar(bitPattern: $0) }
-        guard i > (hasBOM ? 3 : 0), chunk.count - i >= 5, Array(chunk[i..<(i + 5)]) == declaration else { return 0 }
-        guard !hasBOM else {
-            // Keep the mark: move it up to the declaration (the buffer is ours).
-            let base = UnsafeMutablePointer(mutating: chunk.baseAddress!)
-            (base + i - 3).update(from: bom, count: 3)
-            skippedLines = lines
-            return i - 3
+        guard i > (hasBOM ? 3 : 0), chunk.count - i >= 5, Array(chunk[i..<(i + 5)]) == declaration else {
+            return (0, false)
         }
         skippedLines = lines
-        return i
+        return (i, hasBOM)
     }
 }
 

@@ -164,7 +164,9 @@ struct RecordMQTTTests {
             let db = dir + "/gpslog.sqlite"
             let recorder = try BackgroundGPSLog(
                 [
-                    "record", "--source", "replay:sample?speed=2", "--geocode", "off", "--name", "Away",
+                    // 0.4: the 146 s sample lasts 365 s, longer than the test's limit, so the recording is
+                    // still running at `stop` however slow a loaded machine makes the waits above it.
+                    "record", "--source", "replay:sample?speed=0.4", "--geocode", "off", "--name", "Away",
                     "--commit-every", "1s", "--send", "mqtt://127.0.0.1:\(relay.port)", "--device-id", "rob/pi",
                 ], database: db, folder: dir)
             let base = "owntracks/rob/pi"

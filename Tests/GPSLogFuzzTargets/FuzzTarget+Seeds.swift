@@ -19,7 +19,8 @@ extension FuzzTarget {
             case .overland: [("Exports", ".overland.json"), ("../shared/data/payloads", ".json")]
             case .ownTracks: []
             case .rec: [("Exports", ".rec"), ("Exports", ".jsonl"), ("../shared/data/payloads", ".rec")]
-            case .control, .waypoints: []
+            case .control, .waypoints, .google, .tcx: []
+            case .kml: [("Exports", ".kml")]
             }
         return own + others
     }

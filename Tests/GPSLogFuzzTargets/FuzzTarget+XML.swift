@@ -16,6 +16,16 @@ extension FuzzTarget {
     /// - Parameter plausible: also require what the payloads promise (1980 to tomorrow, not 0, 0), which the GPX
     ///   reader checks too: every value stored is one gpslog's own imports read back.
     static func checkGPX(path: String, plausible: Bool = true) {
+        checkSpooled(path: path, reader: "GPXImporter", plausible: plausible) { spool in
+            try GPXImporter(options: TrackImportOptions(routes: true)).importFile(path, into: spool)
+        }
+    }
+
+    /// A file through an importer into a `TrackSpool` in the scratch folder: every stored point is in range and one
+    /// the store would take, or the refusal names the file.
+    static func checkSpooled(
+        path: String, reader: String, plausible: Bool = true, _ importFile: (TrackSpool) throws -> [ImportResult]
+    ) {
         let spool: TrackSpool
         do {
             spool = try TrackSpool(folder: FuzzScratch.folder)
@@ -24,9 +34,9 @@ extension FuzzTarget {
         }
         let results: [ImportResult]
         do {
-            results = try GPXImporter(options: TrackImportOptions(routes: true)).importFile(path, into: spool)
+            results = try importFile(spool)
         } catch {
-            FuzzInvariant.refusal(error, from: "GPXImporter", naming: path)
+            FuzzInvariant.refusal(error, from: reader, naming: path)
             return
         }
         do {
@@ -35,11 +45,10 @@ extension FuzzTarget {
                 var seen = 0
                 try spool.forEachEntry(of: result.session.id, from: nil, to: nil) { entry in
                     seen += 1
-                    FuzzInvariant.accepted(
-                        entry, from: "GPXImporter", plausibleTime: plausible, plausiblePosition: plausible)
+                    FuzzInvariant.accepted(entry, from: reader, plausibleTime: plausible, plausiblePosition: plausible)
                 }
                 FuzzInvariant.check(
-                    seen == result.entries, "GPXImporter said \(result.entries) entries, spool has \(seen)")
+                    seen == result.entries, "\(reader) said \(result.entries) entries, spool has \(seen)")
             }
         } catch {
             fatalError("cannot read back the spool: \(error)")
@@ -83,7 +92,6 @@ extension FuzzTarget {
     }
 
     /// Any file as `import` meets it: `ImportFormat.detect` by content, then the reader of the format it names.
-    /// KML, which gpslog writes but does not read, must be refused naming the file.
     static func detect(_ input: UnsafeRawBufferPointer) {
         let path = FuzzScratch.write(input, as: "input")
         let format: ImportFormat
@@ -99,13 +107,14 @@ extension FuzzTarget {
         case .xml: checkSessionXML(path: path)
         case .overland: checkOverland(Array(input), source: path)
         case .owntracks: checkRec(path: path)
-        case .geojson, .csv: checkTrackFile(path: path, format: format)
+        case .geojson, .csv, .kml, .kmz, .tcx: checkTrackFile(path: path, format: format)
         case .gpslogdb: break  // an SQLite file: not a parser of ours
+        case .google: checkGoogle(path: path)
         }
     }
 
-    /// GeoJSON or CSV through its importer into a store in the scratch folder (the streaming JSON or CSV reader,
-    /// the point and line sessions): every entry in range and plausible, or the refusal names the file.
+    /// GeoJSON, CSV, KML or TCX through its importer into a store in the scratch folder (the streaming JSON, CSV or
+    /// SAX reader, the point and line sessions): every entry in range and plausible, or the refusal names the file.
     static func checkTrackFile(path: String, format: ImportFormat) {
         let store = FuzzScratch.store
         let results: [ImportResult]

@@ -16,7 +16,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A gpslog session XML export through `SessionXMLImporter` into a store in a temporary folder (`import`).
     case sessionXML = "session-xml"
     /// Any file through `ImportFormat.detect`, then the reader it picks (what `import` does with a file of unknown
-    /// kind; KML, which gpslog writes but does not read, lands here).
+    /// kind).
     case detect
     /// An Overland batch body through `OverlandPayload` (`import`, and `serve` through `ReceivedPayload`).
     case overland
@@ -29,6 +29,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A file of regions through `RegionFile` (`region import`): OwnTracks' waypoints export, or GeoJSON polygons
     /// checked with GEOS.
     case waypoints
+    /// Google location history through `GoogleLocationImporter` (`import`): Records.json, Semantic Location History,
+    /// the phone's Timeline export, a session per day.
+    case google
+    /// A KML or KMZ file through `KMLImporter` into a `TrackSpool` (`convert`; `import` runs the same reader).
+    case kml
+    /// A TCX file through `TCXImporter` into a `TrackSpool`.
+    case tcx
 
     /// The largest input worth trying (libFuzzer's `-max_len`): large enough for several sentences, points or
     /// locations, small enough for thousands of runs a second. Whole-file size limits are not what these look for.
@@ -52,6 +59,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .rec: FuzzTarget.rec(input)
         case .control: FuzzTarget.control(input)
         case .waypoints: FuzzTarget.waypoints(input)
+        case .google: FuzzTarget.google(input)
+        case .kml: FuzzTarget.kml(input)
+        case .tcx: FuzzTarget.tcx(input)
         }
     }
 

@@ -66,9 +66,10 @@ struct GeocodeCommandTests {
                 shown.stdout.contains("Buoy") && shown.stdout.contains("Lelystad, Flevoland, Nederland"),
                 "\(shown.stdout)")
 
-            // The same session with the offline default and a GeoNames file: a separate cache per provider.
+            // The same session with the regions shipped as an example and a GeoNames file: a separate cache per
+            // provider (the default, places:world, is in PlacesCommandTests).
             try store.database.run("UPDATE Entries SET Address = NULL")
-            let regions = try runGPSLog(["geocode", "--all"], database: db)
+            let regions = try runGPSLog(["geocode", "--all", "--provider", "regions:demo"], database: db)
             #expect(regions.status == 0, "\(regions.stderr)")
             #expect(
                 regions.stdout.hasPrefix(

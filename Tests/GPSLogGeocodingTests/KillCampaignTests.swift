@@ -62,6 +62,11 @@ struct KillCampaignTests {
                 }
                 let remaining = delay - Date().timeIntervalSince(started)
                 if remaining > 0 { usleep(UInt32(remaining * 1_000_000)) }
+                // Until the campaign has seen a geocoder request and an Overland batch, a recorder dies only after
+                // it made both: on a loaded machine the random delays may all end before the first of either.
+                if geocoder.log.isEmpty || overland.log.isEmpty {
+                    _ = waitUntil(timeout: 60) { !geocoder.log.isEmpty && !overland.log.isEmpty }
+                }
                 // What a reader sees now is committed; the kill follows at once.
                 let seen = try Self.committed(db)
                 let recovered = recorder.stderr.contains("listening for mark/status/stop")

@@ -11,8 +11,10 @@ extension GPSLog {
         static let configuration = CommandConfiguration(
             abstract: "Reverse-geocode entries without an address, within the provider's rate limit, with a cache.",
             discussion: """
-                Providers: regions:PATH (named GeoJSON polygons, offline; the default is a small file shipped for \
-                the demo), geonames:PATH (nearest place from GeoNames' cities1000.txt, offline), nominatim:URL and \
+                Providers: places:world (the default, offline: the nearest town anywhere, from GeoNames' cities \
+                installed with gpslog; see `gpslog places`), places:PATH (an index `gpslog places build` wrote), \
+                regions:PATH (named GeoJSON polygons, offline; regions:demo is a small example shipped for the \
+                demo), geonames:PATH (nearest place from GeoNames' cities1000.txt, offline), nominatim:URL and \
                 photon:URL (your own server at 1/s by default; the public servers are opt-in and limited). Entries \
                 are grouped by geohash cell (precision 7, about 150 m) and each cell is asked once; marks are asked \
                 at their exact point. Answers are cached; a 429 pauses the provider, a 403 blocks it until --reset.

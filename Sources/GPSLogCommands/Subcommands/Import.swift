@@ -15,10 +15,14 @@ extension GPSLog {
                 Reads NMEA 0183 logs (any talker; bad sentences are counted and skipped), GPX 1.0 and 1.1 (tracks, \
                 waypoints as marks, routes with --routes, TrackPointExtension speed and course; also without a \
                 namespace, with a byte order mark or in UTF-16), GeoJSON (lines with coordTimes, points with a time \
-                property), CSV (latitude, longitude and time columns), gpslog's XML export, Overland batch JSON, \
-                OwnTracks JSON lines or .rec files, and the iOS app GPS Log's Log.db (its local times read in \
-                --timezone, default this machine's); the format is told by content. A file of several tracks makes a \
-                session each ("NAME (1)", "NAME (2)" when they share a name), or one with --merge. A bad file imports \
+                property), CSV (latitude, longitude and time columns), KML and KMZ (gx:Track, lines with a time span, \
+                timed Point placemarks), TCX (activities and courses), gpslog's XML export, Overland batch JSON, \
+                OwnTracks JSON lines or .rec files, the iOS app GPS Log's Log.db (its local times read in \
+                --timezone, default this machine's), and Google location history (Takeout's Records.json and \
+                Semantic Location History, the phone's Timeline export: one session per file, or per day with \
+                --split-by day; visits go to the session's visits); the format is told by content. A file of \
+                several tracks makes a session each ("NAME (1)", "NAME (2)" when they share a name), or one with \
+                --merge. A bad file imports \
                 nothing and says where it is bad. --dry-run says what would be imported and writes nothing. \
                 --sample imports the recording bundled with gpslog.
                 """)
@@ -38,7 +42,12 @@ extension GPSLog {
         @Flag(help: "Say what each file would import (sessions, points, marks); write nothing.") var dryRun = false
         @Option(help: ArgumentHelp("UTC date for logs that carry none (GGA-only NMEA).", valueName: "YYYY-MM-DD"))
         var date: String?
-        @Option(help: "Time zone of a GPS Log database's local times (e.g. Europe/Amsterdam).") var timezone: String?
+        @Option(
+            help: """
+                Time zone of a GPS Log database's local times, and of the days of --split-by day (e.g. \
+                Europe/Amsterdam; default: TZ, else this machine's).
+                """)
+        var timezone: String?
         @Option(
             help: ArgumentHelp(
                 "Trip mode of the new sessions.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
@@ -96,7 +105,8 @@ extension GPSLog {
             var fileImporter = FileImporter()
             fileImporter.nmea.assumedDate = date.flatMap(ImportOptions.parseDate)
             fileImporter.options = tracks.options(
-                name: name.map { files.count > 1 ? "\($0) \(index + 1)" : $0 }, file: file)
+                name: name.map { files.count > 1 ? "\($0) \(index + 1)" : $0 }, file: file,
+                timeZone: timezone.flatMap(TimeZone.init(identifier:)) ?? .current)
             fileImporter.mode = mode.flatMap(TripMode.init(rawValue:))
             if let zone = timezone.flatMap(TimeZone.init(identifier:)) { fileImporter.timeZone = zone }
             let format = file == "-" ? ImportFormat.nmea : self.format.flatMap(ImportFormat.init(rawValue:))

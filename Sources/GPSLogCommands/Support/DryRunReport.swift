@@ -14,11 +14,15 @@ struct DryRun {
             let planned = try fileImporter.dryRun(file, format: format)
             let points = planned.map(\.points).reduce(0, +)
             let marks = planned.map(\.marks).reduce(0, +)
+            let visits = planned.map(\.visits).reduce(0, +)
             let sessions = planned.count == 1 ? "1 session" : "\(planned.count) sessions"
-            print("\(file): would import \(sessions), \(points) points, \(marks) marks")
+            print(
+                "\(file): would import \(sessions), \(points) points, \(marks) marks"
+                    + (visits > 0 ? ", \(visits) visits" : ""))
             for p in planned {
                 var line = "  '\(p.name.visible)': \(p.points) points, \(p.marks) marks"
                 if p.headings > 0 { line += ", \(p.headings) heading changes" }
+                if p.visits > 0 { line += ", \(p.visits) visits" }
                 line += ", from \(p.start.iso8601())"
                 if let end = p.end { line += " to \(end.iso8601())" }
                 print(line)

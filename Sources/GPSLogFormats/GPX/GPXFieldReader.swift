@@ -2,13 +2,13 @@
 import GPSLogModel
 import GPSLogXML
 
-/// What `GPXSAXHandler` does with each event: GPX elements to points and fields, reported to the visitor. Depths
-/// count from the root element (0).
+/// What `GPXReader`'s `SAXReaderHandler` does with each event: GPX elements to points and fields, reported to the
+/// visitor. Depths count from the root element (0).
 ///
 /// The visitor comes with each event rather than being stored here: read out of this struct (behind a pointer that
 /// the call into the visitor could write through) it would be retained and released around every call; passed
 /// down from the handler's `let`, it is borrowed.
-struct GPXFieldReader {
+struct GPXFieldReader: SAXFieldReader {
     let path: String
     unowned(unsafe) var parser: XMLSAXParser?
 

@@ -9,6 +9,8 @@ public struct PlannedSession: Sendable, Equatable {
     public var points: Int
     public var marks: Int
     public var headings: Int
+    /// Places stayed at (Google's place visits).
+    public var visits = 0
     public var start: Timestamp
     public var end: Timestamp?
 }
@@ -49,6 +51,10 @@ final class DryRunTarget: ImportTarget {
     func finishSession(id: String, end: Timestamp) throws { sessions[id]?.end = end }
 
     func renameSession(id: String, to name: String) throws { sessions[id]?.name = name }
+
+    func importVisit(_ visit: Visit, to sessionID: String) throws { sessions[sessionID]?.visits += 1 }
+
+    func moveSessionStart(id: String, to start: Timestamp) throws { sessions[id]?.start = start }
 
     func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T { try body() }
 

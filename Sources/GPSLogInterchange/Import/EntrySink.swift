@@ -79,6 +79,14 @@ struct EntrySink {
         pendingIDs.removeAll(keepingCapacity: true)
     }
 
+    /// Flushes and hands back the batch's memory: for an import that keeps many sessions open at once (one per day),
+    /// only the one being written holds a batch.
+    mutating func release() throws {
+        try flush()
+        pending = []
+        pendingIDs = []
+    }
+
     /// Flushes and ends the session at the explicit end, else its newest entry.
     mutating func finish() throws -> ImportResult {
         try flush()

@@ -6,8 +6,8 @@ import GPSLogStore
 
 /// Imports any supported file.
 public struct FileImporter {
-    /// Names, `--merge`, `--routes`, and where notes about a file go (GPX, GeoJSON and CSV; the other formats take
-    /// the name only).
+    /// Names, `--merge`, `--routes`, and where notes about a file go (GPX, GeoJSON, CSV, KML and TCX; the other
+    /// formats take the name only).
     public var options = TrackImportOptions()
     public var nmea = NMEAImporter()
     public var mode: TripMode?
@@ -25,11 +25,13 @@ public struct FileImporter {
     /// Imports `path`, one transaction for the file; returns the sessions made.
     public func importFile(_ path: String, format: ImportFormat? = nil, into store: Store) throws -> [ImportResult] {
         let format = try format ?? ImportFormat.detect(path: path)
+        noteSplit(format)
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         let importer: any NamedImporter
         switch format {
         case .nmea: return [try nmea.importFile(path, name: name ?? stem, mode: mode, into: store)]
-        case .gpx, .geojson, .csv: return try trackImport(path, format: format, into: PipelinedImportTarget(store))
+        case .gpx, .geojson, .csv, .google, .kml, .kmz, .tcx:
+            return try trackImport(path, format: format, into: PipelinedImportTarget(store))
         case .xml: importer = SessionXMLImporter()
         case .overland: importer = OverlandImporter()
         case .owntracks: importer = OwnTracksImporter()
@@ -41,23 +43,33 @@ public struct FileImporter {
         return try importer.named(name).importFile(path, into: store)
     }
 
-    /// GPX, GeoJSON and CSV into any target.
+    /// GPX, GeoJSON, CSV, KML (and KMZ) and TCX into any target.
     private func trackImport(_ path: String, format: ImportFormat, into target: any ImportTarget) throws
         -> [ImportResult]
     {
         switch format {
         case .gpx: return try GPXImporter(options: options).importFile(path, into: target)
         case .geojson: return try GeoJSONImporter(options: options).importFile(path, into: target)
+        case .google: return try GoogleLocationImporter(options: options).importFile(path, into: target)
+        case .kml, .kmz: return try KMLImporter(options: options).importFile(path, into: target)
+        case .tcx: return try TCXImporter(options: options).importFile(path, into: target)
         default: return try CSVImporter(options: options).importFile(path, into: target)
         }
     }
 
-    /// What importing `path` would make, with nothing written: GPX, GeoJSON and CSV are read into a `DryRunTarget`
+    private func noteSplit(_ format: ImportFormat) {
+        if options.splitByDay != nil && format != .google {
+            options.notes("--split-by is for Google location history; this file is imported as usual")
+        }
+    }
+
+    /// What importing `path` would make, with nothing written: the track formats are read into a `DryRunTarget`
     /// (no database at all); the other formats are imported into a scratch database in a private temporary
     /// folder, removed afterwards, and counted there.
     public func dryRun(_ path: String, format: ImportFormat? = nil) throws -> [PlannedSession] {
         let format = try format ?? ImportFormat.detect(path: path)
-        if [.gpx, .geojson, .csv].contains(format) {
+        if [.gpx, .geojson, .csv, .google, .kml, .kmz, .tcx].contains(format) {
+            noteSplit(format)
             let target = DryRunTarget()
             let results = try trackImport(path, format: format, into: target)
             return results.compactMap { target.planned(id: $0.session.id) }

@@ -7,7 +7,8 @@ import GPSLogSystem
 
 /// The formats `import` and `convert` read, told apart by content (not by file name).
 public enum ImportFormat: String, CaseIterable, Sendable {
-    case nmea, gpx, xml, geojson, csv, overland, owntracks, gpslogdb
+    case nmea, gpx, xml, geojson, csv, overland, owntracks, gpslogdb, google
+    case kml, kmz, tcx
 
     /// Looks at the first 4 KiB of a file (UTF-8, or UTF-16 with a byte order mark or an XML declaration).
     public static func detect(path: String) throws -> ImportFormat {
@@ -17,17 +18,20 @@ public enum ImportFormat: String, CaseIterable, Sendable {
         defer { try? handle.close() }
         let head = handle.readData(ofLength: 4096)
         if head.starts(with: Array("SQLite format 3\0".utf8)) { return .gpslogdb }
+        if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return .kmz }  // a zip: its .kml is read
         let text = Self.text(of: head)
         let trimmed = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         if trimmed.hasPrefix("<") {
             if text.contains("urn:gpslog:sessions") { return .xml }
+            if let format = xmlFormat(root: text) { return format }
             if text.contains("<gpx") { return .gpx }
             throw ImportError.unsupportedFormat(
-                file: path, detail: "XML that is neither GPX nor a gpslog session export")
+                file: path, detail: "XML that is neither GPX, KML, TCX nor a gpslog session export")
         }
         if trimmed.hasPrefix("{") {
             // GeoJSON first: ocat's and Dawarich's features may carry OwnTracks' `_type` among their properties.
             if text.contains("\"FeatureCollection\"") { return .geojson }
+            if isGoogle(text) { return .google }
             if text.contains("\"locations\"") { return .overland }
             if text.contains("\"_type\"") { return .owntracks }
             // GPSBabel sorts members: "features" first, "type" last, after megabytes of coordinates.
@@ -35,7 +39,15 @@ public enum ImportFormat: String, CaseIterable, Sendable {
                 return .geojson
             }
             throw ImportError.unsupportedFormat(
-                file: path, detail: "JSON that is neither GeoJSON, an Overland batch nor OwnTracks messages")
+                file: path,
+                detail:
+                    "JSON that is neither GeoJSON, an Overland batch, OwnTracks messages nor Google location history")
+        }
+        // Google's iOS Timeline export: an array of segments.
+        if trimmed.hasPrefix("["), text.contains("\"startTime\""),
+            ["\"timelinePath\"", "\"visit\"", "\"activity\""].contains(where: text.contains)
+        {
+            return .google
         }
         // OwnTracks Recorder .rec: "2024-03-01T09:03:09Z<TAB>*...<TAB>{...}" (older files pad with spaces).
         if let first = trimmed.split(separator: "\n").first, first.count > 21, first.contains("{"),
@@ -48,8 +60,16 @@ public enum ImportFormat: String, CaseIterable, Sendable {
         throw ImportError.unsupportedFormat(
             file: path,
             detail:
-                "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, gpslog XML, GeoJSON, CSV with latitude, longitude and time columns, Overland batch JSON, OwnTracks JSON lines or .rec)"
+                "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, KML, KMZ, TCX, gpslog XML, GeoJSON, CSV with latitude, longitude and time columns, Overland batch JSON, OwnTracks JSON lines or .rec, Google location history JSON)"
         )
+    }
+
+    /// Google location history: Records.json's `locations` of `latitudeE7` (an Overland batch's are GeoJSON
+    /// features), a Semantic Location History month's `timelineObjects`, the Android Timeline export's
+    /// `semanticSegments` or `rawSignals`.
+    static func isGoogle(_ head: String) -> Bool {
+        (head.contains("\"locations\"") && head.contains("\"latitudeE7\"")) || head.contains("\"timelineObjects\"")
+            || head.contains("\"semanticSegments\"") || head.contains("\"rawSignals\"")
     }
 
     /// The head of a file as text: UTF-16 when it starts with a byte order mark or `<?` in UTF-16, else UTF-8.

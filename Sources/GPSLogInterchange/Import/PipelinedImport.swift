@@ -84,6 +84,16 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
 
     public var keepsTrackPointIDs: Bool { base.keepsTrackPointIDs }
 
+    public func importVisit(_ visit: Visit, to sessionID: String) throws {
+        try drain()
+        try base.importVisit(visit, to: sessionID)
+    }
+
+    public func moveSessionStart(id: String, to start: Timestamp) throws {
+        try drain()
+        try base.moveSessionStart(id: id, to: start)
+    }
+
     public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {
         try base.importTransaction(expectedBytes: expectedBytes) {
             startWriter()

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import Foundation
 import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
@@ -15,6 +16,9 @@ public struct TrackImportOptions {
     /// Told what the user should know about the file (a namespace read although it is not GPX's, values dropped,
     /// routes skipped): one line each, without the file's name.
     public var notes: (String) -> Void = { _ in }
+    /// Google location history only: one session per local day in this zone (`import --split-by day`), named
+    /// "NAME YYYY-MM-DD"; nil: one session per file.
+    public var splitByDay: TimeZone?
 
     public init(name: String? = nil, merge: Bool = false, routes: Bool = false) {
         self.name = name

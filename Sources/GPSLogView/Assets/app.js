@@ -15,6 +15,7 @@
   }
   L.control.scale({ imperial: false }).addTo(map);
   let points = [];
+  let headings = [];
   const charts = [];
   // Past this many track points the map gets a simplified track first.
   const maxFullTrack = 20000;
@@ -91,6 +92,7 @@
 
   function drawCharts(data) {
     points = data.entries || [];
+    headings = data.headings || [];
     const series = [
       ['speed', 'Speed (km/h)', (e) => (e.speed == null ? null : e.speed * 3.6)],
       ['altitude', 'Elevation (m)', (e) => e.altitude],
@@ -106,7 +108,7 @@
       }
       const chart = new Dygraph(div, rows, {
         labels: ['time', label], ylabel: label, connectSeparatedPoints: false, legend: 'follow',
-        highlightCallback: (event, x, pts, row) => showOnMap(row),
+        highlightCallback: (event, x, pts, row) => { selected = row; showOnMap(row); },
         zoomCallback: (from, to) => {
           const whole = from <= rows[0][0].getTime() && to >= rows[rows.length - 1][0].getTime();
           showWindow(whole ? null : from, whole ? null : to);
@@ -126,8 +128,7 @@
         if (d < bestDistance) { best = i; bestDistance = d; }
       });
       if (best < 0) return;
-      charts.forEach((c) => c.setSelection(best));
-      showOnMap(best);
+      select(best);
     });
     document.getElementById('charts').dataset.ready = 'true';
     if (body.dataset.recording === 'true') follow(data.cursor);
@@ -170,16 +171,63 @@
     });
   }
 
-  // A long session's track comes simplified to about half a pixel of the whole map (GEOS, on the server, marks
-  // kept); zooming a chart into a time window draws that window in full detail over it.
+  // A long session's track comes simplified to about a pixel of the map as first drawn (GEOS on the server, a
+  // segment at a time, marks kept): a line thinner than a pixel is not seen, and the page stays a few MB however
+  // long the session; zooming a chart into a time window draws that window in full detail over it.
   function trackURL(session) {
     const b = session.boundingBox;
     if (session.trackPoints <= maxFullTrack || !b) return api + '/track.geojson';
     const metres = L.latLng(b.minLatitude, b.minLongitude).distanceTo(L.latLng(b.maxLatitude, b.maxLongitude));
-    const tolerance = Math.max(0.5, metres / 4000).toFixed(1);
+    const pixels = Math.max(400, Math.hypot(mapDiv.clientWidth, mapDiv.clientHeight));
+    const tolerance = Math.max(0.5, metres / pixels).toFixed(1);
     mapDiv.dataset.tolerance = tolerance;
     return api + '/track.geojson?tolerance=' + tolerance;
   }
+
+  // Heading changes as small arrows pointing the new way, those in view only and at most `maxArrows` of them
+  // (evenly picked), redrawn when the map moves: a long drive has thousands.
+  const maxArrows = 300;
+  const arrows = L.layerGroup().addTo(map);
+  function drawArrows() {
+    arrows.clearLayers();
+    const view = map.getBounds();
+    const inView = headings.filter((h) => view.contains([h.lat, h.lon]));
+    const step = Math.max(1, Math.ceil(inView.length / maxArrows));
+    let drawn = 0;
+    for (let i = 0; i < inView.length; i += step) {
+      const h = inView[i];
+      const icon = L.divIcon({ className: 'gpslog-heading', iconSize: [18, 18],
+        html: '<svg viewBox="-9 -9 18 18" width="18" height="18" style="transform: rotate(' +
+          (Number(h.course) || 0) + 'deg)"><path d="M0,-7 L5.5,6 L0,2.5 L-5.5,6 Z"/></svg>' });
+      L.marker([h.lat, h.lon], { icon, keyboard: false, interactive: false }).addTo(arrows);
+      drawn += 1;
+    }
+    mapDiv.dataset.arrows = String(drawn);
+  }
+  map.on('moveend', drawArrows);
+
+  // The keyboard: with the charts focused, the left and right arrows step the cursor through the points (with
+  // Shift, a hundredth of the window at a time), Home and End go to the ends, Escape hides it.
+  let selected = -1;
+  function select(index) {
+    if (points.length === 0) return;
+    selected = Math.max(0, Math.min(points.length - 1, index));
+    charts.forEach((c) => c.setSelection(selected));
+    showOnMap(selected);
+  }
+  document.getElementById('charts').addEventListener('keydown', (event) => {
+    const big = Math.max(1, Math.round(points.length / 100));
+    const moves = { ArrowRight: selected + (event.shiftKey ? big : 1), ArrowLeft: selected - (event.shiftKey ? big : 1),
+      Home: 0, End: points.length - 1 };
+    if (event.key in moves) { select(moves[event.key]); event.preventDefault(); }
+    if (event.key === 'Escape') { charts.forEach((c) => c.clearSelection()); if (cursor) { cursor.remove(); cursor = null; } }
+  });
+  // The marks listed under the map (rendered on the server) fly the map to theirs.
+  document.querySelectorAll('[data-mark-lat]').forEach((button) => {
+    button.addEventListener('click', () => {
+      map.flyTo([Number(button.dataset.markLat), Number(button.dataset.markLon)], Math.max(map.getZoom(), 16));
+    });
+  });
 
   let detail = null;
   function showWindow(from, to) {
@@ -193,9 +241,17 @@
     });
   }
 
+  // When the page is ready: how long it took and how many bytes it fetched (for `make bench` and the curious).
+  function measure() {
+    const entries = performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'));
+    body.dataset.readyMs = String(Math.round(performance.now()));
+    body.dataset.bytes = String(entries.reduce((n, e) => n + (e.transferSize || 0), 0));
+    body.dataset.ready = 'true';
+  }
+
   Promise.all([
     fetch(api).then((r) => r.json()).then((s) => fetch(trackURL(s))).then((r) => r.json()).then(drawTrack),
     fetch(api + '/entries').then((r) => r.json()).then(drawCharts),
-  ]).then(() => { body.dataset.ready = 'true'; })
+  ]).then(() => { drawArrows(); measure(); })
     .catch((error) => { body.dataset.error = String(error); });
 })();
