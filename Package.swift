@@ -183,7 +183,7 @@ let package = Package(
         .target(
             name: "GPSLogTestSupport",
             dependencies: [
-                "GPSLogModel", "GPSLogStore",
+                "GPSLogModel", "GPSLogStore", "GPSLogSQLite",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],

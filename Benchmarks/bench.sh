@@ -48,7 +48,9 @@ mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 OUT="$WORK/out"
 RESULTS="$WORK/results.tsv"
+SIZE_RESULTS="$WORK/sizes.tsv"
 : > "$RESULTS"
+: > "$SIZE_RESULTS"
 
 # measure CASE TOOL COMMAND...: runs it RUNS times after clearing $OUT, keeps the best wall time (and the CPU
 # and peak RSS of that run); fails loudly when the command fails.
@@ -123,6 +125,23 @@ for n in $SIZES; do
     measure "$c" gpslog "$GPSLOG" export --db "$db" bench --format geojson --simplify 5 --output "$OUT/s.geojson"
     measure "$c" ogr2ogr ogr2ogr -f GeoJSON "$OUT/s.geojson" "$gpx" tracks -simplify 0.00005
 
+    # sessions and show read each session's kept figures (SessionSummaries), not its rows: their time is the
+    # process's, whatever the number of entries (issue 23; 10M and 30M in the main README's Performance).
+    measure "sessions, $label entries" gpslog "$GPSLOG" sessions --db "$db"
+    measure "show, $label-entry session" gpslog "$GPSLOG" show --db "$db" bench
+
+    # Bytes on disk per track point: the GPX imported into a fresh database, against ogr2ogr's track_points layer
+    # alone (the fair peer for points); the table after the timings.
+    if [ -z "$ONLY" ] || awk -v r="$ONLY" 'BEGIN { exit !("database size" ~ r) }'; then
+        rm -rf "$OUT" && mkdir -p "$OUT"
+        "$GPSLOG" import --db "$OUT/gpslog.sqlite" --name bench "$gpx" >/dev/null
+        ogr2ogr -f SQLite "$OUT/ogr.sqlite" "$gpx" track_points
+        for tool in gpslog ogr2ogr; do
+            f="$OUT/$( [ "$tool" = gpslog ] && echo gpslog || echo ogr ).sqlite"
+            printf '%s\t%s\t%s\t%s\n' "database of $label points" "$tool" "$(stat -c %s "$f")" "$n" >>"$SIZE_RESULTS"
+        done
+    fi
+
     c="NMEA $label -> GPX"
     measure "$c" gpslog "$GPSLOG" convert "$nmea" "$OUT/t.gpx"
     measure "$c" gpsbabel gpsbabel -i nmea -f "$nmea" -o gpx -F "$OUT/t.gpx"
@@ -152,6 +171,21 @@ awk -F'\t' -v work="$WORK" '
             printf "| %-36s | %-8s | %8.2f | %8.2f | %9.1f | %10s | %9s |%s\n", key[i], tool[i], wall[i], cpu[i], rss[i] / 1024, ratio, rr, extra
         }
     }' "$RESULTS"
+
+# Database sizes: bytes per track point, and the ratio peer/gpslog (above 1: gpslog's file is smaller).
+if [ -s "$SIZE_RESULTS" ]; then
+    echo
+    awk -F'\t' '
+        { key[NR] = $1; tool[NR] = $2; size[NR] = $3; n[NR] = $4; if ($2 == "gpslog") g[$1] = $3 }
+        END {
+            printf "| %-36s | %-8s | %9s | %13s | %10s |\n", "case", "tool", "MB", "bytes/entry", "size ratio"
+            printf "|%s|%s|%s|%s|%s|\n", "--------------------------------------", "----------", "----------:", "--------------:", "-----------:"
+            for (i = 1; i <= NR; i++) {
+                ratio = (tool[i] == "gpslog" || g[key[i]] == 0) ? "" : sprintf("%.2fx", size[i] / g[key[i]])
+                printf "| %-36s | %-8s | %9.1f | %13.1f | %10s |\n", key[i], tool[i], size[i] / 1e6, size[i] / n[i], ratio
+            }
+        }' "$SIZE_RESULTS"
+fi
 
 # The web view: the session's page in headless Chromium (Benchmarks/page-time.py), opened twice (the second
 # time the server answers the long reads from its cache), with the time until the map and the charts are drawn

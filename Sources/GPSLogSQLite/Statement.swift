@@ -84,6 +84,12 @@ public final class Statement {
         try bind(Int64(value ? 1 : 0), at: index)
     }
 
+    /// Binds bytes as a BLOB (copied before the call returns).
+    public func bind(bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        let rc = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), SQLITE_TRANSIENT)
+        try database.check(rc, sql: sql)
+    }
+
     public func bind(_ value: String?, at index: Int32) throws {
         guard var value else { return try bindNull(at: index) }
         let rc = value.withUTF8 { sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
@@ -132,6 +138,13 @@ public final class Statement {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// Calls `body` with the column's bytes when it holds a BLOB (valid only during the call); nil otherwise.
+    public func withBlob<T>(at column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        guard sqlite3_column_type(handle, column) == SQLITE_BLOB else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
     }
 
     /// The column as a dynamically typed value.

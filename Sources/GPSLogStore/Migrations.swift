@@ -30,26 +30,62 @@ public enum Migrations {
     /// The schema version this build creates.
     public static var latestVersion: Int { all.last?.version ?? 0 }
 
+    /// The version whose script moves the entries into compact rows (`020_compact_rows.sql`).
+    static let compactRowsVersion = 20
+
     /// Brings the database up to `target` (default: the latest), one transaction per script.
     ///
     /// Each script runs inside BEGIN IMMEDIATE after re-reading `user_version`, so two processes opening a new
     /// file at once do not both apply the same script.
-    public static func migrate(_ db: Database, upTo target: Int = latestVersion) throws {
+    /// - Parameter onUpgrade: told how the copy of the entries into compact rows goes (a script that takes minutes
+    ///   on tens of millions of entries).
+    public static func migrate(
+        _ db: Database, upTo target: Int = latestVersion, onUpgrade: ((UpgradeProgress) -> Void)? = nil
+    ) throws {
         let current = try db.userVersion()
         if current > latestVersion {
             throw StoreError.schemaTooNew(path: db.path, found: current, supported: latestVersion)
         }
         for script in all where script.version > current && script.version <= target {
             do {
+                let copied = script.version == compactRowsVersion ? try registerEntryIDFunction(db, onUpgrade) : nil
                 try db.transaction(.immediate) {
                     guard try db.userVersion() < script.version else { return }
                     try db.execute(script.sql)
                     try db.setUserVersion(script.version)
                 }
+                try db.execute("PRAGMA ignore_check_constraints = OFF")
+                if let copied { onUpgrade?(UpgradeProgress(step: copyStep, done: copied.rows, total: copied.rows)) }
             } catch let error as SQLiteError {
+                // A script may switch CHECKs off for a copy; they are on again, whatever happened.
+                try? db.execute("PRAGMA ignore_check_constraints = OFF")
                 throw StoreError.migrationFailed(
                     path: db.path, version: script.version, file: script.fileName, reason: error.message)
             }
         }
+    }
+
+    /// What `onUpgrade` is told the copy into compact rows is doing.
+    static let copyStep = "Compacting entries"
+
+    /// The rows the copy into compact rows has made.
+    final class CopyCount {
+        var rows = 0
+    }
+
+    /// `gpslog_entry_id(EntryID, TimeStamp)`: an id's stored form in EntryRows (`StoredEntryID`), for the copy in
+    /// `020_compact_rows.sql`, which it counts for `onUpgrade` (out of about as many rows as the largest key).
+    static func registerEntryIDFunction(_ db: Database, _ onUpgrade: ((UpgradeProgress) -> Void)?) throws -> CopyCount {
+        let total = Int((try? db.scalar("SELECT MAX(Key) FROM Entries")?.int64) ?? 0)
+        let count = CopyCount()
+        try db.createFunction("gpslog_entry_id", arity: 2, deterministic: false) { arguments in
+            count.rows += 1
+            if count.rows % 16_384 == 0 {
+                onUpgrade?(UpgradeProgress(step: copyStep, done: count.rows, total: max(total, count.rows)))
+            }
+            guard case .text(let id) = arguments[0], let time = arguments[1].int64 else { return arguments[0] }
+            return StoredEntryID(id, time: time).value
+        }
+        return count
     }
 }

@@ -120,7 +120,10 @@ extension Store: ReceivedLocationStore {
     func hasEntry(session: String, at time: Timestamp) throws -> Bool {
         try sqlite {
             try database.scalar(
-                "SELECT EXISTS (SELECT 1 FROM Entries WHERE Session = ? AND TimeStamp = ?)",
+                """
+                SELECT EXISTS (SELECT 1 FROM EntryRows
+                    WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?) AND TimeStamp = ?)
+                """,
                 [.text(session), .integer(time.milliseconds)])?.int64 == 1
         }
     }
@@ -131,8 +134,8 @@ extension Store: ReceivedLocationStore {
             try database.run(
                 """
                 UPDATE Sessions SET
-                    StartTime = MIN(StartTime, (SELECT MIN(TimeStamp) FROM Entries WHERE Session = ?1)),
-                    EndTime = (SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?1)
+                    StartTime = MIN(StartTime, (SELECT MIN(TimeStamp) FROM EntryRows WHERE SessionKey = Sessions.Key)),
+                    EndTime = (SELECT MAX(TimeStamp) FROM EntryRows WHERE SessionKey = Sessions.Key)
                 WHERE ID = ?1
                 """, [.text(sessionID)])
         }

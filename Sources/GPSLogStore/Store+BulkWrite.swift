@@ -160,10 +160,11 @@ extension Store {
     /// Fails the append at `entries[index]` with the error SQLite would have given with all its checks on. The
     /// checks still on (NOT NULL, UNIQUE) speak first where SQLite's order puts them: on any earlier row, and on
     /// this row NOT NULL before a CHECK, and everything before the foreign key, checked at the statement's end.
-    func refuse(_ entries: [Entry], at index: Int, rule: String?, to sessionID: String) throws -> Never {
-        _ = try insertRows(entries, upTo: index, to: sessionID)
+    func refuse(_ rows: Rows, at index: Int, rule: String?) throws -> Never {
+        let entries = rows.entries
+        _ = try insertRows(rows, upTo: index)
         do {
-            try insertOne(entries[index], to: sessionID, with: try oneRowInsert())
+            try insertOne(rows, at: index, with: try oneRowInsert())
         } catch let error as SQLiteError where rule == nil || !error.isConstraintViolation || error.isNotNullViolation {
             throw Store.invalidEntry(entries, at: index, error)
         } catch is SQLiteError {

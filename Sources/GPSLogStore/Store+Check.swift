@@ -67,7 +67,7 @@ extension Store {
             do {
                 return try database.transaction(.deferred) {
                     let kept = try keptSummary(sessionKey: session.key)
-                    let recount = try recountSummary(sessionID: session.id)
+                    let recount = try recountSummary(sessionKey: session.key)
                     if repair && kept != recount { try saveSummary(recount, sessionKey: session.key) }
                     return (kept, recount)
                 }

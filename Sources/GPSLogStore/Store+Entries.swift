@@ -4,17 +4,19 @@ import GPSLogModel
 import GPSLogSQLite
 
 extension Store {
-    /// Every Entries column, in the order `readEntry` and `bindEntry` use.
+    /// Every EntryRows column, in the order `readEntry` and `bindEntry` use (`SessionKey` where the Entries view has
+    /// `Session`).
     static let entryColumns = """
-        Key, Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
+        Key, SessionKey, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
         VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
         StartsSegment, Monitoring, ReportTrigger, InRegions, Tag, IsPOI
         """
 
-    /// The Entries columns an insert writes: the session, then 34 per row (parameters 2...35 for the first row).
+    /// The EntryRows columns an insert writes: the session's key, then 34 per row (parameters 2...35 for the first
+    /// row).
     static let insertColumns = """
-        Session, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
+        SessionKey, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
         Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
         VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
         StartsSegment, Monitoring, ReportTrigger, InRegions, Tag, IsPOI
@@ -25,12 +27,12 @@ extension Store {
     /// (measured: a 1M-point GPX import 30 % faster). 32 x 34 + 1 = 1089 parameters, far under SQLite's limit.
     static let rowsPerInsert = 32
 
-    /// An INSERT of `rows` rows of one session: ?1 is the session, row r's values are ?(2 + 34r) ... ?(35 + 34r).
+    /// An INSERT of `rows` rows of one session: ?1 is the session's key, row r's values are ?(2 + 34r) ... ?(35 + 34r).
     static func insertEntrySQL(rows: Int) -> String {
         let values = (0..<rows).map { r in
             "(?1, " + (0..<34).map { "?\(2 + r * 34 + $0)" }.joined(separator: ", ") + ")"
         }
-        return "INSERT INTO Entries (\(insertColumns)) VALUES " + values.joined(separator: ", ")
+        return "INSERT INTO EntryRows (\(insertColumns)) VALUES " + values.joined(separator: ", ")
     }
 
     private static let insertOneSQL = insertEntrySQL(rows: 1)
@@ -53,26 +55,66 @@ extension Store {
     public func appendInTransaction(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
         let entries = Store.withinTextLimits(entries)
         return try sqlite {
+            // No such session: a key no session has, so that the insert fails on the foreign key as it always did.
+            let known = try sessionKey(of: sessionID)
+            let rows = Rows(entries: entries, session: known ?? -1)
             let keys: [Int64]
             do {
-                if checksInSwift, let refused = try firstRefusedInSwift(entries, session: sessionID) {
-                    try refuse(entries, at: refused.index, rule: refused.rule, to: sessionID)
+                let refused = checksInSwift ? try firstRefusedInSwift(entries, session: sessionID) : nil
+                if let taken = try firstTakenID(entries, stored: rows.ids),
+                    taken < refused?.index ?? .max || (taken == refused?.index && refused?.rule == nil)
+                {
+                    try refuseTakenID(rows, at: taken)
                 }
-                keys = try insertRows(entries, upTo: entries.count, to: sessionID)
+                if let refused { try refuse(rows, at: refused.index, rule: refused.rule) }
+                keys = try insertRows(rows, upTo: entries.count)
             } catch {
                 // Some rows may be in (every caller rolls back today): should one commit them, the session's figures
                 // are counted again at the next read instead of being wrong.
-                if let key = try? sessionKey(of: sessionID) { try? forgetSummary(sessionKey: key) }
+                if let known { try? forgetSummary(sessionKey: known) }
                 throw error
             }
-            try keepSummary(of: sessionID, inserted: entries, keys: keys)
+            if let known {
+                try keepSummary(of: known, inserted: entries, keys: keys)
+                try keepDays(of: entries, sessionKey: known)
+            }
             onAppend?(entries.count)
             return keys
         }
     }
 
-    /// Inserts `entries[..<end]`, `rowsPerInsert` to a statement; a failure names the entry that caused it.
-    func insertRows(_ entries: [Entry], upTo end: Int, to sessionID: String) throws -> [Int64] {
+    /// Fails the append at `rows.entries[index]`, whose id is taken, with the error SQLite gives in its order: a
+    /// refused row before it, or on this row NOT NULL and a CHECK, speak first; UNIQUE comes before the missing
+    /// session (a foreign key is checked at the statement's end).
+    private func refuseTakenID(_ rows: Rows, at index: Int) throws -> Never {
+        _ = try insertRows(rows, upTo: index)
+        do {
+            try insertOne(rows, at: index, with: try oneRowInsert())
+        } catch let error as SQLiteError where !error.message.hasPrefix("FOREIGN KEY") {
+            throw Store.invalidEntry(rows.entries, at: index, error)
+        } catch is SQLiteError {
+            // The missing session: the id speaks first.
+        }
+        throw StoreError.invalidEntry(
+            index: index, time: rows.entries[index].time.iso8601(), reason: Store.duplicateID)
+    }
+
+    /// A batch about to be inserted: its entries, their ids in stored form, and their session's key.
+    struct Rows {
+        var entries: [Entry]
+        var ids: [StoredEntryID]
+        var session: Int64
+
+        init(entries: [Entry], session: Int64) {
+            self.entries = entries
+            ids = entries.map { StoredEntryID($0.id, time: $0.time.milliseconds) }
+            self.session = session
+        }
+    }
+
+    /// Inserts `rows.entries[..<end]`, `rowsPerInsert` to a statement; a failure names the entry that caused it.
+    func insertRows(_ rows: Rows, upTo end: Int) throws -> [Int64] {
+        let entries = rows.entries
         var keys: [Int64] = []
         keys.reserveCapacity(end)
         var start = 0
@@ -81,8 +123,10 @@ extension Store {
             let statement = try database.cachedStatement(Store.insertManySQL)
             while end - start >= many {
                 do {
-                    try statement.bind(sessionID, at: 1)
-                    for r in 0..<many { try bindEntry(entries[start + r], to: statement, row: r) }
+                    try statement.bind(rows.session, at: 1)
+                    for r in 0..<many {
+                        try bindEntry(entries[start + r], id: rows.ids[start + r], to: statement, row: r)
+                    }
                     try statement.step()
                     statement.reset()
                 } catch let error as SQLiteError {
@@ -90,7 +134,7 @@ extension Store {
                     if error.isConstraintViolation {
                         // A broken constraint undoes just this statement: insert its rows one by one, so the
                         // error names the entry that breaks it.
-                        _ = try appendOneByOne(entries, from: start, count: many, to: sessionID)
+                        _ = try appendOneByOne(rows, from: start, count: many)
                     }
                     throw Store.invalidEntry(entries, at: start, error)
                 }
@@ -101,21 +145,21 @@ extension Store {
                 start += many
             }
         }
-        keys += try appendOneByOne(entries, from: start, count: end - start, to: sessionID)
+        keys += try appendOneByOne(rows, from: start, count: end - start)
         return keys
     }
 
-    /// Inserts `entries[from ..< from + count]` one statement each; a failure names the entry's index in `entries`.
-    private func appendOneByOne(_ entries: [Entry], from: Int, count: Int, to sessionID: String) throws -> [Int64] {
+    /// Inserts `rows.entries[from ..< from + count]` one statement each; a failure names the entry's index.
+    private func appendOneByOne(_ rows: Rows, from: Int, count: Int) throws -> [Int64] {
         guard count > 0 else { return [] }
         let statement = try database.cachedStatement(Store.insertOneSQL)
         var keys: [Int64] = []
         keys.reserveCapacity(count)
         for index in from..<(from + count) {
             do {
-                try insertOne(entries[index], to: sessionID, with: statement)
+                try insertOne(rows, at: index, with: statement)
             } catch let error as SQLiteError {
-                throw Store.invalidEntry(entries, at: index, error)
+                throw Store.invalidEntry(rows.entries, at: index, error)
             }
             keys.append(database.lastInsertRowID)
         }
@@ -124,10 +168,10 @@ extension Store {
 
     /// Inserts one entry with `statement` (an `insertEntrySQL(rows: 1)`, from `oneRowInsert()`), throwing SQLite's
     /// error as it is.
-    func insertOne(_ e: Entry, to sessionID: String, with statement: Statement) throws {
+    func insertOne(_ rows: Rows, at index: Int, with statement: Statement) throws {
         defer { statement.reset() }
-        try statement.bind(sessionID, at: 1)
-        try bindEntry(e, to: statement, row: 0)
+        try statement.bind(rows.session, at: 1)
+        try bindEntry(rows.entries[index], id: rows.ids[index], to: statement, row: 0)
         try statement.step()
     }
 
@@ -182,7 +226,7 @@ extension Store {
     }
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
-    private func bindEntry(_ e: Entry, to s: Statement, row: Int) throws {
+    private func bindEntry(_ e: Entry, id: StoredEntryID, to s: Statement, row: Int) throws {
         let o = Int32(row * 34)
         try s.bind(e.latitude, at: 2 + o)
         try s.bind(e.longitude, at: 3 + o)
@@ -194,7 +238,7 @@ extension Store {
         try s.bind(e.course, at: 9 + o)
         try s.bind(e.address, at: 10 + o)
         try s.bind(e.marked, at: 11 + o)
-        try s.bind(e.id, at: 12 + o)
+        try id.bind(to: s, at: 12 + o)
         try s.bind(e.instanceCount, at: 13 + o)
         try s.bind(e.heading, at: 14 + o)
         try s.bind(e.isHeadingChanged, at: 15 + o)
@@ -223,7 +267,8 @@ extension Store {
     static func readEntry(_ s: Statement) -> Entry {
         Entry(
             // Key, Latitude, Longitude, TimeStamp, Marked, InstanceCount and IsHeadingChanged are NOT NULL.
-            key: s.requiredInt64(at: 0), id: s.string(at: 12) ?? "", latitude: s.requiredDouble(at: 2),
+            key: s.requiredInt64(at: 0), id: Store.entryID(s, at: 12, time: s.requiredInt64(at: 7)),
+            latitude: s.requiredDouble(at: 2),
             longitude: s.requiredDouble(at: 3), altitude: s.double(at: 4), horizontalAccuracy: s.double(at: 5),
             verticalAccuracy: s.double(at: 6), time: Timestamp(milliseconds: s.requiredInt64(at: 7)),
             speed: s.double(at: 8), course: s.double(at: 9), address: s.string(at: 10),
@@ -255,84 +300,24 @@ extension Store {
 
     /// Turns a constraint failure into words: SQLite names the constraint ("CHECK constraint failed:
     /// latitude_in_range"), and the schema names each constraint after the rule it enforces.
+    /// The table is named as users know it: Entries (the view over EntryRows).
     static func explain(_ error: SQLiteError) -> String {
-        let m = error.message
+        let m = error.message.replacingOccurrences(of: "EntryRows.", with: "Entries.")
         if let range = m.range(of: "CHECK constraint failed: ") { return explain(rule: String(m[range.upperBound...])) }
         if m.hasPrefix("FOREIGN KEY") { return "\(missingSession) (\(m))" }
-        if m.hasPrefix("UNIQUE constraint failed: Entries.EntryID") {
-            return "an entry with the same EntryID already exists (\(m))"
-        }
+        if m.hasPrefix("UNIQUE constraint failed: Entries.EntryID") { return duplicateID }
         return m
     }
 
     /// A missing session in words (the same whether SQLite's foreign key or `bulkWrite` found it).
     static let missingSession = "its session does not exist"
 
+    /// A taken entry id in words (the same whether SQLite's unique index or `firstTakenID` found it).
+    static let duplicateID =
+        "an entry with the same EntryID already exists (UNIQUE constraint failed: Entries.EntryID)"
+
     /// A broken CHECK constraint in words (the same whether SQLite or `brokenRule` found it).
     static func explain(rule: String) -> String { "it breaks the rule \(rule) (CHECK constraint failed: \(rule))" }
-
-    // MARK: - Reading
-
-    /// A cursor over a session's entries in time order (ties in insertion order). It reads one row at a time, so
-    /// memory stays flat whatever the session's size.
-    /// - Parameters:
-    ///   - from: first time included, when given.
-    ///   - to: last time included, when given.
-    ///   - fields: every column, or only what a drawn track needs (see `EntryFields`).
-    public func entries(of sessionID: String, from: Timestamp? = nil, to: Timestamp? = nil, fields: EntryFields = .all)
-        throws -> EntryCursor
-    {
-        return try sqlite {
-            // A fresh statement, not the cache: two cursors may be open at once (merging sessions in an export).
-            let statement = try database.makeStatement(
-                """
-                SELECT \(fields == .all ? Store.entryColumns : Store.trackColumns) FROM Entries
-                WHERE Session = ?1 AND TimeStamp >= ?2 AND TimeStamp <= ?3
-                ORDER BY TimeStamp, Key
-                """)
-            try statement.bind(sessionID, at: 1)
-            try statement.bind(from?.milliseconds ?? Int64.min, at: 2)
-            try statement.bind(to?.milliseconds ?? Int64.max, at: 3)
-            let read: (Statement) -> Entry
-            switch fields {
-            case .all: read = { Store.readEntry($0) }
-            case .track: read = { Store.readTrackEntry($0) }
-            }
-            return EntryCursor(statement: statement, store: self, read: read)
-        }
-    }
-
-    /// The columns of `EntryFields.track`, in the order `readTrackEntry` reads them.
-    static let trackColumns = """
-        Key, Latitude, Longitude, Altitude, TimeStamp, Speed, Course, Marked, IsHeadingChanged, InstanceCount, \
-        Satellites, HDOP, VDOP, PDOP, FixMode, StartsSegment
-        """
-
-    static func readTrackEntry(_ s: Statement) -> Entry {
-        // Key, Latitude, Longitude, TimeStamp, Marked, IsHeadingChanged, InstanceCount and StartsSegment are NOT NULL.
-        var e = Entry(
-            key: s.requiredInt64(at: 0), id: "", latitude: s.requiredDouble(at: 1), longitude: s.requiredDouble(at: 2),
-            altitude: s.double(at: 3), time: Timestamp(milliseconds: s.requiredInt64(at: 4)), speed: s.double(at: 5),
-            course: s.double(at: 6), marked: s.requiredInt64(at: 7) == 1, instanceCount: Int(s.requiredInt64(at: 9)),
-            isHeadingChanged: s.requiredInt64(at: 8) == 1)
-        e.satellites = s.int(at: 10)
-        e.hdop = s.double(at: 11)
-        e.vdop = s.double(at: 12)
-        e.pdop = s.double(at: 13)
-        e.fixMode = s.int(at: 14).flatMap(FixMode.init(rawValue:))
-        e.startsSegment = s.requiredInt64(at: 15) == 1
-        return e
-    }
-
-    /// The entry with this EntryID.
-    public func entry(id: String) throws -> Entry? {
-        return try sqlite {
-            let s = try database.cachedStatement("SELECT \(Store.entryColumns) FROM Entries WHERE EntryID = ?")
-            defer { s.reset() }
-            try s.bind(id, at: 1)
-            return try s.step() ? Store.readEntry(s) : nil
-        }
-    }
 
     // MARK: - Updating
 
@@ -342,7 +327,7 @@ extension Store {
     public func updateAddress(entryKey: Int64, address: String?) throws -> Bool {
         return try sqlite {
             try database.run(
-                "UPDATE Entries SET Address = ? WHERE Key = ?",
+                "UPDATE EntryRows SET Address = ? WHERE Key = ?",
                 [SQLiteValue(address?.truncated(to: TextLimit.address)), .integer(entryKey)])
             return database.changes == 1
         }
@@ -355,12 +340,13 @@ extension Store {
             try writeJoiningTransaction {
                 try database.run(
                     """
-                    UPDATE SessionSummaries SET Fixes = Fixes + ?1 - (SELECT InstanceCount FROM Entries WHERE Key = ?2)
-                    WHERE Session = (SELECT s.Key FROM Entries e JOIN Sessions s ON s.ID = e.Session
-                                     WHERE e.Key = ?2 AND e.Marked = 0 AND e.IsHeadingChanged = 0)
+                    UPDATE SessionSummaries SET Fixes = Fixes + ?1 - (SELECT InstanceCount FROM EntryRows WHERE Key = ?2)
+                    WHERE Session = (SELECT SessionKey FROM EntryRows
+                                     WHERE Key = ?2 AND Marked = 0 AND IsHeadingChanged = 0)
                     """, [.integer(Int64(count)), .integer(entryKey)])
                 try database.run(
-                    "UPDATE Entries SET InstanceCount = ? WHERE Key = ?", [.integer(Int64(count)), .integer(entryKey)])
+                    "UPDATE EntryRows SET InstanceCount = ? WHERE Key = ?",
+                    [.integer(Int64(count)), .integer(entryKey)])
             }
         }
     }

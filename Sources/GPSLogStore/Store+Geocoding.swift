@@ -44,10 +44,11 @@ extension Store {
     /// Calls `body` for every entry without an address in `sessions` (all when nil), in time order.
     public func forEachEntryWithoutAddress(sessions: [String]?, _ body: (AddresslessEntry) throws -> Void) throws {
         try sqlite {
-            var sql = "SELECT Key, Latitude, Longitude, Marked FROM Entries WHERE Address IS NULL"
+            var sql = "SELECT Key, Latitude, Longitude, Marked FROM EntryRows WHERE Address IS NULL"
             var args: [SQLiteValue] = []
             if let sessions {
-                sql += " AND Session IN (\(sessions.map { _ in "?" }.joined(separator: ",")))"
+                sql +=
+                    " AND SessionKey IN (SELECT Key FROM Sessions WHERE ID IN (\(sessions.map { _ in "?" }.joined(separator: ","))))"
                 args = sessions.map { .text($0) }
             }
             sql += " ORDER BY TimeStamp, Key"

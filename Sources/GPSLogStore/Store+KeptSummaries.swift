@@ -73,14 +73,14 @@ extension Store {
     }
 
     /// The session's figures counted from its entries: one walk through the (Session, TimeStamp) index in track order.
-    func recountSummary(sessionID: String) throws -> KeptSummary {
+    func recountSummary(sessionKey: Int64) throws -> KeptSummary {
         let s = try database.cachedStatement(
             """
-            SELECT Key, TimeStamp, Latitude, Longitude, Speed, Marked, IsHeadingChanged, InstanceCount FROM Entries
-            WHERE Session = ? ORDER BY TimeStamp, Key
+            SELECT Key, TimeStamp, Latitude, Longitude, Speed, Marked, IsHeadingChanged, InstanceCount FROM EntryRows
+            WHERE SessionKey = ? ORDER BY TimeStamp, Key
             """)
         defer { s.reset() }
-        try s.bind(sessionID, at: 1)
+        try s.bind(sessionKey, at: 1)
         var k = KeptSummary()
         while try s.step() {
             let marked = s.requiredInt64(at: 5) == 1
@@ -105,7 +105,7 @@ extension Store {
     func summaryFigures(of session: Session) throws -> KeptSummary {
         if let kept = try keptSummary(sessionKey: session.key) { return kept }
         let recount = { [self] () throws -> KeptSummary in
-            let k = try recountSummary(sessionID: session.id)
+            let k = try recountSummary(sessionKey: session.key)
             do {
                 try saveSummary(k, sessionKey: session.key)
             } catch let error as SQLiteError where error.isBusy {
@@ -118,10 +118,9 @@ extension Store {
 
     /// Counts rows just inserted into the session's kept figures (inside the inserting transaction). `keys` are the
     /// new rows' keys, in the order of `entries`, each larger than any key before the insert.
-    func keepSummary(of sessionID: String, inserted entries: [Entry], keys: [Int64]) throws {
-        guard !keys.isEmpty, let sessionKey = try sessionKey(of: sessionID),
-            var kept = try keptSummary(sessionKey: sessionKey)
-        else { return }  // not known: the next read counts it
+    func keepSummary(of sessionKey: Int64, inserted entries: [Entry], keys: [Int64]) throws {
+        // Figures not known stay so: they are counted at the next read.
+        guard !keys.isEmpty, var kept = try keptSummary(sessionKey: sessionKey) else { return }
         var track: [KeptSummary.TrackPoint] = []
         for (e, key) in zip(entries, keys) {
             kept.count(
@@ -134,7 +133,7 @@ extension Store {
         if !track.isEmpty {
             track.sort { $0.precedes($1) }
             if let last = kept.last, !last.precedes(track[0]) {
-                try insertIntoLength(track, sessionID: sessionID, firstNewKey: keys[0], kept: &kept)
+                try insertIntoLength(track, sessionKey: sessionKey, firstNewKey: keys[0], kept: &kept)
             } else {
                 // After the track's end (or the track's first points): the steps from its last point on.
                 var previous = kept.last
@@ -151,12 +150,12 @@ extension Store {
     /// Adds new track points (in track order) that fall before the track's last point: each run of new points
     /// between two neighbouring old ones (a, b) replaces the step a-b with a, the run, b.
     private func insertIntoLength(
-        _ track: [KeptSummary.TrackPoint], sessionID: String, firstNewKey: Int64, kept: inout KeptSummary
+        _ track: [KeptSummary.TrackPoint], sessionKey: Int64, firstNewKey: Int64, kept: inout KeptSummary
     ) throws {
         var i = 0
         while i < track.count {
-            let before = try oldNeighbour(of: track[i], sessionID: sessionID, firstNewKey: firstNewKey, after: false)
-            let after = try oldNeighbour(of: track[i], sessionID: sessionID, firstNewKey: firstNewKey, after: true)
+            let before = try oldNeighbour(of: track[i], sessionKey: sessionKey, firstNewKey: firstNewKey, after: false)
+            let after = try oldNeighbour(of: track[i], sessionKey: sessionKey, firstNewKey: firstNewKey, after: true)
             // The run: the new points before `after` (a new point at `after`'s time comes after it: a larger key).
             var j = i
             while j + 1 < track.count, after.map({ track[j + 1].time < $0.time }) ?? true { j += 1 }
@@ -171,22 +170,22 @@ extension Store {
 
     /// The old track point (key below `firstNewKey`) just before `point` in track order, or just after it.
     private func oldNeighbour(
-        of point: KeptSummary.TrackPoint, sessionID: String, firstNewKey: Int64, after: Bool
+        of point: KeptSummary.TrackPoint, sessionKey: Int64, firstNewKey: Int64, after: Bool
     ) throws -> KeptSummary.TrackPoint? {
         let s = try database.cachedStatement(
             after
                 ? """
-                SELECT Key, TimeStamp, Latitude, Longitude FROM Entries
-                WHERE Session = ?1 AND TimeStamp > ?2 AND Key < ?3 AND \(Store.trackPointFilter)
+                SELECT Key, TimeStamp, Latitude, Longitude FROM EntryRows
+                WHERE SessionKey = ?1 AND TimeStamp > ?2 AND Key < ?3 AND \(Store.trackPointFilter)
                 ORDER BY TimeStamp, Key LIMIT 1
                 """
                 : """
-                SELECT Key, TimeStamp, Latitude, Longitude FROM Entries
-                WHERE Session = ?1 AND TimeStamp <= ?2 AND Key < ?3 AND \(Store.trackPointFilter)
+                SELECT Key, TimeStamp, Latitude, Longitude FROM EntryRows
+                WHERE SessionKey = ?1 AND TimeStamp <= ?2 AND Key < ?3 AND \(Store.trackPointFilter)
                 ORDER BY TimeStamp DESC, Key DESC LIMIT 1
                 """)
         defer { s.reset() }
-        try s.bind([.text(sessionID), .integer(point.time), .integer(firstNewKey)])
+        try s.bind([.integer(sessionKey), .integer(point.time), .integer(firstNewKey)])
         guard try s.step() else { return nil }
         return .init(
             key: s.requiredInt64(at: 0), time: s.requiredInt64(at: 1), latitude: s.requiredDouble(at: 2),

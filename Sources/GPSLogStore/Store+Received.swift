@@ -235,7 +235,7 @@ extension Store: ReceivedMessageStore {
                     UNION SELECT Device FROM ReceivedWaypoints)
                 SELECT k.Device, d.CardName, d.CardFace, d.CardTrackerID, d.CardReceivedAt, d.LastWillAt,
                     d.LastWillConnected, (SELECT COUNT(*) FROM ReceivedWaypoints w WHERE w.Device = k.Device),
-                    (SELECT MAX(e.TimeStamp) FROM Entries e WHERE e.Session = s.ID), \(sessionColumns)
+                    (SELECT MAX(e.TimeStamp) FROM EntryRows e WHERE e.SessionKey = s.Key), \(sessionColumns)
                 FROM Known k
                 LEFT JOIN Sessions s ON s.Receiver = k.Device
                 LEFT JOIN ReceivedDevices d ON d.Device = k.Device

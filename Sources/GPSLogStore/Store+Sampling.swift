@@ -12,10 +12,11 @@ extension Store {
         -> [Entry]
     {
         try sqlite {
+            guard let sessionKey = try sessionKey(of: sessionID) else { return [] }
             let statement = try database.makeStatement(
                 """
-                SELECT \(Store.entryColumns) FROM Entries
-                WHERE Session = ?1 AND TimeStamp >= ?2 AND TimeStamp <= ?3 AND Marked = 0 AND IsHeadingChanged = 0
+                SELECT \(Store.entryColumns) FROM EntryRows
+                WHERE SessionKey = ?1 AND TimeStamp >= ?2 AND TimeStamp <= ?3 AND Marked = 0 AND IsHeadingChanged = 0
                 ORDER BY TimeStamp, Key LIMIT 1
                 """)
             let span = Double(max(0, to.milliseconds - from.milliseconds))
@@ -29,7 +30,7 @@ extension Store {
                 guard start >= next else { continue }
                 guard start <= to.milliseconds else { break }
                 statement.reset()  // which clears the bindings too
-                try statement.bind(sessionID, at: 1)
+                try statement.bind(sessionKey, at: 1)
                 try statement.bind(start, at: 2)
                 try statement.bind(to.milliseconds, at: 3)
                 guard try statement.step() else { break }
@@ -48,7 +49,10 @@ extension Store {
         try sqlite {
             Int(
                 try database.scalar(
-                    "SELECT count(*) FROM Entries WHERE Session = ?1 AND TimeStamp >= ?2 AND TimeStamp <= ?3",
+                    """
+                    SELECT count(*) FROM EntryRows
+                    WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?1) AND TimeStamp >= ?2 AND TimeStamp <= ?3
+                    """,
                     [
                         .text(sessionID), .integer(from?.milliseconds ?? Int64.min),
                         .integer(to?.milliseconds ?? Int64.max),
@@ -61,8 +65,9 @@ extension Store {
         try sqlite {
             let statement = try database.makeStatement(
                 """
-                SELECT \(Store.entryColumns) FROM Entries
-                WHERE Session = ?1 AND TimeStamp >= ?2 AND TimeStamp <= ?3 AND IsHeadingChanged = 1
+                SELECT \(Store.entryColumns) FROM EntryRows
+                WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?1) AND TimeStamp >= ?2 AND TimeStamp <= ?3
+                    AND IsHeadingChanged = 1
                 ORDER BY TimeStamp, Key
                 """)
             try statement.bind(sessionID, at: 1)
@@ -77,8 +82,8 @@ extension Store {
         try sqlite {
             let statement = try database.makeStatement(
                 """
-                SELECT \(Store.entryColumns) FROM Entries
-                WHERE Session = ?1 AND Marked = 0 AND IsHeadingChanged = 0
+                SELECT \(Store.entryColumns) FROM EntryRows
+                WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?1) AND Marked = 0 AND IsHeadingChanged = 0
                 ORDER BY TimeStamp DESC, Key DESC LIMIT 1
                 """)
             try statement.bind(sessionID, at: 1)

@@ -47,8 +47,8 @@ extension Store {
         return try sqlite {
             let statement = try database.makeStatement(
                 """
-                SELECT \(Store.entryColumns) FROM Entries
-                WHERE Session = ?1 AND \(marks ? Store.messageFilter : Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
+                SELECT \(Store.entryColumns) FROM EntryRows
+                WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?1) AND \(marks ? Store.messageFilter : Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
                 ORDER BY TimeStamp, Key LIMIT ?4
                 """)
             try statement.bind([
@@ -67,7 +67,7 @@ extension Store {
             Int(
                 try database.scalar(
                     """
-                    SELECT COUNT(*) FROM Entries WHERE Session = ?1 AND \(marks ? Store.messageFilter : Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
+                    SELECT COUNT(*) FROM EntryRows WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?1) AND \(marks ? Store.messageFilter : Store.trackPointFilter) AND (TimeStamp, Key) > (?2, ?3)
                     """, [.text(sessionID), .integer(after?.time ?? Int64.min), .integer(after?.key ?? Int64.min)])?
                     .int64 ?? 0)
         }
@@ -79,7 +79,7 @@ extension Store {
             func one(_ order: String) throws -> Entry? {
                 let s = try database.cachedStatement(
                     """
-                    SELECT \(Store.entryColumns) FROM Entries WHERE Session = ? AND \(Store.trackPointFilter) ORDER BY TimeStamp \(order), Key \(order) LIMIT 1
+                    SELECT \(Store.entryColumns) FROM EntryRows WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?) AND \(Store.trackPointFilter) ORDER BY TimeStamp \(order), Key \(order) LIMIT 1
                     """)
                 defer { s.reset() }
                 try s.bind(sessionID, at: 1)
@@ -131,7 +131,7 @@ extension Store {
     /// The entry with this row key.
     public func trackPoint(key: Int64) throws -> Entry? {
         return try sqlite {
-            let s = try database.cachedStatement("SELECT \(Store.entryColumns) FROM Entries WHERE Key = ?")
+            let s = try database.cachedStatement("SELECT \(Store.entryColumns) FROM EntryRows WHERE Key = ?")
             defer { s.reset() }
             try s.bind(key, at: 1)
             return try s.step() ? Store.readEntry(s) : nil

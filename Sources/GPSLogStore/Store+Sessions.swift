@@ -118,7 +118,7 @@ extension Store {
     public func finishSessionAtLastEntry(_ session: Session) throws -> Timestamp {
         try sqlite {
             let newest = try database.scalar(
-                "SELECT MAX(TimeStamp) FROM Entries WHERE Session = ?", [.text(session.id)])?.int64
+                "SELECT MAX(TimeStamp) FROM EntryRows WHERE SessionKey = ?", [.integer(session.key)])?.int64
             let end = max(session.start, newest.map { Timestamp(milliseconds: $0) } ?? session.start)
             try finishSession(id: session.id, end: end)
             return end

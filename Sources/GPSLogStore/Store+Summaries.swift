@@ -35,8 +35,8 @@ extension Store {
         return try sqlite {
             let s = try database.cachedStatement(
                 """
-                SELECT Latitude, Longitude FROM Entries
-                WHERE Session = ? AND Marked = 0 AND IsHeadingChanged = 0
+                SELECT Latitude, Longitude FROM EntryRows
+                WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?) AND Marked = 0 AND IsHeadingChanged = 0
                 ORDER BY TimeStamp, Key
                 """)
             defer { s.reset() }
@@ -88,8 +88,9 @@ extension Store {
             // A fresh statement, not the cache: the track's cursor may be open at the same time.
             let statement = try database.makeStatement(
                 """
-                SELECT \(Store.entryColumns) FROM Entries
-                WHERE Session = ?1 AND Marked = 1 AND TimeStamp >= ?2 AND TimeStamp <= ?3
+                SELECT \(Store.entryColumns) FROM EntryRows
+                WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?1) AND Marked = 1 AND TimeStamp >= ?2
+                    AND TimeStamp <= ?3
                 ORDER BY TimeStamp, Key
                 """)
             try statement.bind(sessionID, at: 1)

@@ -12,16 +12,39 @@ public struct UpgradeProgress: Sendable, Equatable {
 }
 
 extension Store {
-    /// The schema version that brought kept figures (SessionSummaries).
-    static let summariesVersion = 19
+    /// Runs the migration scripts, and what a database made before some of them needs besides.
+    ///
+    /// Moving the entries into compact rows (`020_compact_rows.sql`) copies every row: alone on the database it goes
+    /// through a rollback journal, as a large import does (the copied pages are written once, not to the WAL and
+    /// again by its checkpoint), and it ends with a VACUUM, which gives the space the old table took back to the
+    /// file system. A VACUUM that cannot run (another process reads the database, the disk is full) is left out: the
+    /// free pages are used again by later writes.
+    func migrateAndUpgrade(from version: Int, onUpgrade: ((UpgradeProgress) -> Void)?) throws {
+        let compacting = version > 0 && version < Migrations.compactRowsVersion
+        let rollbackJournal = compacting && enterRollbackJournal()
+        do {
+            try Migrations.migrate(database, onUpgrade: onUpgrade)
+        } catch {
+            if rollbackJournal { leaveRollbackJournal() }
+            throw error
+        }
+        if rollbackJournal { leaveRollbackJournal() }
+        try countSessions(from: version, onUpgrade: onUpgrade)
+        if compacting {
+            onUpgrade?(UpgradeProgress(step: "Compacting the file", done: 0, total: 1))
+            try? database.execute("VACUUM")
+            onUpgrade?(UpgradeProgress(step: "Compacting the file", done: 1, total: 1))
+        }
+    }
 
-    /// The work after the migration scripts that a database from before `version` needs: its sessions' figures,
-    /// counted once now rather than at the first `sessions` (which would take as long as it took before them).
-    func upgrade(from version: Int, onUpgrade: ((UpgradeProgress) -> Void)?) throws {
-        guard version > 0 && version < Store.summariesVersion else { return }
+    /// The figures of the sessions an upgrade left without (all of them, from before version 19; sessions the
+    /// compaction recovered for entries without one), counted once now rather than at the first `sessions` (which
+    /// would take as long as it took before they were kept).
+    func countSessions(from version: Int, onUpgrade: ((UpgradeProgress) -> Void)?) throws {
+        guard version > 0 && version < Migrations.latestVersion else { return }
         try sqlite {
             // About as many entries as the largest key: a total for the bar without reading every row.
-            let total = Int(try database.scalar("SELECT MAX(Key) FROM Entries")?.int64 ?? 0)
+            let total = Int(try database.scalar("SELECT MAX(Key) FROM EntryRows")?.int64 ?? 0)
             var done = 0
             for session in try sessions() where try keptSummary(sessionKey: session.key) == nil {
                 done += try summaryFigures(of: session).entryCount

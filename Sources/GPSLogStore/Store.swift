@@ -63,8 +63,7 @@ public final class Store {
         }
         if migrate {
             let version = try sqlite { try database.userVersion() }
-            try Migrations.migrate(database)
-            try upgrade(from: version, onUpgrade: onUpgrade)
+            try migrateAndUpgrade(from: version, onUpgrade: onUpgrade)
         }
     }
 

@@ -44,12 +44,12 @@ struct BulkWriteTests {
         "starts_segment_is_flag", "monitoring_known", "report_trigger_known", "in_regions_is_json_array", "poi_is_flag",
     ]
 
-    /// Every CHECK the migrated schema puts on Entries has its Swift twin, in SQLite's order (a new migration's CHECK
+    /// Every CHECK the migrated schema puts on EntryRows (behind the Entries view) has its Swift twin, in SQLite's order (a new migration's CHECK
     /// fails here until `brokenRule` knows it).
     @Test func everyCheckOfTheSchemaIsCheckedInSwift() throws {
         try withTemporaryStore { store, _ in
             let sql = try #require(
-                try store.database.scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'Entries'")?
+                try store.database.scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'EntryRows'")?
                     .string)
             let regex = try NSRegularExpression(pattern: #"CONSTRAINT\s+(\w+)\s+CHECK"#)
             let names = regex.matches(in: sql, range: NSRange(sql.startIndex..., in: sql)).map {

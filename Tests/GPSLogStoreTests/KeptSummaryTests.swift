@@ -20,7 +20,7 @@ struct KeptSummaryTests {
         throws -> KeptSummary
     {
         let kept = try store.keptSummary(sessionKey: session.key)
-        let recount = try store.recountSummary(sessionID: session.id)
+        let recount = try store.recountSummary(sessionKey: session.key)
         #expect(kept == recount, comment, sourceLocation: sourceLocation)
         return recount
     }
@@ -163,7 +163,7 @@ struct KeptSummaryTests {
                 #expect(throws: StoreError.self) { try store.appendInTransaction(bad, to: a.id) }
             }
             let after = try store.summary(of: a)
-            #expect(after.entryCount == (try store.recountSummary(sessionID: a.id)).entryCount)
+            #expect(after.entryCount == (try store.recountSummary(sessionKey: a.key)).entryCount)
             try expectKept(store, a)
             try store.deleteSession(id: a.id)
             #expect(try store.keptSummary(sessionKey: a.key) == nil)
@@ -206,27 +206,20 @@ struct KeptSummaryTests {
     @Test func anUpgradeCountsTheSessionsMadeBefore() throws {
         try withTemporaryDirectory { dir in
             let path = dir + "/old.sqlite"
-            do {
-                let db = try Database(path: path)
-                defer { db.close() }
-                try Migrations.migrate(db, upTo: 18)
-                try db.execute(
-                    """
-                    INSERT INTO Sessions (ID, StartTime, EndTime, Name)
-                    VALUES ('00000000-0000-4000-8000-000000000001', 1000, 5000000, 'Old');
-                    WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 249)
-                    INSERT INTO Entries (Session, Latitude, Longitude, TimeStamp, Speed, Marked, EntryID)
-                    SELECT '00000000-0000-4000-8000-000000000001', 52 + (i % 17) * 1e-3, 5 + (i % 13) * 1e-3,
-                           1000 + (i % 50) * 1000, i % 7, i % 11 = 0, printf('00000000-0000-7000-8000-%012d', i)
-                    FROM n;
+            try makeOldDatabase(
+                at: path, count: 250, columns: "Latitude, Longitude, TimeStamp, Speed, Marked, EntryID",
+                values: """
+                    52 + (i % 17) * 1e-3, 5 + (i % 13) * 1e-3, 1000 + (i % 50) * 1000, i % 7, i % 11 = 0,
+                    printf('00000000-0000-7000-8000-%012d', i)
                     """)
-            }
             var reports: [UpgradeProgress] = []
             let store = try Store(path: path) { reports.append($0) }
             defer { store.close() }
-            let s = try store.resolveSession("Old")
+            let s = try store.resolveSession("Old ride")
             #expect(try expectKept(store, s).entryCount == 250)
-            #expect(reports.last?.step == "Counting sessions" && reports.last?.done == 250)
+            #expect(reports.contains { $0.step == "Compacting entries" && $0.done == 250 && $0.total == 250 })
+            #expect(reports.contains { $0.step == "Counting sessions" && $0.done == 250 })
+            #expect(reports.last?.step == "Compacting the file" && reports.last?.done == 1)
         }
     }
 }

@@ -9,9 +9,10 @@ extension GPSLog {
         static let configuration = CommandConfiguration(
             abstract: "Count every session again and repair kept figures that differ; run SQLite's integrity_check.",
             discussion: """
-                `sessions` and `show` read figures kept as entries are written. Writes made outside gpslog (with \
-                sqlite3) can leave them wrong: this counts each session from its entries, writes the count where \
-                it differs, and says which. Exits with status 1 when SQLite finds the file damaged.
+                `sessions` and `show` read figures kept as entries are written (a write through the Entries view, \
+                with sqlite3, has its session counted again). Edits of SessionSummaries or EntryRows made outside \
+                gpslog can leave them wrong: this counts each session from its entries, writes the count where it \
+                differs, and says which. Exits with status 1 when SQLite finds the file damaged.
                 """)
 
         @OptionGroup var global: GlobalOptions

@@ -46,6 +46,7 @@ extension GPSLog {
         }
 
         func run() async throws {
+            try global.openStore().close()  // an older database is upgraded here, with its progress bar
             var plan = RecordingPlan(
                 databasePath: global.databasePath, naming: try sessions.naming(), mode: mode,
                 policy: monitoring.applied(to: sampling.policy(mode: mode)), splits: try sessions.rules(),

@@ -88,6 +88,10 @@ extension GPSLog {
             } else {
                 if let store { database = store }
                 try Store.prepareFile(at: database)
+                // Created, or an older database upgraded with its progress bar, before the receiver opens it.
+                var options = global
+                options.db = database
+                try options.openStore().close()
                 let file = database
                 receiver.openStore = { try Store(path: file) }
                 receiver.routes = try view.routes(database: file, token: try resolvedToken(), logger: logger)

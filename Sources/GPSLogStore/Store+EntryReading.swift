@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+
+extension Store {
+    /// A cursor over a session's entries in time order (ties in insertion order). It reads one row at a time, so
+    /// memory stays flat whatever the session's size.
+    /// - Parameters:
+    ///   - from: first time included, when given.
+    ///   - to: last time included, when given.
+    ///   - fields: every column, or only what a drawn track needs (see `EntryFields`).
+    public func entries(of sessionID: String, from: Timestamp? = nil, to: Timestamp? = nil, fields: EntryFields = .all)
+        throws -> EntryCursor
+    {
+        return try sqlite {
+            // A fresh statement, not the cache: two cursors may be open at once (merging sessions in an export).
+            let statement = try database.makeStatement(
+                """
+                SELECT \(fields == .all ? Store.entryColumns : Store.trackColumns) FROM EntryRows
+                WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?1) AND TimeStamp >= ?2 AND TimeStamp <= ?3
+                ORDER BY TimeStamp, Key
+                """)
+            try statement.bind(sessionID, at: 1)
+            try statement.bind(from?.milliseconds ?? Int64.min, at: 2)
+            try statement.bind(to?.milliseconds ?? Int64.max, at: 3)
+            let read: (Statement) -> Entry
+            switch fields {
+            case .all: read = { Store.readEntry($0) }
+            case .track: read = { Store.readTrackEntry($0) }
+            }
+            return EntryCursor(statement: statement, store: self, read: read)
+        }
+    }
+
+    /// The columns of `EntryFields.track`, in the order `readTrackEntry` reads them.
+    static let trackColumns = """
+        Key, Latitude, Longitude, Altitude, TimeStamp, Speed, Course, Marked, IsHeadingChanged, InstanceCount, \
+        Satellites, HDOP, VDOP, PDOP, FixMode, StartsSegment
+        """
+
+    static func readTrackEntry(_ s: Statement) -> Entry {
+        // Key, Latitude, Longitude, TimeStamp, Marked, IsHeadingChanged, InstanceCount and StartsSegment are NOT NULL.
+        var e = Entry(
+            key: s.requiredInt64(at: 0), id: "", latitude: s.requiredDouble(at: 1), longitude: s.requiredDouble(at: 2),
+            altitude: s.double(at: 3), time: Timestamp(milliseconds: s.requiredInt64(at: 4)), speed: s.double(at: 5),
+            course: s.double(at: 6), marked: s.requiredInt64(at: 7) == 1, instanceCount: Int(s.requiredInt64(at: 9)),
+            isHeadingChanged: s.requiredInt64(at: 8) == 1)
+        e.satellites = s.int(at: 10)
+        e.hdop = s.double(at: 11)
+        e.vdop = s.double(at: 12)
+        e.pdop = s.double(at: 13)
+        e.fixMode = s.int(at: 14).flatMap(FixMode.init(rawValue:))
+        e.startsSegment = s.requiredInt64(at: 15) == 1
+        return e
+    }
+
+    /// The entry with this EntryID (see `entryKey(id:)` for how it is found).
+    public func entry(id: String) throws -> Entry? {
+        return try sqlite {
+            guard let key = try entryKey(id: id) else { return nil }
+            let s = try database.cachedStatement("SELECT \(Store.entryColumns) FROM EntryRows WHERE Key = ?")
+            defer { s.reset() }
+            try s.bind(key, at: 1)
+            return try s.step() ? Store.readEntry(s) : nil
+        }
+    }
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+import GPSLogSQLite
+
+/// How `EntryRows.EntryID` holds an entry's id (see `Schema/020_compact_rows.sql`).
+///
+/// Most ids are version 7 UUIDs made from the entry's own time: their first 48 bits are its `TimeStamp` in
+/// milliseconds, so only the other 10 bytes are stored. Any other lower-case UUID is stored whole (16 bytes); any
+/// other text (an upper-case UUID written by hand, an id that is no UUID) as it is, so every id reads back as it was
+/// written.
+enum StoredEntryID: Equatable {
+    /// A UUID whose first 6 bytes are the entry's time: the other 10 are stored.
+    case afterTime(UUIDBytes)
+    /// Any other lower-case UUID: all 16 bytes.
+    case whole(UUIDBytes)
+    /// Text that is not a lower-case hyphenated UUID, as it is.
+    case text(String)
+
+    /// A UUID's 16 bytes, big-endian in two words (no heap allocation per row).
+    struct UUIDBytes: Equatable {
+        var high: UInt64
+        var low: UInt64
+
+        /// The first 48 bits: a version 7 UUID's time in milliseconds.
+        var time: Int64 { Int64(high >> 16) }
+
+        /// Calls `body` with the bytes from `offset` (0: all 16; 6: the 10 after the time).
+        func withBytes<T>(from offset: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+            var words = (high.bigEndian, low.bigEndian)
+            return try withUnsafeBytes(of: &words) { try body(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+        }
+    }
+
+    /// The stored form of `id` for an entry at `time` (milliseconds).
+    init(_ id: String, time: Int64) {
+        guard let bytes = StoredEntryID.uuidBytes(id) else {
+            self = .text(id)
+            return
+        }
+        self = bytes.time == time ? .afterTime(bytes) : .whole(bytes)
+    }
+
+    /// The 16 bytes of a lower-case hyphenated UUID (8-4-4-4-12 hexadecimal digits), or nil.
+    static func uuidBytes(_ id: String) -> UUIDBytes? {
+        var id = id
+        return id.withUTF8 { chars -> UUIDBytes? in
+            guard chars.count == 36 else { return nil }
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            var nibbles = 0
+            for i in 0..<36 {
+                let c = chars[i]
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    guard c == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                let v: UInt64
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt64(c &- UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): v = UInt64(c &- UInt8(ascii: "a") &+ 10)
+                default: return nil
+                }
+                if nibbles < 16 { high = high << 4 | v } else { low = low << 4 | v }
+                nibbles += 1
+            }
+            return UUIDBytes(high: high, low: low)
+        }
+    }
+
+    /// Binds the stored form.
+    func bind(to s: Statement, at index: Int32) throws {
+        switch self {
+        case .afterTime(let bytes): try bytes.withBytes(from: 6) { try s.bind(bytes: $0, at: index) }
+        case .whole(let bytes): try bytes.withBytes(from: 0) { try s.bind(bytes: $0, at: index) }
+        case .text(let text): try s.bind(text, at: index)
+        }
+    }
+
+    /// The stored form as a value (for queries).
+    var value: SQLiteValue {
+        switch self {
+        case .afterTime(let bytes): bytes.withBytes(from: 6) { .blob(Array($0)) }
+        case .whole(let bytes): bytes.withBytes(from: 0) { .blob(Array($0)) }
+        case .text(let text): .text(text)
+        }
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// The id text of a stored blob: 10 bytes after the time `time`, or 16 bytes (anything else, which the schema
+    /// does not allow, in plain hexadecimal).
+    static func text(blob: UnsafeRawBufferPointer, time: Int64) -> String {
+        guard blob.count == 10 || blob.count == 16 else {
+            return String(decoding: blob.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+        }
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var o = 0
+            var n = 0
+            func digit(_ nibble: UInt8) {
+                if n == 8 || n == 12 || n == 16 || n == 20 {
+                    out[o] = UInt8(ascii: "-")
+                    o += 1
+                }
+                out[o] = digits[Int(nibble)]
+                o += 1
+                n += 1
+            }
+            func put(_ byte: UInt8) {
+                digit(byte >> 4)
+                digit(byte & 15)
+            }
+            if blob.count == 10 {
+                for shift in stride(from: 40, through: 0, by: -8) { put(UInt8(truncatingIfNeeded: time >> shift)) }
+            }
+            for byte in blob { put(byte) }
+            return o
+        }
+    }
+}
