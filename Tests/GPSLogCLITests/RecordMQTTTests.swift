@@ -214,12 +214,14 @@ struct RecordMQTTTests {
             let url = "mqtt://127.0.0.1:\(broker.port)"
             let recorder = try BackgroundGPSLog(
                 [
-                    "record", "--source", "replay:sample?speed=4", "--geocode", "off", "--name", "Killed",
+                    // 1: the 146 s sample is still being recorded at the kill on a loaded machine (at 4 its 36 s
+                    // ran out first, and a recorder that ends normally leaves no last will).
+                    "record", "--source", "replay:sample?speed=1", "--geocode", "off", "--name", "Killed",
                     "--commit-every", "1s", "--send", url, "--device-id", "rob/pi", "--batch-size", "1",
                 ], database: db, folder: dir)
             let base = "owntracks/rob/pi"
             #expect(
-                await waitUntilAsync(timeout: 60) { subscriber.messages.filter { $0.topic == base }.count >= 20 },
+                await waitUntilAsync(timeout: 60) { subscriber.messages.filter { $0.topic == base }.count >= 10 },
                 "\(recorder.stderr)")
             // A POI from another shell goes as the apps send one: a user-triggered location with `poi`.
             let poi = try await runGPSLogAsync(["mark", "--poi", "delicious seafood"], database: db, folder: dir)
