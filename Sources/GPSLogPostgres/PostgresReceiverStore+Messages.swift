@@ -11,7 +11,7 @@ extension PostgresReceiverStore {
     // MARK: - Transitions
 
     public func storeReceivedTransition(_ t: ReceivedTransition, device: String) throws -> ReceivedOutcome {
-        let key = PostgresReceiverStore.ownTracksKey(device)
+        let key = Store.ownTracksKey(device)
         return try transaction(doing: "storing a transition") {
             let session = try receiverSession(key, name: device, start: t.time, mode: nil)
             let waypoint = try receivedWaypoint(device: key, regionID: t.regionID, created: t.regionCreated)
@@ -68,7 +68,7 @@ extension PostgresReceiverStore {
     public func storeReceivedWaypoints(_ waypoints: [ReceivedWaypoint], device: String, at now: Timestamp) throws
         -> WaypointOutcome
     {
-        let key = PostgresReceiverStore.ownTracksKey(device)
+        let key = Store.ownTracksKey(device)
         return try transaction(doing: "storing waypoints") {
             var outcome = WaypointOutcome()
             for w in waypoints {
@@ -131,7 +131,7 @@ extension PostgresReceiverStore {
 
     public func storeReceivedCard(_ card: DeviceCard, device: String, at now: Timestamp) throws -> Bool {
         var b = PostgresBindings()
-        b.append(PostgresReceiverStore.ownTracksKey(device))
+        b.append(Store.ownTracksKey(device))
         b.append(PostgresRows.text(card.name))
         b.append(card.face.map { ByteBuffer(bytes: $0) })
         b.append(PostgresRows.text(card.trackerID))
@@ -152,7 +152,7 @@ extension PostgresReceiverStore {
 
     public func storeLastWill(connected: Timestamp, device: String, at now: Timestamp) throws -> Bool {
         var b = PostgresBindings()
-        b.append(PostgresReceiverStore.ownTracksKey(device))
+        b.append(Store.ownTracksKey(device))
         b.append(now.milliseconds)
         b.append(connected.milliseconds)
         return try transaction(doing: "storing a last will") {

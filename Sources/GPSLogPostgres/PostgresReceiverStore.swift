@@ -149,11 +149,6 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
             WHERE id = $1::uuid
             """, b, doing: "widening the session of a device")
     }
-
-    /// The key of an OwnTracks device (`USER/DEVICE`) in `sessions.receiver` and the received tables.
-    static func ownTracksKey(_ device: String) -> String {
-        ("owntracks:" + device).truncated(to: TextLimit.deviceID + 64)
-    }
 }
 
 @available(*, unavailable)

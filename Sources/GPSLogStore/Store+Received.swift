@@ -31,8 +31,9 @@ public protocol ReceivedMessageStore: ReceivedLocationStore {
 }
 
 extension Store: ReceivedMessageStore {
-    /// The key of an OwnTracks device (`USER/DEVICE`) in `Sessions.Receiver` and the received tables.
-    static func ownTracksKey(_ device: String) -> String {
+    /// The key of an OwnTracks device (`USER/DEVICE`) in `Sessions.Receiver` and the received tables; every backend
+    /// (PostgreSQL's too) keys a device by it, so the same device has the same key in each.
+    public static func ownTracksKey(_ device: String) -> String {
         ("owntracks:" + device).truncated(to: TextLimit.deviceID + 64)
     }
 
