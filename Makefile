@@ -75,7 +75,7 @@ test: deps test-deps
 	.ci/module-graph --check
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory places PLACES_BUILD=true
-	$(SWIFT) test --skip-build
+	.ci/swift-test $(SWIFT) test --skip-build
 	@echo "make install into a temporary DESTDIR (debug build), laid out and checked (systemd-analyze verify):"
 	.ci/check-install
 	@echo "Smoke run of the benchmark harness (2,000 points, debug build):"

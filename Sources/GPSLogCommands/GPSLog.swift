@@ -25,7 +25,11 @@ public struct GPSLog: AsyncParsableCommand {
                 ]),
             CommandGroup(
                 name: "Sessions",
-                subcommands: [Sessions.self, Show.self, Visits.self, Events.self, Rename.self, Delete.self]),
+                subcommands: [
+                    Sessions.self, Show.self, Visits.self, Events.self, Rename.self, Delete.self, Split.self,
+                    Merge.self,
+                    Prune.self,
+                ]),
             CommandGroup(name: "Regions", subcommands: [Region.self]),
             CommandGroup(name: "Exchange", subcommands: [Export.self, Plot.self, Import.self, Convert.self]),
             CommandGroup(name: "Addresses", subcommands: [Geocode.self, Places.self]),

@@ -2,28 +2,31 @@
 import CMosquitto
 import Foundation
 
-/// One connection to an MQTT broker through libmosquitto: owns the `mosquitto *` (freed in `deinit`), runs
-/// libmosquitto's network thread (`mosquitto_loop_start`), and reports the broker's answers: the CONNACK, each
-/// PUBACK of a QoS 1 message by its id, and the messages of subscriptions.
+/// One connection to an MQTT broker through libmosquitto: owns the `mosquitto *` (freed in `deinit`), runs a network
+/// thread of ours (`MQTTClient+Loop.swift`), and reports the broker's answers: the CONNACK, each PUBACK of a QoS 1
+/// message by its id, and the messages of subscriptions.
 ///
-/// libmosquitto reconnects by itself after a connection is lost (with `reconnectDelay`), and resends QoS 1 messages
+/// The thread reconnects after a connection is lost (with `reconnectDelay`), and libmosquitto resends QoS 1 messages
 /// that were not acknowledged; `isConnected` says where it stands.
 public final class MQTTClient: @unchecked Sendable {
     // @unchecked: the handle is used as libmosquitto allows from any thread; the state below goes through `state`.
-    private let handle: OpaquePointer
-    private let state = NSCondition()
+    let handle: OpaquePointer
+    let state = NSCondition()
     private var connack: Int32?
-    private var connected = false
+    var connected = false
     /// Ids of published messages someone waits on, and those of them the broker confirmed. A PUBACK for an id no
     /// one waits on (a card, a batch given up on) is dropped: ids are 16-bit and come round again.
     private var waiting = Set<Int32>()
     private var acknowledged = Set<Int32>()
     private var loopRunning = false
-    /// The background loop of `connectInBackground` (our own thread, see `runLoop`), and its stop request.
+    /// The network thread (`runLoop`), and its stop request (`dropRequested`: stop without writing what is queued).
     private var ownLoop: Thread?
-    private var stopRequested = false
+    var stopRequested = false
+    var dropRequested = false
     private let loopEnded = DispatchSemaphore(value: 0)
-    private var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)
+    var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)
+    /// A pipe that wakes the network thread's poll when a message is queued (`wake`).
+    let wakePipe: (read: Int32, write: Int32)
     /// Where it connects, for messages.
     public private(set) var broker = ""
     /// Called on libmosquitto's thread for each message of a subscription: topic, payload, retained.
@@ -48,6 +51,18 @@ public final class MQTTClient: @unchecked Sendable {
                 message: String(cString: strerror(errno)))
         }
         handle = mosq
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            mosquitto_destroy(mosq)
+            throw MQTTError.library(
+                operation: "creating the wake-up pipe", code: Int32(MOSQ_ERR_ERRNO.rawValue),
+                message: String(cString: strerror(errno)))
+        }
+        wakePipe = (fds[0], fds[1])
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
         mosquitto_user_data_set(mosq, Unmanaged.passUnretained(self).toOpaque())
         mosquitto_connect_callback_set(mosq, Self.connectCallback)
         mosquitto_disconnect_callback_set(mosq, Self.disconnectCallback)
@@ -60,9 +75,12 @@ public final class MQTTClient: @unchecked Sendable {
         // Not forced: cancelling the network thread inside a Swift callback is undefined; the DISCONNECT wakes it.
         if loopRunning {
             mosquitto_disconnect(handle)
+            wake()
             stopLoop(force: false)
         }
         mosquitto_destroy(handle)
+        close(wakePipe.read)
+        close(wakePipe.write)
     }
 
     /// The user name and password sent at CONNECT (the password never leaves this call in any message).
@@ -97,9 +115,9 @@ public final class MQTTClient: @unchecked Sendable {
     /// - Throws: `MQTTError.refused` with the broker's reason, `.timedOut`, or the library's error.
     public func connect(host: String, port: Int, keepalive: Int32 = 60, timeout: Double = 10) throws {
         broker = "\(host):\(port)"
+        try MQTTError.check(mosquitto_threaded_set(handle, true), "marking the client as threaded")
         try MQTTError.check(mosquitto_connect(handle, host, Int32(port), keepalive), "connecting to \(broker)")
-        try MQTTError.check(mosquitto_loop_start(handle), "starting the network thread")
-        loopRunning = true
+        startLoop(connected: true)
         let deadline = Date().addingTimeInterval(timeout)
         state.lock()
         while connack == nil && state.wait(until: deadline) {}
@@ -124,44 +142,23 @@ public final class MQTTClient: @unchecked Sendable {
         try MQTTError.check(mosquitto_threaded_set(handle, true), "marking the client as threaded")
         // A broker away at the start is not an error here: the loop tries again.
         let first = mosquitto_connect_async(handle, host, Int32(port), keepalive)
-        let thread = Thread { [self] in runLoop(started: first == Int32(MOSQ_ERR_SUCCESS.rawValue)) }
+        startLoop(connected: first == Int32(MOSQ_ERR_SUCCESS.rawValue))
+    }
+
+    /// Starts the network thread.
+    private func startLoop(connected: Bool) {
+        let thread = Thread { [self] in
+            runLoop(started: connected)
+            loopEnded.signal()
+        }
         thread.name = "gpslog-mqtt"
         state.withLock {
             ownLoop = thread
             stopRequested = false
+            dropRequested = false
         }
         loopRunning = true
         thread.start()
-    }
-
-    /// The background network loop: `mosquitto_loop`, and after any failure a reconnect with backoff. Ours rather
-    /// than `mosquitto_loop_start`'s, because libmosquitto's gives up for good on errors it deems fatal (a TLS
-    /// handshake or protocol error, a name that does not resolve: eclipse/mosquitto#2825), which would leave a
-    /// recorder that runs for months never publishing again.
-    private func runLoop(started: Bool) {
-        // -1: connected (or connecting); 0: reconnect now; n > 0: reconnect after first * 2^(n-1) seconds.
-        var attempt = started ? -1 : 0
-        while !state.withLock({ stopRequested }) {
-            if attempt >= 0 {
-                let (first, maximum) = state.withLock { reconnectDelay }
-                let delay = min(Double(maximum), Double(first) * pow(2, Double(min(max(attempt - 1, 0), 16))))
-                // Waited in slices, so that a stop does not wait out the backoff.
-                let until = Date().addingTimeInterval(attempt == 0 ? 0 : delay)
-                while Date() < until && !state.withLock({ stopRequested }) { usleep(100_000) }
-                if state.withLock({ stopRequested }) { break }
-                if mosquitto_reconnect(handle) != Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                    attempt += 1
-                    continue
-                }
-                attempt = -1
-            }
-            let rc = mosquitto_loop(handle, 1000, 1)
-            if rc != Int32(MOSQ_ERR_SUCCESS.rawValue) && !state.withLock({ stopRequested }) {
-                state.withLock { connected = false }
-                attempt = 1
-            }
-        }
-        loopEnded.signal()
     }
 
     /// True while connected to the broker.
@@ -183,6 +180,7 @@ public final class MQTTClient: @unchecked Sendable {
                 mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain),
                 "publishing to \(topic)")
         }
+        wake()
         acknowledged.remove(mid)
         if track { waiting.insert(mid) }
         return mid
@@ -223,6 +221,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// Subscribes to a topic filter (`owntracks/#`); messages arrive through `onMessage`.
     public func subscribe(_ filter: String, qos: Int32 = 1) throws {
         try MQTTError.check(mosquitto_subscribe(handle, nil, filter, qos), "subscribing to \(filter)")
+        wake()
     }
 
     /// Ends the connection cleanly (no last will) and stops the network thread.
@@ -231,6 +230,7 @@ public final class MQTTClient: @unchecked Sendable {
         // Not connected from here: the disconnect callback then reports no loss for a DISCONNECT we asked for.
         state.withLock { connected = false }
         mosquitto_disconnect(handle)
+        wake()
         stopLoop(force: false)
         state.withLock { connected = false }
     }
@@ -242,18 +242,18 @@ public final class MQTTClient: @unchecked Sendable {
         stopLoop(force: true)
     }
 
-    /// Ends whichever network thread runs: ours (asked to stop, then waited for), or libmosquitto's.
+    /// Asks the network thread to stop (with `force`, without writing what is queued) and waits for it.
     private func stopLoop(force: Bool) {
         let own = state.withLock {
             stopRequested = true
+            dropRequested = force
             return ownLoop
         }
+        wake()
         if own != nil {
-            // `mosquitto_loop` returns within its 1 s timeout; the backoff waits in 0.1 s slices.
+            // The poll returns within its 1 s timeout, at once when woken; the backoff waits in 0.1 s slices.
             loopEnded.wait()
             state.withLock { ownLoop = nil }
-        } else {
-            mosquitto_loop_stop(handle, force)
         }
         loopRunning = false
     }

@@ -125,6 +125,14 @@ extension Store {
         }
     }
 
+    /// The device `serve` writes this session for ('overland:DEVICE', 'owntracks:USER/DEVICE'), or nil for a
+    /// recorded or imported session.
+    public func receiver(of session: Session) throws -> String? {
+        try sqlite {
+            try database.scalar("SELECT Receiver FROM Sessions WHERE Key = ?", [.integer(session.key)])?.string
+        }
+    }
+
     /// Renames a session.
     public func renameSession(id: String, to name: String) throws {
         try sqlite {

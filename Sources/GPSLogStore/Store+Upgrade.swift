@@ -22,6 +22,9 @@ extension Store {
     func migrateAndUpgrade(from version: Int, onUpgrade: ((UpgradeProgress) -> Void)?) throws {
         let compacting = version > 0 && version < Migrations.compactRowsVersion
         let rollbackJournal = compacting && enterRollbackJournal()
+        // Space freed by `delete`, `prune` and `merge` goes back to the file system (Store+Prune.swift): a new file
+        // has it from Store.init; an older one gets it at the compaction's VACUUM, or from `check --vacuum`.
+        if compacting { try sqlite { try database.execute("PRAGMA auto_vacuum = INCREMENTAL") } }
         do {
             try Migrations.migrate(database, onUpgrade: onUpgrade)
         } catch {

@@ -47,6 +47,11 @@ public final class Store {
             database = try Database(path: path)
             try database.setBusyTimeout(milliseconds: busyTimeout)
             try database.setForeignKeys(enabled: true)
+            // Space freed by `delete`, `prune` and `merge` goes back to the file system (Store+Prune.swift). Only an
+            // empty file can take it: the switch to WAL below writes the header.
+            if try database.scalar("PRAGMA page_count")?.int64 == 0 {
+                try database.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            }
             // WAL: a recorder keeps writing while `mark`, `export` or `sessions` read. NORMAL synchronous is durable
             // against a killed process (every commit is in the WAL file); only a power cut may lose the last commits
             // (see Store+WriteBudget.swift).

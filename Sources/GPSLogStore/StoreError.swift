@@ -23,6 +23,8 @@ public enum StoreError: LocalizedError, Equatable {
     case invalidSession(reason: String)
     /// A region's fields broke a constraint (its name in use, a radius not positive).
     case invalidRegion(name: String, reason: String)
+    /// A cleaning, split or merge of this session cannot be done as asked; nothing was changed.
+    case cannotChange(session: String, reason: String)
     /// SQLite could not read or write the database (disk full, a read-only file, I/O error); `reason` is SQLite's.
     case failed(path: String, reason: String)
 
@@ -71,6 +73,8 @@ public enum StoreError: LocalizedError, Equatable {
                 : reason.contains("Regions.RegionID")
                     ? "a region with its OwnTracks rid exists under another name" : reason
             return "the region '\(name)' was refused: \(words)"
+        case .cannotChange(let session, let reason):
+            return "'\(session.visible)': \(reason); nothing was changed."
         case .failed(let path, let reason):
             return
                 "the database \(path) could not be read or written: \(reason). Check free space and permissions, or run `sqlite3 \(path) 'PRAGMA integrity_check'`."

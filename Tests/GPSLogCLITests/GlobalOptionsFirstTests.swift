@@ -38,6 +38,9 @@ struct GlobalOptionsFirstTests {
             // What would go reads the cursors alone: no server is asked.
             try await expectOK(["sync", "postgres://gpslog@db.example/fleet", "--dry-run"], "Would send")
             try await expectOK(["record", "--name", "Fast", "--source", "replay:sample?speed=0"], "Recorded 'Fast'")
+            try await expectOK(["split", "Fast", "--at", "2018-08-20T09:49:00Z"], "Split 'Fast'")
+            try await expectOK(["merge", "Fast", "Fast (2)"], "Merged 'Fast (2)'")
+            try await expectOK(["prune", "--older-than", "100y", "--dry-run"], "Nothing was recorded before")
 
             // serve and upload: the database given first receives what is uploaded from it.
             let serveFolder = dir + "/serve"

@@ -72,6 +72,33 @@ struct MQTTClientTests {
         }
     }
 
+    /// A process with more than 1024 descriptors open (serve with many clients) gives the broker's socket a number
+    /// past FD_SETSIZE: libmosquitto's own loop (pselect on an fd_set) aborted the whole process there.
+    @Test func socketsNumberedPastFDSetSizeWork() throws {
+        let filler = (0..<1100).map { _ in open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        defer { filler.filter { $0 >= 0 }.forEach { close($0) } }
+        #expect(filler.allSatisfy { $0 >= 0 } && filler.max()! >= 1024)
+        try withTemporaryDirectory { dir in
+            let broker = try MosquittoBroker(folder: dir)
+            let client = try MQTTClient(clientID: "gpslog-many-fds")
+            let received = Received()
+            client.onMessage = { topic, payload, _ in received.add(topic, payload) }
+            try client.connect(host: "127.0.0.1", port: broker.port)
+            try client.subscribe("owntracks/#")
+            // Its own messages come back through the subscription once it is set up.
+            var acknowledged = true
+            let arrived = try waitUntil(timeout: 10) {
+                let mid = try client.publish(topic: "owntracks/rob/pi", payload: Data("{}".utf8), qos: 1)
+                acknowledged = acknowledged && client.waitForAcknowledgements([mid], timeout: 10)
+                return !received.messages.isEmpty
+            }
+            #expect(arrived && acknowledged)
+            #expect(received.messages.first?.topic == "owntracks/rob/pi")
+            client.disconnect()
+            #expect(!client.isConnected)
+        }
+    }
+
     @Test func aLostConnectionPublishesTheLastWill() throws {
         try withTemporaryDirectory { dir in
             let broker = try MosquittoBroker(folder: dir)

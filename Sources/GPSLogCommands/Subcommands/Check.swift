@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import Foundation
 import GPSLogModel
 import GPSLogStore
 
@@ -16,6 +17,11 @@ extension GPSLog {
                 """)
 
         @OptionGroup var global: GlobalOptions
+        @Flag(
+            help:
+                "Afterwards, rewrite the file whole (VACUUM) so that it takes no more space than its rows, and give space back by itself after later cleanings."
+        )
+        var vacuum = false
 
         func run() throws {
             let store = try global.openStore()
@@ -38,6 +44,22 @@ extension GPSLog {
             let problems = try store.integrityProblems()
             guard problems.isEmpty else { throw CommandError.damaged(path: store.path, problems: problems) }
             print("integrity_check: ok")
+            if vacuum {
+                let before = Self.size(store.path)
+                try store.vacuumIntoIncremental()
+                let after = Self.size(store.path)
+                print(
+                    String(
+                        format: "Vacuumed: %.1f MB, was %.1f MB; later cleanings give their space back by themselves.",
+                        Double(after) / 1_000_000, Double(before) / 1_000_000))
+            }
+        }
+
+        /// The file's size with its WAL.
+        static func size(_ path: String) -> Int64 {
+            [path, path + "-wal"].reduce(0) {
+                $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int64) ?? 0)
+            }
         }
     }
 }
