@@ -151,6 +151,21 @@ for n in $SIZES; do
     echo "$((n / 2))" > "$WORK/fixes-$c"
 done
 
+# A year of 1 Hz recording: 30M entries (the largest size's GPX imported as six sessions; with --smoke, six of its
+# 2,000 points), then `sessions` and `show` of one of them. Their time must not grow with the entries (issue 23:
+# within 50 ms at 30M). The database (3 GB at 30M) is made once and kept in the work folder.
+if [ -z "$ONLY" ] || awk -v r="$ONLY" 'BEGIN { exit !("a year" ~ r) }'; then
+    n=${SIZES##* }; gpx="$WORK/track-$n.gpx"; year="$WORK/year-$((n * 6)).sqlite"
+    if [ ! -s "$year" ]; then
+        for i in 1 2 3 4 5 6; do "$GPSLOG" import --db "$year" --name "part $i" "$gpx" >/dev/null; done
+    fi
+    label=$(awk -v n="$((n * 6))" 'BEGIN { if (n >= 1000000) printf "%gM", n / 1000000; else printf "%gk", n / 1000 }')
+    ONLY_SAVED="$ONLY"; ONLY=""
+    measure "sessions, $label entries (a year)" gpslog "$GPSLOG" sessions --db "$year"
+    measure "show, one of $label entries (a year)" gpslog "$GPSLOG" show --db "$year" "part 6"
+    ONLY="$ONLY_SAVED"
+fi
+
 # The table: per case, each tool with the ratio of its wall time (and RSS) to gpslog's.
 echo
 echo "gpslog benchmarks, $(date -u +%Y-%m-%d), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), best of $RUNS"
