@@ -63,7 +63,7 @@ struct GlobalOptionsFirstTests {
             let recordFolder = dir + "/record"
             try FileManager.default.createDirectory(atPath: recordFolder, withIntermediateDirectories: true)
             let recorder = try BackgroundGPSLog(
-                ["--db", db, "record", "--name", "Live", "--source", "replay:sample?speed=4"],
+                ["--db", db, "record", "--name", "Live", "--source", "replay:sample?speed=1"],
                 database: dir + "/unused.sqlite", folder: recordFolder)
             #expect(
                 try await waitUntilAsync(timeout: 20) {

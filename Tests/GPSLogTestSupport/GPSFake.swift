@@ -45,7 +45,7 @@ public final class GPSFake {
         process.environment = env
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        try process.runClosingFiles()
         return process
     }
 
@@ -120,7 +120,7 @@ public final class BackgroundGPSLog {
         process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
+        try process.runClosingFiles()
     }
 
     public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }

@@ -34,7 +34,7 @@ public final class MQTTSubscriber {
             ] + arguments
         process.standardOutput = FileHandle(forWritingAtPath: output)
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+        try process.runClosingFiles()
         guard waitUntil(timeout: 20, { broker.logText.contains("\(clientID) \(1) \(filter)") || !process.isRunning }),
             process.isRunning
         else { throw POSIXError(.ECONNREFUSED) }
@@ -78,7 +78,7 @@ public final class TCPRelay {
         p.arguments = ["TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork", "TCP:127.0.0.1:\(target)"]
         p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try p.run()
+        try p.runClosingFiles()
         process = p
         guard waitUntil(timeout: 10, { loopbackAccepts(port: port) }) else { throw POSIXError(.EADDRINUSE) }
     }
@@ -148,7 +148,7 @@ public struct TestCertificates {
         p.arguments = arguments
         p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try p.run()
+        try p.runClosingFiles()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else { throw POSIXError(.EINVAL) }
     }

@@ -47,7 +47,7 @@ public final class MosquittoBroker {
             p.arguments = ["-c", path]
             p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
             p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-            try p.run()
+            try p.runClosingFiles()
             if waitUntil(timeout: 10, { loopbackAccepts(port: candidate) || !p.isRunning }), p.isRunning {
                 port = candidate
                 process = p
@@ -79,7 +79,7 @@ public func runMosquittoClient(_ tool: String, _ arguments: [String]) throws -> 
     let pipe = Pipe()
     p.standardOutput = pipe
     p.standardError = pipe
-    try p.run()
+    try p.runClosingFiles()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     return (String(decoding: data, as: UTF8.self), p.terminationStatus)

@@ -29,7 +29,7 @@ public func runGPSLog(
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : inPipe
-    try process.run()
+    try process.runClosingFiles()
     if let input {
         inPipe.fileHandleForWriting.write(Data(input.utf8))
         try inPipe.fileHandleForWriting.close()

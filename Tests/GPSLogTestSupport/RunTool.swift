@@ -10,7 +10,7 @@ public func runTool(_ path: String, _ arguments: [String]) throws -> (output: St
     let out = Pipe()
     p.standardOutput = out
     p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    try p.run()
+    try p.runClosingFiles()
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
     return (String(decoding: data, as: UTF8.self), p.terminationStatus)

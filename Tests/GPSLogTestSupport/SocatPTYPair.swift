@@ -38,7 +38,7 @@ public final class SocatPTYPair {
         p.standardError = err
         p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         p.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try p.run()
+        try p.runClosingFiles()
         process = p
         let up = waitUntil(timeout: 10) { Self.isTerminal(device) && Self.isTerminal(feed) }
         guard up else { throw POSIXError(.ETIMEDOUT) }

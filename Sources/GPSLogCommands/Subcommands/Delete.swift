@@ -31,8 +31,8 @@ extension GPSLog {
         @Flag(
             help: "Only outliers: jumps faster than --max-speed and back, 0°, 0°, accuracy worse than --max-accuracy.")
         var outliers = false
-        @Option(help: "With --outliers: the fastest believable speed, km/h.")
-        var maxSpeed: Double = OutlierRules.defaultMaxSpeed * 3.6
+        @Option(help: "With --outliers: the fastest believable speed, km/h (default: 1000).")
+        var maxSpeed: Double?
         @Option(help: "With --outliers: points whose accuracy is worse than this many metres are outliers too.")
         var maxAccuracy: Double?
         @Flag(help: "Say what would be deleted; delete nothing.") var dryRun = false
@@ -44,14 +44,19 @@ extension GPSLog {
                     throw ValidationError("\(name) must be ISO 8601, e.g. 2026-05-01T08:00:00Z.")
                 }
             }
-            guard maxSpeed > 0 && maxSpeed.isFinite else { throw ValidationError("--max-speed must be positive.") }
+            if let maxSpeed, !(maxSpeed > 0 && maxSpeed.isFinite) {
+                throw ValidationError("--max-speed must be a positive number of km/h.")
+            }
             if let maxAccuracy, !(maxAccuracy > 0 && maxAccuracy.isFinite) {
                 throw ValidationError("--max-accuracy must be a positive number of metres.")
             }
-            if !outliers && (maxAccuracy != nil || maxSpeed != OutlierRules.defaultMaxSpeed * 3.6) {
+            if !outliers && (maxAccuracy != nil || maxSpeed != nil) {
                 throw ValidationError("--max-speed and --max-accuracy go with --outliers.")
             }
         }
+
+        /// --max-speed in km/h, or the default.
+        private var speedLimit: Double { maxSpeed ?? OutlierRules.defaultMaxSpeed * 3.6 }
 
         /// Whether only some entries go.
         private var selective: Bool { from != nil || to != nil || inside != nil || insideRegion != nil || outliers }
@@ -65,14 +70,14 @@ extension GPSLog {
             var selection = EntrySelection(
                 from: from.flatMap { Timestamp(iso8601: $0) }, to: to.flatMap { Timestamp(iso8601: $0) },
                 box: inside?.box,
-                outliers: outliers ? OutlierRules(maxSpeed: maxSpeed / 3.6, maxAccuracy: maxAccuracy) : nil)
+                outliers: outliers ? OutlierRules(maxSpeed: speedLimit / 3.6, maxAccuracy: maxAccuracy) : nil)
             if let insideRegion {
                 let (box, test) = try RegionArea.selection(named: insideRegion, store: store)
                 selection.inside = test
                 if selection.box == nil { selection.box = box }
             }
             let planned = try store.deleteEntries(of: found, selection, dryRun: true)
-            let what = CleaningText.describe(planned, maxSpeed: outliers ? maxSpeed : nil)
+            let what = CleaningText.describe(planned, maxSpeed: outliers ? speedLimit : nil)
             if dryRun || planned.entries + planned.events == 0 {
                 print(
                     planned.entries + planned.events == 0
@@ -83,7 +88,7 @@ extension GPSLog {
             guard try confirm("Delete \(what) from '\(found.name.visible)' (\(found.shortID))?") else { return }
             let done = try store.deleteEntries(of: found, selection)
             print(
-                "Deleted \(CleaningText.describe(done, maxSpeed: outliers ? maxSpeed : nil)) from '\(found.name.visible)'."
+                "Deleted \(CleaningText.describe(done, maxSpeed: outliers ? speedLimit : nil)) from '\(found.name.visible)'."
             )
             CleaningText.printSpace(try store.giveSpaceBack())
         }
