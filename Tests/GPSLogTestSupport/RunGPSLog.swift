@@ -51,14 +51,19 @@ public func runGPSLog(
 }
 
 /// Runs the built `gpslog` executable with `GPSLOG_DB` set to `database`, output to `outputPath` files
-/// (`.out`, `.err`), and returns its exit status and its own peak resident size in bytes (`ru_maxrss` from
-/// `wait4`). Measured in the child, the peak cannot include what other tests running in this process allocate.
+/// (`.out`, `.err`), and returns its exit status and its own peak resident size in bytes.
+///
+/// The peak is GNU time's (`/usr/bin/time -f %M`, which forks the command and reads `wait4`'s `ru_maxrss`), not this
+/// process's `wait4` of a child it spawned: posix_spawn shares this process's memory until the exec (vfork), and
+/// Linux then counts the larger of the two high-water marks as the child's, so a test process grown to 700 MB by the
+/// tests beside it made every child look 700 MB large. `time`'s own is a few megabytes.
 public func runGPSLogMeasuringMemory(_ arguments: [String], database: String, outputPath: String) throws -> (
     status: Int32, peakBytes: Int
 ) {
     var env = ProcessInfo.processInfo.environment.withoutConfigFiles
     env["GPSLOG_DB"] = database
-    let argv = [TestPaths.gpslogBinary] + arguments
+    let rssPath = outputPath + ".rss"
+    let argv = ["/usr/bin/time", "-f", "%M", "-o", rssPath, TestPaths.gpslogBinary] + arguments
     let envp = env.map { "\($0.key)=\($0.value)" }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -71,15 +76,20 @@ public func runGPSLogMeasuringMemory(_ arguments: [String], database: String, ou
     let cEnvp = cStrings(envp)
     defer { (cArgv + cEnvp).forEach { free($0) } }
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, TestPaths.gpslogBinary, &actions, nil, cArgv, cEnvp)
+    let rc = posix_spawn(&pid, "/usr/bin/time", &actions, nil, cArgv, cEnvp)
     guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
     var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 {
+    while waitpid(pid, &status, 0) < 0 {
         guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
+    // GNU time exits with the command's status (128 + the signal when one killed it).
     let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return (exit, usage.ru_maxrss * 1024)  // ru_maxrss is in KiB on Linux
+    // The last line is the figure ("Command exited with non-zero status N" comes before it), in KiB.
+    let text = (try? String(contentsOfFile: rssPath, encoding: .utf8)) ?? ""
+    guard let kib = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+        throw POSIXError(.EIO)
+    }
+    return (exit, kib * 1024)
 }
 
 extension [String: String] {
