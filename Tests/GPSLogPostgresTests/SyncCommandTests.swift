@@ -103,9 +103,7 @@ struct SyncCommandTests {
                 let session = try store.createSession(
                     name: "Long drive", start: Timestamp(milliseconds: 1_700_000_000_000))
                 var rng = SystemRandomNumberGenerator()
-                // Enough rows that the sync (tens of thousands a second) is still running when the first 5,000 are
-                // seen, however slowly the polls below come on a loaded machine (120,000 once finished first).
-                let count = 400_000
+                let count = 120_000
                 let entries = (0..<count).map { i -> Entry in
                     let time = Timestamp(milliseconds: 1_700_000_000_000 + Int64(i) * 1000)
                     return Entry(
@@ -119,6 +117,19 @@ struct SyncCommandTests {
                 #expect(
                     dry.stdout.hasPrefix("Would send \(count) entries of 1 session to postgres://"), "\(dry.stdout)")
 
+                // The kill must come while the sync runs, however slowly this loaded machine polls: the schema is
+                // made by a sync of another, empty file; then PostgreSQL itself slows every batch past the first
+                // 5,000 rows to a second (a statement trigger that sleeps), so the sync cannot finish first.
+                let empty = dir + "/empty.sqlite"
+                try Store(path: empty).close()
+                #expect(try runGPSLog(["sync", url], database: empty).status == 0)
+                _ = try cluster.psql(
+                    "gpslog",
+                    """
+                    CREATE FUNCTION slow_down() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN IF (SELECT count(*) FROM entries) >= 5000 THEN PERFORM pg_sleep(1); END IF; RETURN NULL; END $$;
+                    CREATE TRIGGER slow_down AFTER INSERT ON entries FOR EACH STATEMENT EXECUTE FUNCTION slow_down();
+                    """)
                 let killed = try BackgroundGPSLog(
                     ["sync", url, "--batch-size", "1000"], database: db, folder: dir + "/killed")
                 let partway = await waitUntilAsync(timeout: 120) {
@@ -129,6 +140,7 @@ struct SyncCommandTests {
                     partway && killed.process.isRunning, "sync ended before it could be killed: \(killed.stderr)")
                 kill(killed.process.processIdentifier, SIGKILL)
                 _ = await killed.exitStatus(timeout: 30)
+                _ = try cluster.psql("gpslog", "DROP TRIGGER slow_down ON entries; DROP FUNCTION slow_down();")
                 let stored = Int(try cluster.psql("gpslog", "SELECT count(*) FROM entries"))!
                 #expect(stored > 0 && stored < count, "\(stored) rows after the kill")
 
