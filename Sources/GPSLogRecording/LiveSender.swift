@@ -198,6 +198,10 @@ actor LiveSender {
 
     /// The last send, after the recording ended: what the server has not confirmed waits for `gpslog upload`.
     func finish() async -> SendingStatus {
+        // A send the loop began before the recording's last commit may still be under way; `send` would hand back
+        // its answer, which lacks the last points (the end of the track, or under --logging-mode latest the newest
+        // point): wait for it, then send again.
+        if let inFlight { _ = await inFlight.value }
         var status = await send()
         // A `set` ends a send early so that it applies to the next batch: the rest goes now.
         while settingsArrived && status.queued > 0 && status.lastError == nil { status = await send() }
