@@ -4,33 +4,38 @@ import GPSLogModel
 import GPSLogSQLite
 
 extension Store {
-    /// Every EntryRows column, in the order `readEntry` and `bindEntry` use (`SessionKey` where the Entries view has
-    /// `Session`).
+    /// Every Entries column as a SELECT on EntryRows reads it, in the order `readEntry` uses (`SessionKey` where the
+    /// Entries view has `Session`; the columns Extras holds taken out of it, see `EntryExtras`).
     static let entryColumns = """
         Key, SessionKey, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
-        Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
-        VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment, Monitoring, ReportTrigger, InRegions, Tag, IsPOI
+        Address, Marked, EntryID, InstanceCount, \(x("Heading")), IsHeadingChanged, \(x("HeadingTimeStamp")), \
+        \(x("Label")), Satellites, HDOP, VDOP, PDOP, FixMode, \(x("SpeedAccuracy")), \(x("CourseAccuracy")), \
+        \(x("Motion")), \(x("BatteryState")), \(x("BatteryLevel")), \(x("DeviceID")), \(x("Wifi")), \
+        \(x("StartsSegment")), \(x("Monitoring")), \(x("ReportTrigger")), \(x("InRegions")), \(x("Tag")), \(x("IsPOI"))
         """
 
-    /// The EntryRows columns an insert writes: the session's key, then 34 per row (parameters 2...35 for the first
-    /// row).
+    private static func x(_ name: String) -> String { EntryExtras.select(name) }
+
+    /// The EntryRows columns an insert writes: the session's key, then `valuesPerRow` per row (parameters
+    /// 2...20 for the first row).
     static let insertColumns = """
         SessionKey, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
-        Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
-        VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment, Monitoring, ReportTrigger, InRegions, Tag, IsPOI
+        Address, Marked, EntryID, InstanceCount, IsHeadingChanged, Satellites, HDOP, VDOP, PDOP, FixMode, Extras
         """
+
+    /// The values of one row in an insert (all its columns but the key and the session's).
+    static let valuesPerRow = 19
 
     /// Rows per multi-row INSERT. Each statement run costs SQLite a fixed overhead (opening the write on the
     /// B-trees, a statement savepoint) about as large as storing a row; 32 rows per statement pay it once for 32
-    /// (measured: a 1M-point GPX import 30 % faster). 32 x 34 + 1 = 1089 parameters, far under SQLite's limit.
+    /// (measured: a 1M-point GPX import 30 % faster). 32 x 19 + 1 = 609 parameters, far under SQLite's limit.
     static let rowsPerInsert = 32
 
-    /// An INSERT of `rows` rows of one session: ?1 is the session's key, row r's values are ?(2 + 34r) ... ?(35 + 34r).
+    /// An INSERT of `rows` rows of one session: ?1 is the session's key, row r's values are ?(2 + 19r) ... ?(20 + 19r).
     static func insertEntrySQL(rows: Int) -> String {
+        let n = valuesPerRow
         let values = (0..<rows).map { r in
-            "(?1, " + (0..<34).map { "?\(2 + r * 34 + $0)" }.joined(separator: ", ") + ")"
+            "(?1, " + (0..<n).map { "?\(2 + r * n + $0)" }.joined(separator: ", ") + ")"
         }
         return "INSERT INTO EntryRows (\(insertColumns)) VALUES " + values.joined(separator: ", ")
     }
@@ -227,7 +232,7 @@ extension Store {
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
     private func bindEntry(_ e: Entry, id: StoredEntryID, to s: Statement, row: Int) throws {
-        let o = Int32(row * 34)
+        let o = Int32(row * Store.valuesPerRow)
         try s.bind(e.latitude, at: 2 + o)
         try s.bind(e.longitude, at: 3 + o)
         try s.bind(e.altitude, at: 4 + o)
@@ -240,28 +245,13 @@ extension Store {
         try s.bind(e.marked, at: 11 + o)
         try id.bind(to: s, at: 12 + o)
         try s.bind(e.instanceCount, at: 13 + o)
-        try s.bind(e.heading, at: 14 + o)
-        try s.bind(e.isHeadingChanged, at: 15 + o)
-        try s.bind(e.headingTime?.milliseconds, at: 16 + o)
-        try s.bind(e.label, at: 17 + o)
-        try s.bind(e.satellites, at: 18 + o)
-        try s.bind(e.hdop, at: 19 + o)
-        try s.bind(e.vdop, at: 20 + o)
-        try s.bind(e.pdop, at: 21 + o)
-        try s.bind(e.fixMode?.rawValue, at: 22 + o)
-        try s.bind(e.speedAccuracy, at: 23 + o)
-        try s.bind(e.courseAccuracy, at: 24 + o)
-        try s.bind(e.motion.map(Store.encodeMotion), at: 25 + o)
-        try s.bind(e.batteryState?.rawValue, at: 26 + o)
-        try s.bind(e.batteryLevel, at: 27 + o)
-        try s.bind(e.deviceID, at: 28 + o)
-        try s.bind(e.wifi, at: 29 + o)
-        try s.bind(e.startsSegment, at: 30 + o)
-        try s.bind(e.monitoring?.rawValue, at: 31 + o)
-        try s.bind(e.trigger?.rawValue, at: 32 + o)
-        try s.bind(e.inRegions.map(Store.encodeMotion), at: 33 + o)
-        try s.bind(e.tag, at: 34 + o)
-        try s.bind(e.isPOI, at: 35 + o)
+        try s.bind(e.isHeadingChanged, at: 14 + o)
+        try s.bind(e.satellites, at: 15 + o)
+        try s.bind(e.hdop, at: 16 + o)
+        try s.bind(e.vdop, at: 17 + o)
+        try s.bind(e.pdop, at: 18 + o)
+        try s.bind(e.fixMode?.rawValue, at: 19 + o)
+        try s.bind(EntryExtras.json(of: e), at: 20 + o)
     }
 
     static func readEntry(_ s: Statement) -> Entry {
