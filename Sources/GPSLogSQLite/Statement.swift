@@ -42,6 +42,11 @@ public final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets the statement and keeps its parameters' values, for a caller that binds every one of them again.
+    public func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
     /// Binds a list of values to parameters 1...n.
     public func bind(_ values: [SQLiteValue]) throws {
         for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }

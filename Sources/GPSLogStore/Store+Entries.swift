@@ -65,7 +65,7 @@ extension Store {
             let rows = Rows(entries: entries, session: known ?? -1)
             let keys: [Int64]
             do {
-                let refused = checksInSwift ? try firstRefusedInSwift(entries, session: sessionID) : nil
+                let refused = checksInSwift ? try firstRefusedInSwift(rows, session: sessionID) : nil
                 if let taken = try firstTakenID(entries, stored: rows.ids),
                     taken < refused?.index ?? .max || (taken == refused?.index && refused?.rule == nil)
                 {
@@ -133,7 +133,8 @@ extension Store {
                         try bindEntry(entries[start + r], id: rows.ids[start + r], to: statement, row: r)
                     }
                     try statement.step()
-                    statement.reset()
+                    // Every parameter is bound again for the next rows: clearing them first would be wasted work.
+                    statement.resetKeepingBindings()
                 } catch let error as SQLiteError {
                     statement.reset()
                     if error.isConstraintViolation {

@@ -30,6 +30,12 @@ enum StoredEntryID: Equatable {
         }
     }
 
+    /// Whether the id is a lower-case hyphenated UUID (36 ASCII characters).
+    var isUUID: Bool {
+        if case .text = self { return false }
+        return true
+    }
+
     /// The stored form of `id` for an entry at `time` (milliseconds).
     init(_ id: String, time: Int64) {
         guard let bytes = StoredEntryID.uuidBytes(id) else {
