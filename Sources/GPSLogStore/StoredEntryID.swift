@@ -48,29 +48,31 @@ enum StoredEntryID: Equatable {
     /// The 16 bytes of a lower-case hyphenated UUID (8-4-4-4-12 hexadecimal digits), or nil.
     static func uuidBytes(_ id: String) -> UUIDBytes? {
         var id = id
-        return id.withUTF8 { chars -> UUIDBytes? in
-            guard chars.count == 36 else { return nil }
-            var high: UInt64 = 0
-            var low: UInt64 = 0
-            var nibbles = 0
-            for i in 0..<36 {
-                let c = chars[i]
-                if i == 8 || i == 13 || i == 18 || i == 23 {
-                    guard c == UInt8(ascii: "-") else { return nil }
-                    continue
-                }
-                let v: UInt64
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt64(c &- UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): v = UInt64(c &- UInt8(ascii: "a") &+ 10)
-                default: return nil
-                }
-                if nibbles < 16 { high = high << 4 | v } else { low = low << 4 | v }
-                nibbles += 1
+        return id.withUTF8 { c -> UUIDBytes? in
+            guard c.count == 36, c[8] == 0x2D, c[13] == 0x2D, c[18] == 0x2D, c[23] == 0x2D else { return nil }
+            // Branch-free digits (one run per entry of every import): 0-9 and a-f, anything else marks the id bad.
+            var bad = false
+            @inline(__always) func nibble(_ i: Int) -> UInt64 {
+                let ch = c[i]
+                let d = ch &- 0x30
+                let l = ch &- 0x61
+                bad = bad || (d > 9 && l > 5)
+                return UInt64(d <= 9 ? d : l &+ 10)
             }
-            return UUIDBytes(high: high, low: low)
+            @inline(__always) func word(_ positions: [Int]) -> UInt64 {
+                var w: UInt64 = 0
+                for i in positions { w = w << 4 | nibble(i) }
+                return w
+            }
+            let high = word(StoredEntryID.highDigits)
+            let low = word(StoredEntryID.lowDigits)
+            return bad ? nil : UUIDBytes(high: high, low: low)
         }
     }
+
+    /// Where the first 16 and the last 16 hexadecimal digits of a hyphenated UUID stand.
+    private static let highDigits = Array(0..<8) + Array(9..<13) + Array(14..<18)
+    private static let lowDigits = Array(19..<23) + Array(24..<36)
 
     /// Binds the stored form.
     func bind(to s: Statement, at index: Int32) throws {
