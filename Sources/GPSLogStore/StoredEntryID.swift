@@ -50,29 +50,36 @@ enum StoredEntryID: Equatable {
         var id = id
         return id.withUTF8 { c -> UUIDBytes? in
             guard c.count == 36, c[8] == 0x2D, c[13] == 0x2D, c[18] == 0x2D, c[23] == 0x2D else { return nil }
-            // Branch-free digits (one run per entry of every import): 0-9 and a-f, anything else marks the id bad.
-            var bad = false
-            @inline(__always) func nibble(_ i: Int) -> UInt64 {
-                let ch = c[i]
-                let d = ch &- 0x30
-                let l = ch &- 0x61
-                bad = bad || (d > 9 && l > 5)
-                return UInt64(d <= 9 ? d : l &+ 10)
+            // One run per entry of every import: a table look-up a digit, and one test for them all at the end.
+            return StoredEntryID.hexValues.withUnsafeBufferPointer { table in
+                var seen: UInt8 = 0
+                @inline(__always) func digits(_ range: Range<Int>, into word: inout UInt64) {
+                    for i in range {
+                        let v = table[Int(c[i])]
+                        seen |= v
+                        word = word << 4 | UInt64(v)
+                    }
+                }
+                var high: UInt64 = 0
+                var low: UInt64 = 0
+                digits(0..<8, into: &high)
+                digits(9..<13, into: &high)
+                digits(14..<18, into: &high)
+                digits(19..<23, into: &low)
+                digits(24..<36, into: &low)
+                return seen & 0x10 == 0 ? UUIDBytes(high: high, low: low) : nil
             }
-            @inline(__always) func word(_ positions: [Int]) -> UInt64 {
-                var w: UInt64 = 0
-                for i in positions { w = w << 4 | nibble(i) }
-                return w
-            }
-            let high = word(StoredEntryID.highDigits)
-            let low = word(StoredEntryID.lowDigits)
-            return bad ? nil : UUIDBytes(high: high, low: low)
         }
     }
 
-    /// Where the first 16 and the last 16 hexadecimal digits of a hyphenated UUID stand.
-    private static let highDigits = Array(0..<8) + Array(9..<13) + Array(14..<18)
-    private static let lowDigits = Array(19..<23) + Array(24..<36)
+    /// A byte's value as a lower-case hexadecimal digit; 0x10 for any other byte.
+    private static let hexValues: [UInt8] = (0..<256).map { b in
+        switch b {
+        case 0x30...0x39: UInt8(b - 0x30)
+        case 0x61...0x66: UInt8(b - 0x61 + 10)
+        default: 0x10
+        }
+    }
 
     /// Binds the stored form.
     func bind(to s: Statement, at index: Int32) throws {
