@@ -7,18 +7,22 @@
 --
 -- Why: SQLite writes one header byte per column in every row, NULLs included, and a row's 36 columns took 37 such
 -- bytes where a GPX track point fills about 7. Measured with dbstat on the generated 1M-point GPX imported (bytes per
--- point: table + the (SessionKey, TimeStamp) index): 83.1 + 18.3 = 101.5 before; the rare columns in Extras, 67.7 +
--- 18.3 = 86.0, against 87.4 for `ogr2ogr -f SQLite ... track_points`. Folding Marked and IsHeadingChanged into one flags
--- column too would save one byte more (85.0), but they are what queries filter on (marks, kept figures, cleaning),
--- and StartsSegment and IsPOI, rare, fit in Extras. A side table for the rare columns would keep their SQL types but
--- cost an index probe per row read and a second insert per row for serve's Overland and OwnTracks points, which have
--- several of them.
+-- point, the table + its (SessionKey, TimeStamp) index): 83.1 + 18.3 = 101.5 before, 67.7 + 18.3 = 86.2 now, against
+-- 87.4 for `ogr2ogr -f SQLite ... track_points`. Folding Marked and IsHeadingChanged into one flags column as well
+-- would save one byte more (85.1), but they are what queries filter on (marks, kept figures, cleaning); StartsSegment
+-- and IsPOI, rare, fit in Extras. A side table for the rare columns would keep their SQL types, but cost a join per
+-- row read and a second insert per row for serve's Overland and OwnTracks points, which have several of them. An
+-- Overland point with its battery state and level: 132 bytes a row before, 127 now.
 --
--- Extras holds each column under its own name; a flag only when it is 1. Motion and InRegions are nested arrays when
--- their text is compact JSON (what gpslog writes), else JSON strings of their text, so json_extract gives back the text
--- as written either way. Reals are written so that they read back exactly: the shortest digits by gpslog, 19
--- significant digits by this script's triggers (json_object would keep 15), 9e999 for an infinity. CHECK constraints
--- keep their names and SQLite's order (all table constraints now, in the order the columns had them).
+-- Extras' keys (short: they are in every row that has Extras):
+--   h Heading, ht HeadingTimeStamp, l Label, sa SpeedAccuracy, ca CourseAccuracy, m Motion, bs BatteryState,
+--   bl BatteryLevel, d DeviceID, w Wifi, ss StartsSegment, mo Monitoring, t ReportTrigger, r InRegions, tg Tag,
+--   poi IsPOI.
+-- A flag is there only when 1. Motion and InRegions are nested arrays when their text is compact JSON (what gpslog
+-- writes), else JSON strings of their text, so json_extract gives back the text as written either way. Reals are
+-- written so that they read back exactly: the shortest digits by gpslog, 19 significant digits by this script's
+-- triggers (json_object would keep 15), 9e999 for an infinity. The CHECK constraints keep their names and SQLite's
+-- order (all are table constraints now, in the order the columns had them).
 --
 -- The copy uses the SQL function gpslog_entry_extras(...), which gpslog registers on its connections (it writes
 -- Extras as the Store does, and counts the rows for the progress bar).
@@ -60,27 +64,27 @@ CREATE TABLE EntryRows21 (
     CONSTRAINT entry_id_is_uuid CHECK (
         (typeof(EntryID) = 'blob' AND length(EntryID) IN (10, 16)) OR (typeof(EntryID) = 'text' AND length(EntryID) = 36)),
     CONSTRAINT instance_count_positive CHECK (InstanceCount >= 1),
-    CONSTRAINT heading_in_range CHECK (json_extract(Extras, '$.Heading') >= 0 AND json_extract(Extras, '$.Heading') < 360),
+    CONSTRAINT heading_in_range CHECK (json_extract(Extras, '$.h') >= 0 AND json_extract(Extras, '$.h') < 360),
     CONSTRAINT heading_changed_is_flag CHECK (IsHeadingChanged IN (0, 1)),
-    CONSTRAINT label_only_on_marks CHECK (json_extract(Extras, '$.Label') IS NULL OR Marked = 1),
+    CONSTRAINT label_only_on_marks CHECK (json_extract(Extras, '$.l') IS NULL OR Marked = 1),
     CONSTRAINT satellites_not_negative CHECK (Satellites >= 0),
     CONSTRAINT hdop_not_negative CHECK (HDOP >= 0),
     CONSTRAINT vdop_not_negative CHECK (VDOP >= 0),
     CONSTRAINT pdop_not_negative CHECK (PDOP >= 0),
     CONSTRAINT fix_mode_known CHECK (FixMode IN (2, 3)),
-    CONSTRAINT speed_accuracy_not_negative CHECK (json_extract(Extras, '$.SpeedAccuracy') >= 0),
-    CONSTRAINT course_accuracy_not_negative CHECK (json_extract(Extras, '$.CourseAccuracy') >= 0),
-    CONSTRAINT motion_is_json_array CHECK (json_type(json_extract(Extras, '$.Motion')) = 'array'),
-    CONSTRAINT battery_state_known CHECK (json_extract(Extras, '$.BatteryState') IN ('unknown', 'charging', 'full', 'unplugged')),
-    CONSTRAINT battery_level_fraction CHECK (json_extract(Extras, '$.BatteryLevel') BETWEEN 0 AND 1),
-    CONSTRAINT starts_segment_is_flag CHECK (json_extract(Extras, '$.StartsSegment') IN (0, 1)),
-    CONSTRAINT monitoring_known CHECK (json_extract(Extras, '$.Monitoring') IN (-1, 0, 1, 2)),
-    CONSTRAINT report_trigger_known CHECK (json_extract(Extras, '$.ReportTrigger') IN ('p', 'c', 'C', 'b', 'r', 'u', 't', 'v')),
-    CONSTRAINT in_regions_is_json_array CHECK (json_type(json_extract(Extras, '$.InRegions')) = 'array'),
-    CONSTRAINT poi_is_flag CHECK (json_extract(Extras, '$.IsPOI') IN (0, 1)),
-    CONSTRAINT poi_only_on_marks CHECK (json_extract(Extras, '$.IsPOI') IS NULL OR json_extract(Extras, '$.IsPOI') = 0 OR Marked = 1),
+    CONSTRAINT speed_accuracy_not_negative CHECK (json_extract(Extras, '$.sa') >= 0),
+    CONSTRAINT course_accuracy_not_negative CHECK (json_extract(Extras, '$.ca') >= 0),
+    CONSTRAINT motion_is_json_array CHECK (json_type(json_extract(Extras, '$.m')) = 'array'),
+    CONSTRAINT battery_state_known CHECK (json_extract(Extras, '$.bs') IN ('unknown', 'charging', 'full', 'unplugged')),
+    CONSTRAINT battery_level_fraction CHECK (json_extract(Extras, '$.bl') BETWEEN 0 AND 1),
+    CONSTRAINT starts_segment_is_flag CHECK (json_extract(Extras, '$.ss') IN (0, 1)),
+    CONSTRAINT monitoring_known CHECK (json_extract(Extras, '$.mo') IN (-1, 0, 1, 2)),
+    CONSTRAINT report_trigger_known CHECK (json_extract(Extras, '$.t') IN ('p', 'c', 'C', 'b', 'r', 'u', 't', 'v')),
+    CONSTRAINT in_regions_is_json_array CHECK (json_type(json_extract(Extras, '$.r')) = 'array'),
+    CONSTRAINT poi_is_flag CHECK (json_extract(Extras, '$.poi') IN (0, 1)),
+    CONSTRAINT poi_only_on_marks CHECK (json_extract(Extras, '$.poi') IS NULL OR json_extract(Extras, '$.poi') = 0 OR Marked = 1),
     CONSTRAINT heading_change_has_heading
-        CHECK (IsHeadingChanged = 0 OR (json_extract(Extras, '$.Heading') IS NOT NULL AND json_extract(Extras, '$.HeadingTimeStamp') IS NOT NULL))
+        CHECK (IsHeadingChanged = 0 OR (json_extract(Extras, '$.h') IS NOT NULL AND json_extract(Extras, '$.ht') IS NOT NULL))
 ) STRICT;
 
 -- The rows were checked when they were written (the same rules); checking them again would only make this slower.
@@ -119,15 +123,15 @@ SELECT
         substr(CASE WHEN length(e.EntryID) = 10 THEN printf('%012X', e.TimeStamp) || hex(e.EntryID) ELSE hex(e.EntryID) END, 17, 4) || '-' ||
         substr(CASE WHEN length(e.EntryID) = 10 THEN printf('%012X', e.TimeStamp) || hex(e.EntryID) ELSE hex(e.EntryID) END, 21, 12))
     END AS EntryID,
-    e.InstanceCount, json_extract(e.Extras, '$.Heading') AS Heading, e.IsHeadingChanged,
-    json_extract(e.Extras, '$.HeadingTimeStamp') AS HeadingTimeStamp, json_extract(e.Extras, '$.Label') AS Label, e.Satellites, e.HDOP, e.VDOP,
-    e.PDOP, e.FixMode, json_extract(e.Extras, '$.SpeedAccuracy') AS SpeedAccuracy,
-    json_extract(e.Extras, '$.CourseAccuracy') AS CourseAccuracy, json_extract(e.Extras, '$.Motion') AS Motion,
-    json_extract(e.Extras, '$.BatteryState') AS BatteryState, json_extract(e.Extras, '$.BatteryLevel') AS BatteryLevel,
-    json_extract(e.Extras, '$.DeviceID') AS DeviceID, json_extract(e.Extras, '$.Wifi') AS Wifi,
-    COALESCE(json_extract(e.Extras, '$.StartsSegment'), 0) AS StartsSegment, json_extract(e.Extras, '$.Monitoring') AS Monitoring,
-    json_extract(e.Extras, '$.ReportTrigger') AS ReportTrigger, json_extract(e.Extras, '$.InRegions') AS InRegions,
-    json_extract(e.Extras, '$.Tag') AS Tag, COALESCE(json_extract(e.Extras, '$.IsPOI'), 0) AS IsPOI
+    e.InstanceCount, json_extract(e.Extras, '$.h') AS Heading, e.IsHeadingChanged,
+    json_extract(e.Extras, '$.ht') AS HeadingTimeStamp, json_extract(e.Extras, '$.l') AS Label, e.Satellites, e.HDOP, e.VDOP,
+    e.PDOP, e.FixMode, json_extract(e.Extras, '$.sa') AS SpeedAccuracy,
+    json_extract(e.Extras, '$.ca') AS CourseAccuracy, json_extract(e.Extras, '$.m') AS Motion,
+    json_extract(e.Extras, '$.bs') AS BatteryState, json_extract(e.Extras, '$.bl') AS BatteryLevel,
+    json_extract(e.Extras, '$.d') AS DeviceID, json_extract(e.Extras, '$.w') AS Wifi,
+    COALESCE(json_extract(e.Extras, '$.ss'), 0) AS StartsSegment, json_extract(e.Extras, '$.mo') AS Monitoring,
+    json_extract(e.Extras, '$.t') AS ReportTrigger, json_extract(e.Extras, '$.r') AS InRegions,
+    json_extract(e.Extras, '$.tg') AS Tag, COALESCE(json_extract(e.Extras, '$.poi'), 0) AS IsPOI
 FROM EntryRows e JOIN Sessions s ON s.Key = e.SessionKey;
 
 -- Writes through the view (sqlite3, a user's script) reach EntryRows, and make the session's kept figures unknown,
@@ -143,26 +147,26 @@ CREATE TRIGGER Entries_insert INSTEAD OF INSERT ON Entries BEGIN
         COALESCE(NEW.Marked, 0), NEW.EntryID, COALESCE(NEW.InstanceCount, 1), COALESCE(NEW.IsHeadingChanged, 0),
         NEW.Satellites, NEW.HDOP, NEW.VDOP, NEW.PDOP, NEW.FixMode,
         NULLIF(json_patch('{}', json_object(
-            'Heading', CASE WHEN NEW.Heading IS NULL THEN NULL WHEN abs(NEW.Heading) > 1.7976931348623157e308
+            'h', CASE WHEN NEW.Heading IS NULL THEN NULL WHEN abs(NEW.Heading) > 1.7976931348623157e308
                 THEN json(iif(NEW.Heading > 0, '9e999', '-9e999')) ELSE json(printf('%!.18e', NEW.Heading + 0.0)) END,
-            'HeadingTimeStamp', CAST(NEW.HeadingTimeStamp AS INTEGER),
-            'Label', CAST(NEW.Label AS TEXT),
-            'SpeedAccuracy', CASE WHEN NEW.SpeedAccuracy IS NULL THEN NULL WHEN abs(NEW.SpeedAccuracy) > 1.7976931348623157e308
+            'ht', CAST(NEW.HeadingTimeStamp AS INTEGER),
+            'l', CAST(NEW.Label AS TEXT),
+            'sa', CASE WHEN NEW.SpeedAccuracy IS NULL THEN NULL WHEN abs(NEW.SpeedAccuracy) > 1.7976931348623157e308
                 THEN json(iif(NEW.SpeedAccuracy > 0, '9e999', '-9e999')) ELSE json(printf('%!.18e', NEW.SpeedAccuracy + 0.0)) END,
-            'CourseAccuracy', CASE WHEN NEW.CourseAccuracy IS NULL THEN NULL WHEN abs(NEW.CourseAccuracy) > 1.7976931348623157e308
+            'ca', CASE WHEN NEW.CourseAccuracy IS NULL THEN NULL WHEN abs(NEW.CourseAccuracy) > 1.7976931348623157e308
                 THEN json(iif(NEW.CourseAccuracy > 0, '9e999', '-9e999')) ELSE json(printf('%!.18e', NEW.CourseAccuracy + 0.0)) END,
-            'Motion', iif(json(NEW.Motion) IS NEW.Motion, json(NEW.Motion), NEW.Motion),
-            'BatteryState', CAST(NEW.BatteryState AS TEXT),
-            'BatteryLevel', CASE WHEN NEW.BatteryLevel IS NULL THEN NULL WHEN abs(NEW.BatteryLevel) > 1.7976931348623157e308
+            'm', iif(json(NEW.Motion) IS NEW.Motion, json(NEW.Motion), NEW.Motion),
+            'bs', CAST(NEW.BatteryState AS TEXT),
+            'bl', CASE WHEN NEW.BatteryLevel IS NULL THEN NULL WHEN abs(NEW.BatteryLevel) > 1.7976931348623157e308
                 THEN json(iif(NEW.BatteryLevel > 0, '9e999', '-9e999')) ELSE json(printf('%!.18e', NEW.BatteryLevel + 0.0)) END,
-            'DeviceID', CAST(NEW.DeviceID AS TEXT),
-            'Wifi', CAST(NEW.Wifi AS TEXT),
-            'StartsSegment', NULLIF(NEW.StartsSegment, 0),
-            'Monitoring', CAST(NEW.Monitoring AS INTEGER),
-            'ReportTrigger', CAST(NEW.ReportTrigger AS TEXT),
-            'InRegions', iif(json(NEW.InRegions) IS NEW.InRegions, json(NEW.InRegions), NEW.InRegions),
-            'Tag', CAST(NEW.Tag AS TEXT),
-            'IsPOI', NULLIF(NEW.IsPOI, 0))), '{}'));
+            'd', CAST(NEW.DeviceID AS TEXT),
+            'w', CAST(NEW.Wifi AS TEXT),
+            'ss', NULLIF(NEW.StartsSegment, 0),
+            'mo', CAST(NEW.Monitoring AS INTEGER),
+            't', CAST(NEW.ReportTrigger AS TEXT),
+            'r', iif(json(NEW.InRegions) IS NEW.InRegions, json(NEW.InRegions), NEW.InRegions),
+            'tg', CAST(NEW.Tag AS TEXT),
+            'poi', NULLIF(NEW.IsPOI, 0))), '{}'));
     INSERT OR IGNORE INTO EntryDays (Day, SessionKey)
         VALUES (CAST(NEW.TimeStamp AS INTEGER) / 86400000, (SELECT Key FROM Sessions WHERE ID = NEW.Session));
     DELETE FROM SessionSummaries WHERE Session = (SELECT Key FROM Sessions WHERE ID = NEW.Session);
@@ -191,26 +195,26 @@ CREATE TRIGGER Entries_update INSTEAD OF UPDATE ON Entries BEGIN
                            AND NEW.ReportTrigger IS OLD.ReportTrigger AND NEW.InRegions IS OLD.InRegions
                            AND NEW.Tag IS OLD.Tag AND NEW.IsPOI IS OLD.IsPOI THEN Extras
                       ELSE NULLIF(json_patch('{}', json_object(
-                          'Heading', CASE WHEN NEW.Heading IS NULL THEN NULL WHEN abs(NEW.Heading) > 1.7976931348623157e308
+                          'h', CASE WHEN NEW.Heading IS NULL THEN NULL WHEN abs(NEW.Heading) > 1.7976931348623157e308
                               THEN json(iif(NEW.Heading > 0, '9e999', '-9e999')) ELSE json(printf('%!.18e', NEW.Heading + 0.0)) END,
-                          'HeadingTimeStamp', CAST(NEW.HeadingTimeStamp AS INTEGER),
-                          'Label', CAST(NEW.Label AS TEXT),
-                          'SpeedAccuracy', CASE WHEN NEW.SpeedAccuracy IS NULL THEN NULL WHEN abs(NEW.SpeedAccuracy) > 1.7976931348623157e308
+                          'ht', CAST(NEW.HeadingTimeStamp AS INTEGER),
+                          'l', CAST(NEW.Label AS TEXT),
+                          'sa', CASE WHEN NEW.SpeedAccuracy IS NULL THEN NULL WHEN abs(NEW.SpeedAccuracy) > 1.7976931348623157e308
                               THEN json(iif(NEW.SpeedAccuracy > 0, '9e999', '-9e999')) ELSE json(printf('%!.18e', NEW.SpeedAccuracy + 0.0)) END,
-                          'CourseAccuracy', CASE WHEN NEW.CourseAccuracy IS NULL THEN NULL WHEN abs(NEW.CourseAccuracy) > 1.7976931348623157e308
+                          'ca', CASE WHEN NEW.CourseAccuracy IS NULL THEN NULL WHEN abs(NEW.CourseAccuracy) > 1.7976931348623157e308
                               THEN json(iif(NEW.CourseAccuracy > 0, '9e999', '-9e999')) ELSE json(printf('%!.18e', NEW.CourseAccuracy + 0.0)) END,
-                          'Motion', iif(json(NEW.Motion) IS NEW.Motion, json(NEW.Motion), NEW.Motion),
-                          'BatteryState', CAST(NEW.BatteryState AS TEXT),
-                          'BatteryLevel', CASE WHEN NEW.BatteryLevel IS NULL THEN NULL WHEN abs(NEW.BatteryLevel) > 1.7976931348623157e308
+                          'm', iif(json(NEW.Motion) IS NEW.Motion, json(NEW.Motion), NEW.Motion),
+                          'bs', CAST(NEW.BatteryState AS TEXT),
+                          'bl', CASE WHEN NEW.BatteryLevel IS NULL THEN NULL WHEN abs(NEW.BatteryLevel) > 1.7976931348623157e308
                               THEN json(iif(NEW.BatteryLevel > 0, '9e999', '-9e999')) ELSE json(printf('%!.18e', NEW.BatteryLevel + 0.0)) END,
-                          'DeviceID', CAST(NEW.DeviceID AS TEXT),
-                          'Wifi', CAST(NEW.Wifi AS TEXT),
-                          'StartsSegment', NULLIF(NEW.StartsSegment, 0),
-                          'Monitoring', CAST(NEW.Monitoring AS INTEGER),
-                          'ReportTrigger', CAST(NEW.ReportTrigger AS TEXT),
-                          'InRegions', iif(json(NEW.InRegions) IS NEW.InRegions, json(NEW.InRegions), NEW.InRegions),
-                          'Tag', CAST(NEW.Tag AS TEXT),
-                          'IsPOI', NULLIF(NEW.IsPOI, 0))), '{}') END
+                          'd', CAST(NEW.DeviceID AS TEXT),
+                          'w', CAST(NEW.Wifi AS TEXT),
+                          'ss', NULLIF(NEW.StartsSegment, 0),
+                          'mo', CAST(NEW.Monitoring AS INTEGER),
+                          't', CAST(NEW.ReportTrigger AS TEXT),
+                          'r', iif(json(NEW.InRegions) IS NEW.InRegions, json(NEW.InRegions), NEW.InRegions),
+                          'tg', CAST(NEW.Tag AS TEXT),
+                          'poi', NULLIF(NEW.IsPOI, 0))), '{}') END
     WHERE Key = OLD.Key;
     INSERT OR IGNORE INTO EntryDays (Day, SessionKey)
         VALUES (CAST(NEW.TimeStamp AS INTEGER) / 86400000, (SELECT Key FROM Sessions WHERE ID = NEW.Session));
