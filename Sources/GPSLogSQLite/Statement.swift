@@ -145,6 +145,13 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// Calls `body` with the column's text as UTF-8 bytes (valid only during the call), without making a String;
+    /// nil when it is NULL.
+    public func withText<T>(at column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     /// Calls `body` with the column's bytes when it holds a BLOB (valid only during the call); nil otherwise.
     public func withBlob<T>(at column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
         guard sqlite3_column_type(handle, column) == SQLITE_BLOB else { return nil }

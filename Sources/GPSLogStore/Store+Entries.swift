@@ -4,17 +4,12 @@ import GPSLogModel
 import GPSLogSQLite
 
 extension Store {
-    /// Every Entries column as a SELECT on EntryRows reads it, in the order `readEntry` uses (`SessionKey` where the
-    /// Entries view has `Session`; the columns Extras holds taken out of it, see `EntryExtras`).
+    /// Every EntryRows column, in the order `readEntry` uses (`SessionKey` where the Entries view has `Session`; the
+    /// columns Extras holds are read out of it by `EntryExtras.read`).
     static let entryColumns = """
         Key, SessionKey, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
-        Address, Marked, EntryID, InstanceCount, \(x("Heading")), IsHeadingChanged, \(x("HeadingTimeStamp")), \
-        \(x("Label")), Satellites, HDOP, VDOP, PDOP, FixMode, \(x("SpeedAccuracy")), \(x("CourseAccuracy")), \
-        \(x("Motion")), \(x("BatteryState")), \(x("BatteryLevel")), \(x("DeviceID")), \(x("Wifi")), \
-        \(x("StartsSegment")), \(x("Monitoring")), \(x("ReportTrigger")), \(x("InRegions")), \(x("Tag")), \(x("IsPOI"))
+        Address, Marked, EntryID, InstanceCount, IsHeadingChanged, Satellites, HDOP, VDOP, PDOP, FixMode, Extras
         """
-
-    private static func x(_ name: String) -> String { EntryExtras.select(name) }
 
     /// The EntryRows columns an insert writes: the session's key, then `valuesPerRow` per row (parameters
     /// 2...20 for the first row).
@@ -256,26 +251,18 @@ extension Store {
     }
 
     static func readEntry(_ s: Statement) -> Entry {
-        Entry(
+        var e = Entry(
             // Key, Latitude, Longitude, TimeStamp, Marked, InstanceCount and IsHeadingChanged are NOT NULL.
             key: s.requiredInt64(at: 0), id: Store.entryID(s, at: 12, time: s.requiredInt64(at: 7)),
             latitude: s.requiredDouble(at: 2),
             longitude: s.requiredDouble(at: 3), altitude: s.double(at: 4), horizontalAccuracy: s.double(at: 5),
             verticalAccuracy: s.double(at: 6), time: Timestamp(milliseconds: s.requiredInt64(at: 7)),
             speed: s.double(at: 8), course: s.double(at: 9), address: s.string(at: 10),
-            marked: s.requiredInt64(at: 11) == 1, label: s.string(at: 17), instanceCount: Int(s.requiredInt64(at: 13)),
-            heading: s.double(at: 14), isHeadingChanged: s.requiredInt64(at: 15) == 1,
-            headingTime: s.int64(at: 16).map { Timestamp(milliseconds: $0) }, satellites: s.int(at: 18),
-            hdop: s.double(at: 19), vdop: s.double(at: 20), pdop: s.double(at: 21),
-            fixMode: s.int(at: 22).flatMap(FixMode.init(rawValue:)), speedAccuracy: s.double(at: 23),
-            courseAccuracy: s.double(at: 24), motion: s.string(at: 25).flatMap(Store.decodeMotion),
-            batteryState: s.string(at: 26).flatMap(BatteryState.init(rawValue:)), batteryLevel: s.double(at: 27),
-            deviceID: s.string(at: 28), wifi: s.string(at: 29),
-            startsSegment: s.requiredInt64(at: 30) == 1,
-            monitoring: s.int(at: 31).flatMap(MonitoringMode.init(rawValue:)),
-            trigger: s.string(at: 32).flatMap(ReportTrigger.init(rawValue:)),
-            inRegions: s.string(at: 33).flatMap(Store.decodeMotion), tag: s.string(at: 34),
-            isPOI: s.requiredInt64(at: 35) == 1)
+            marked: s.requiredInt64(at: 11) == 1, instanceCount: Int(s.requiredInt64(at: 13)),
+            isHeadingChanged: s.requiredInt64(at: 14) == 1, satellites: s.int(at: 15), hdop: s.double(at: 16),
+            vdop: s.double(at: 17), pdop: s.double(at: 18), fixMode: s.int(at: 19).flatMap(FixMode.init(rawValue:)))
+        _ = s.withText(at: 20) { EntryExtras.read($0, into: &e) }
+        return e
     }
 
     /// A list of strings as the JSON array text the Motion and InRegions columns hold.

@@ -104,7 +104,8 @@ struct LeanRowsTests {
             let user = try Database(path: path)
             defer { user.close() }
             let values: [SQLiteValue] = [
-                .real(123.45678901234567), .integer(1_700_000_000_123), .text("Say \"hi\""), .real(0.1 + 0.2),
+                .real(123.45678901234567), .integer(1_700_000_000_123), .text("Say \"hi\" \u{1} 🚲 \\ /"),
+                .real(0.1 + 0.2),
                 .real(.infinity), .text(#"[ "walking",  "running" ]"#), .text("full"), .real(0.53), .text("phone"),
                 .text("home"), .integer(1), .integer(-1), .text("u"), .text(#"["Home"]"#), .text("tag"), .integer(1),
             ]
@@ -117,6 +118,8 @@ struct LeanRowsTests {
                 \(placeholders))
                 """, values)
             #expect(try rows(user, Self.rareColumns) == [values])
+            // SQLite's escapes, read by the Store.
+            #expect(try store.entries(of: s.id).next()?.label == "Say \"hi\" \u{1} 🚲 \\ /")
             try user.execute("UPDATE Entries SET Address = 'Somewhere'")
             #expect(try rows(user, Self.rareColumns) == [values])
             try user.run("UPDATE Entries SET BatteryLevel = ?, Label = NULL", [.real(2.0 / 3)])
@@ -125,7 +128,8 @@ struct LeanRowsTests {
             changed[2] = .null
             #expect(try rows(user, Self.rareColumns) == [changed])
             let entry = try #require(try store.entries(of: s.id).next())
-            #expect(entry.heading == 123.45678901234567 && entry.batteryLevel == 2.0 / 3)
+            #expect(entry.heading == 123.45678901234567 && entry.batteryLevel == 2.0 / 3 && entry.label == nil)
+            #expect(entry.deviceID == "phone" && entry.monitoring == .quiet && entry.trigger == .user && entry.isPOI)
             #expect(entry.motion == ["walking", "running"] && entry.courseAccuracy == .infinity)
             #expect(entry.speedAccuracy == 0.1 + 0.2 && entry.headingTime?.milliseconds == 1_700_000_000_123)
             // The rules hold for writes through the view.
