@@ -3,8 +3,8 @@ import GPSLogModel
 import GPSLogSQLite
 
 /// `EntryRows.Extras`: the Entries columns that few rows use, as one JSON object under short keys (see
-/// `Schema/021_lean_rows.sql`), NULL when a row has none of them. Written here; read back by SQLite's `json_extract`
-/// (the Entries view, `Store.entryColumns`), so the Store reads exactly what sqlite3 users see.
+/// `Schema/021_lean_rows.sql`), NULL when a row has none of them. Written here; read back by `read` (the Store) and
+/// by SQLite's `json_extract` (the Entries view, and a track's segment starts).
 enum EntryExtras {
     /// The columns Extras holds, in the order they are written.
     static let columns = [
@@ -20,8 +20,8 @@ enum EntryExtras {
         "Monitoring": "mo", "ReportTrigger": "t", "InRegions": "r", "Tag": "tg", "IsPOI": "poi",
     ]
 
-    /// The column `name` as a SELECT reads it from EntryRows: NULL at once for a row without Extras (most rows), so
-    /// reading a track costs no JSON call.
+    /// The column `name` as a SELECT reads it from EntryRows (a track's segment starts): NULL at once for a row
+    /// without Extras (most rows), so reading a track costs no JSON call.
     static func select(_ name: String) -> String {
         "CASE WHEN Extras IS NOT NULL THEN json_extract(Extras, '$.\(keys[name]!)') END"
     }
