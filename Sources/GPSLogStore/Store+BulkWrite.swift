@@ -101,7 +101,7 @@ extension Store {
     /// The first Entries CHECK constraint (by its schema name, in SQLite's order) the entry would break, or nil.
     /// Mirrors the schema exactly, including SQL's view of a NaN: it is stored as NULL, and a CHECK on NULL passes.
     /// `idIsUUID`: the caller has read the id as a UUID already (`StoredEntryID`), so it has 36 characters.
-    public static func brokenRule(_ e: Entry, idIsUUID: Bool = false) -> String? {
+    public static func brokenRule(_ e: borrowing Entry, idIsUUID: Bool = false) -> String? {
         @inline(__always) func absent(_ v: Double?) -> Bool { v == nil || v!.isNaN }
         @inline(__always) func notNegative(_ v: Double?) -> Bool { absent(v) || v! >= 0 }
         @inline(__always) func angle(_ v: Double?) -> Bool { absent(v) || (v! >= 0 && v! < 360) }
@@ -153,8 +153,8 @@ extension Store {
             // own broken rule is what SQLite reports.
             return (0, Store.brokenRule(entries[0]))
         }
-        for (index, e) in entries.enumerated() {
-            if let rule = Store.brokenRule(e, idIsUUID: rows.ids[index].isUUID) { return (index, rule) }
+        for index in entries.indices {
+            if let rule = Store.brokenRule(entries[index], idIsUUID: rows.ids[index].isUUID) { return (index, rule) }
         }
         return nil
     }

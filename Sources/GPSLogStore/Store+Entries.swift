@@ -107,7 +107,10 @@ extension Store {
 
         init(entries: [Entry], session: Int64) {
             self.entries = entries
-            ids = entries.map { StoredEntryID($0.id, time: $0.time.milliseconds) }
+            // Through the buffer, by index: `map` would copy each Entry (retaining and releasing its strings).
+            ids = entries.withUnsafeBufferPointer { b in
+                (0..<b.count).map { StoredEntryID(b[$0].id, time: b[$0].time.milliseconds) }
+            }
             self.session = session
         }
     }
