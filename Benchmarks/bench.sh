@@ -86,6 +86,16 @@ for n in $SIZES; do
     measure "$c" gpslog "$GPSLOG" import --db "$OUT/db.sqlite" "$gpx"
     measure "$c" ogr2ogr ogr2ogr -f SQLite "$OUT/db.sqlite" "$gpx"
 
+    # The fair peer for points: ogr2ogr's track_points layer alone (the run above also builds the tracks layer),
+    # and the size of each database the last run left, in bytes per track point (the table after the timings).
+    c="GPX $label points import (track_points)"
+    measure "$c" gpslog "$GPSLOG" import --db "$OUT/gpslog.sqlite" "$gpx"
+    [ ! -s "$OUT/gpslog.sqlite" ] || printf '%s\t%s\t%s\t%s\n' "GPX $label points into a database" gpslog \
+        "$(stat -c %s "$OUT/gpslog.sqlite")" "$n" >>"$SIZE_RESULTS"
+    measure "$c" ogr2ogr ogr2ogr -f SQLite "$OUT/ogr.sqlite" "$gpx" track_points
+    [ ! -s "$OUT/ogr.sqlite" ] || printf '%s\t%s\t%s\t%s\n' "GPX $label points into a database" ogr2ogr \
+        "$(stat -c %s "$OUT/ogr.sqlite")" "$n" >>"$SIZE_RESULTS"
+
     # GeoJSON and CSV imports: the track as gpslog exports it (one LineString with coordTimes; CSV rows of every
     # column), and a FeatureCollection of N Points with Overland's properties. GDAL refuses a feature over 200 MB
     # unless told otherwise (OGR_GEOJSON_MAX_OBJ_SIZE=0); it reads the CSV's columns when named.
@@ -129,18 +139,6 @@ for n in $SIZES; do
     # process's, whatever the number of entries (issue 23; 10M and 30M in the main README's Performance).
     measure "sessions, $label entries" gpslog "$GPSLOG" sessions --db "$db"
     measure "show, $label-entry session" gpslog "$GPSLOG" show --db "$db" bench
-
-    # Bytes on disk per track point: the GPX imported into a fresh database, against ogr2ogr's track_points layer
-    # alone (the fair peer for points); the table after the timings.
-    if [ -z "$ONLY" ] || awk -v r="$ONLY" 'BEGIN { exit !("database size" ~ r) }'; then
-        rm -rf "$OUT" && mkdir -p "$OUT"
-        "$GPSLOG" import --db "$OUT/gpslog.sqlite" --name bench "$gpx" >/dev/null
-        ogr2ogr -f SQLite "$OUT/ogr.sqlite" "$gpx" track_points
-        for tool in gpslog ogr2ogr; do
-            f="$OUT/$( [ "$tool" = gpslog ] && echo gpslog || echo ogr ).sqlite"
-            printf '%s\t%s\t%s\t%s\n' "database of $label points" "$tool" "$(stat -c %s "$f")" "$n" >>"$SIZE_RESULTS"
-        done
-    fi
 
     c="NMEA $label -> GPX"
     measure "$c" gpslog "$GPSLOG" convert "$nmea" "$OUT/t.gpx"

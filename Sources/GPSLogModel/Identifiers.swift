@@ -61,24 +61,36 @@ public enum Identifier {
     }
 
     private static func format(high: UInt64, low: UInt64) -> String {
-        // Written straight into the string's storage: one allocation per id (ids are made for every stored fix).
+        // Written straight into the string's storage: one allocation per id (ids are made for every stored fix), two
+        // digits a byte from a table.
         String(unsafeUninitializedCapacity: 36) { out in
-            var j = 0
-            for i in 0..<16 {
-                let byte =
-                    i < 8
-                    ? UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(i)))
-                    : UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(i - 8)))
-                if i == 4 || i == 6 || i == 8 || i == 10 {
-                    out[j] = UInt8(ascii: "-")
-                    j += 1
+            hexPairs.withUnsafeBufferPointer { pairs in
+                @inline(__always) func put(_ word: UInt64, bytes: Range<Int>, at start: Int) {
+                    var j = start
+                    for i in bytes {
+                        let pair = pairs[Int(truncatingIfNeeded: word >> (56 - 8 * UInt64(i))) & 0xFF]
+                        out[j] = UInt8(truncatingIfNeeded: pair >> 8)
+                        out[j + 1] = UInt8(truncatingIfNeeded: pair)
+                        j += 2
+                    }
                 }
-                out[j] = digit(byte >> 4)
-                out[j + 1] = digit(byte & 0xF)
-                j += 2
+                put(high, bytes: 0..<4, at: 0)
+                out[8] = 0x2D
+                put(high, bytes: 4..<6, at: 9)
+                out[13] = 0x2D
+                put(high, bytes: 6..<8, at: 14)
+                out[18] = 0x2D
+                put(low, bytes: 0..<2, at: 19)
+                out[23] = 0x2D
+                put(low, bytes: 2..<8, at: 24)
             }
             return 36
         }
+    }
+
+    /// A byte's two lower-case hex digits, the first in the high byte.
+    private static let hexPairs: [UInt16] = (0..<256).map {
+        UInt16(digit(UInt8($0 >> 4))) << 8 | UInt16(digit(UInt8($0 & 15)))
     }
 
     /// True for a hyphenated UUID string of 36 characters.

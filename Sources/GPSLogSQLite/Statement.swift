@@ -42,6 +42,11 @@ public final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets the statement and keeps its parameters' values, for a caller that binds every one of them again.
+    public func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
     /// Binds a list of values to parameters 1...n.
     public func bind(_ values: [SQLiteValue]) throws {
         for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
@@ -138,6 +143,13 @@ public final class Statement {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// Calls `body` with the column's text as UTF-8 bytes (valid only during the call), without making a String;
+    /// nil when it is NULL.
+    public func withText<T>(at column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
     }
 
     /// Calls `body` with the column's bytes when it holds a BLOB (valid only during the call); nil otherwise.

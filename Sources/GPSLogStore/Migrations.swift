@@ -33,6 +33,10 @@ public enum Migrations {
     /// The version whose script moves the entries into compact rows (`020_compact_rows.sql`).
     static let compactRowsVersion = 20
 
+    /// The version whose script copies the entries into lean rows (`021_lean_rows.sql`): the last that copies every
+    /// entry.
+    static let leanRowsVersion = 21
+
     /// Brings the database up to `target` (default: the latest), one transaction per script.
     ///
     /// Each script runs inside BEGIN IMMEDIATE after re-reading `user_version`, so two processes opening a new
@@ -48,14 +52,21 @@ public enum Migrations {
         }
         for script in all where script.version > current && script.version <= target {
             do {
-                let copied = script.version == compactRowsVersion ? try registerEntryIDFunction(db, onUpgrade) : nil
+                let copied =
+                    switch script.version {
+                    case compactRowsVersion: try registerEntryIDFunction(db, onUpgrade)
+                    case leanRowsVersion: try registerExtrasFunction(db, onUpgrade)
+                    default: CopyCount?.none
+                    }
                 try db.transaction(.immediate) {
                     guard try db.userVersion() < script.version else { return }
                     try db.execute(script.sql)
                     try db.setUserVersion(script.version)
                 }
                 try db.execute("PRAGMA ignore_check_constraints = OFF")
-                if let copied { onUpgrade?(UpgradeProgress(step: copyStep, done: copied.rows, total: copied.rows)) }
+                if let copied {
+                    onUpgrade?(UpgradeProgress(step: copied.step, done: copied.rows, total: copied.rows))
+                }
             } catch let error as SQLiteError {
                 // A script may switch CHECKs off for a copy; they are on again, whatever happened.
                 try? db.execute("PRAGMA ignore_check_constraints = OFF")
@@ -68,23 +79,51 @@ public enum Migrations {
     /// What `onUpgrade` is told the copy into compact rows is doing.
     static let copyStep = "Compacting entries"
 
-    /// The rows the copy into compact rows has made.
+    /// What `onUpgrade` is told the copy into lean rows is doing.
+    static let leanCopyStep = "Moving rare columns"
+
+    /// The rows a copy of every entry has made, and its step's name.
     final class CopyCount {
         var rows = 0
+        let step: String
+        let total: Int
+        let onUpgrade: ((UpgradeProgress) -> Void)?
+
+        init(step: String, total: Int, onUpgrade: ((UpgradeProgress) -> Void)?) {
+            self.step = step
+            self.total = total
+            self.onUpgrade = onUpgrade
+        }
+
+        /// One more row; tells `onUpgrade` every 16,384 rows.
+        func count() {
+            rows += 1
+            if rows % 16_384 == 0 { onUpgrade?(UpgradeProgress(step: step, done: rows, total: max(total, rows))) }
+        }
     }
 
     /// `gpslog_entry_id(EntryID, TimeStamp)`: an id's stored form in EntryRows (`StoredEntryID`), for the copy in
     /// `020_compact_rows.sql`, which it counts for `onUpgrade` (out of about as many rows as the largest key).
     static func registerEntryIDFunction(_ db: Database, _ onUpgrade: ((UpgradeProgress) -> Void)?) throws -> CopyCount {
         let total = Int((try? db.scalar("SELECT MAX(Key) FROM Entries")?.int64) ?? 0)
-        let count = CopyCount()
+        let count = CopyCount(step: copyStep, total: total, onUpgrade: onUpgrade)
         try db.createFunction("gpslog_entry_id", arity: 2, deterministic: false) { arguments in
-            count.rows += 1
-            if count.rows % 16_384 == 0 {
-                onUpgrade?(UpgradeProgress(step: copyStep, done: count.rows, total: max(total, count.rows)))
-            }
+            count.count()
             guard case .text(let id) = arguments[0], let time = arguments[1].int64 else { return arguments[0] }
             return StoredEntryID(id, time: time).value
+        }
+        return count
+    }
+
+    /// `gpslog_entry_extras(Heading, ..., IsPOI)` (the 16 columns of `EntryExtras.columns`): a row's Extras as the
+    /// Store writes it, for the copy in `021_lean_rows.sql`, which it counts for `onUpgrade`.
+    static func registerExtrasFunction(_ db: Database, _ onUpgrade: ((UpgradeProgress) -> Void)?) throws -> CopyCount {
+        let total = Int((try? db.scalar("SELECT MAX(Key) FROM EntryRows")?.int64) ?? 0)
+        let count = CopyCount(step: leanCopyStep, total: total, onUpgrade: onUpgrade)
+        try db.createFunction("gpslog_entry_extras", arity: Int32(EntryExtras.columns.count), deterministic: false) {
+            arguments in
+            count.count()
+            return SQLiteValue(EntryExtras.json(ofColumns: arguments))
         }
         return count
     }

@@ -100,7 +100,8 @@ extension Store {
 
     /// The first Entries CHECK constraint (by its schema name, in SQLite's order) the entry would break, or nil.
     /// Mirrors the schema exactly, including SQL's view of a NaN: it is stored as NULL, and a CHECK on NULL passes.
-    public static func brokenRule(_ e: Entry) -> String? {
+    /// `idIsUUID`: the caller has read the id as a UUID already (`StoredEntryID`), so it has 36 characters.
+    public static func brokenRule(_ e: borrowing Entry, idIsUUID: Bool = false) -> String? {
         @inline(__always) func absent(_ v: Double?) -> Bool { v == nil || v!.isNaN }
         @inline(__always) func notNegative(_ v: Double?) -> Bool { absent(v) || v! >= 0 }
         @inline(__always) func angle(_ v: Double?) -> Bool { absent(v) || (v! >= 0 && v! < 360) }
@@ -112,7 +113,7 @@ extension Store {
         if !angle(e.course) { return "course_in_range" }
         // marked_is_flag, heading_changed_is_flag and starts_segment_is_flag hold for a Bool, monitoring_known and
         // report_trigger_known for their enums; the motion and region lists are always written as arrays.
-        if !hasSQLLength36(e.id) { return "entry_id_is_uuid" }
+        if !idIsUUID && !hasSQLLength36(e.id) { return "entry_id_is_uuid" }
         if e.instanceCount < 1 { return "instance_count_positive" }
         if !angle(e.heading) { return "heading_in_range" }
         if e.label != nil && !e.marked { return "label_only_on_marks" }
@@ -144,15 +145,16 @@ extension Store {
 
     /// Inside `bulkWrite`: the first entry whose insert SQLite's switched-off checks would have refused, with the
     /// rule it breaks (nil: its session does not exist, which the foreign key reports on the first row).
-    func firstRefusedInSwift(_ entries: [Entry], session sessionID: String) throws -> (index: Int, rule: String?)? {
+    func firstRefusedInSwift(_ rows: Rows, session sessionID: String) throws -> (index: Int, rule: String?)? {
+        let entries = rows.entries
         guard !entries.isEmpty else { return nil }
         if try session(id: sessionID) == nil {
             // A row's CHECKs run as it is inserted, the foreign key at the end of the statement: the first entry's
             // own broken rule is what SQLite reports.
             return (0, Store.brokenRule(entries[0]))
         }
-        for (index, e) in entries.enumerated() {
-            if let rule = Store.brokenRule(e) { return (index, rule) }
+        for index in entries.indices {
+            if let rule = Store.brokenRule(entries[index], idIsUUID: rows.ids[index].isUUID) { return (index, rule) }
         }
         return nil
     }

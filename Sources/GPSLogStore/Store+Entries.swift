@@ -4,33 +4,33 @@ import GPSLogModel
 import GPSLogSQLite
 
 extension Store {
-    /// Every EntryRows column, in the order `readEntry` and `bindEntry` use (`SessionKey` where the Entries view has
-    /// `Session`).
+    /// Every EntryRows column, in the order `readEntry` uses (`SessionKey` where the Entries view has `Session`; the
+    /// columns Extras holds are read out of it by `EntryExtras.read`).
     static let entryColumns = """
         Key, SessionKey, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
-        Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
-        VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment, Monitoring, ReportTrigger, InRegions, Tag, IsPOI
+        Address, Marked, EntryID, InstanceCount, IsHeadingChanged, Satellites, HDOP, VDOP, PDOP, FixMode, Extras
         """
 
-    /// The EntryRows columns an insert writes: the session's key, then 34 per row (parameters 2...35 for the first
-    /// row).
+    /// The EntryRows columns an insert writes: the session's key, then `valuesPerRow` per row (parameters
+    /// 2...20 for the first row).
     static let insertColumns = """
         SessionKey, Latitude, Longitude, Altitude, HorizontalAccuracy, VerticalAccuracy, TimeStamp, Speed, Course, \
-        Address, Marked, EntryID, InstanceCount, Heading, IsHeadingChanged, HeadingTimeStamp, Label, Satellites, HDOP, \
-        VDOP, PDOP, FixMode, SpeedAccuracy, CourseAccuracy, Motion, BatteryState, BatteryLevel, DeviceID, Wifi, \
-        StartsSegment, Monitoring, ReportTrigger, InRegions, Tag, IsPOI
+        Address, Marked, EntryID, InstanceCount, IsHeadingChanged, Satellites, HDOP, VDOP, PDOP, FixMode, Extras
         """
+
+    /// The values of one row in an insert (all its columns but the key and the session's).
+    static let valuesPerRow = 19
 
     /// Rows per multi-row INSERT. Each statement run costs SQLite a fixed overhead (opening the write on the
     /// B-trees, a statement savepoint) about as large as storing a row; 32 rows per statement pay it once for 32
-    /// (measured: a 1M-point GPX import 30 % faster). 32 x 34 + 1 = 1089 parameters, far under SQLite's limit.
+    /// (measured: a 1M-point GPX import 30 % faster). 32 x 19 + 1 = 609 parameters, far under SQLite's limit.
     static let rowsPerInsert = 32
 
-    /// An INSERT of `rows` rows of one session: ?1 is the session's key, row r's values are ?(2 + 34r) ... ?(35 + 34r).
+    /// An INSERT of `rows` rows of one session: ?1 is the session's key, row r's values are ?(2 + 19r) ... ?(20 + 19r).
     static func insertEntrySQL(rows: Int) -> String {
+        let n = valuesPerRow
         let values = (0..<rows).map { r in
-            "(?1, " + (0..<34).map { "?\(2 + r * 34 + $0)" }.joined(separator: ", ") + ")"
+            "(?1, " + (0..<n).map { "?\(2 + r * n + $0)" }.joined(separator: ", ") + ")"
         }
         return "INSERT INTO EntryRows (\(insertColumns)) VALUES " + values.joined(separator: ", ")
     }
@@ -60,7 +60,7 @@ extension Store {
             let rows = Rows(entries: entries, session: known ?? -1)
             let keys: [Int64]
             do {
-                let refused = checksInSwift ? try firstRefusedInSwift(entries, session: sessionID) : nil
+                let refused = checksInSwift ? try firstRefusedInSwift(rows, session: sessionID) : nil
                 if let taken = try firstTakenID(entries, stored: rows.ids),
                     taken < refused?.index ?? .max || (taken == refused?.index && refused?.rule == nil)
                 {
@@ -107,7 +107,10 @@ extension Store {
 
         init(entries: [Entry], session: Int64) {
             self.entries = entries
-            ids = entries.map { StoredEntryID($0.id, time: $0.time.milliseconds) }
+            // Through the buffer, by index: `map` would copy each Entry (retaining and releasing its strings).
+            ids = entries.withUnsafeBufferPointer { b in
+                (0..<b.count).map { StoredEntryID(b[$0].id, time: b[$0].time.milliseconds) }
+            }
             self.session = session
         }
     }
@@ -128,7 +131,8 @@ extension Store {
                         try bindEntry(entries[start + r], id: rows.ids[start + r], to: statement, row: r)
                     }
                     try statement.step()
-                    statement.reset()
+                    // Every parameter is bound again for the next rows: clearing them first would be wasted work.
+                    statement.resetKeepingBindings()
                 } catch let error as SQLiteError {
                     statement.reset()
                     if error.isConstraintViolation {
@@ -227,7 +231,7 @@ extension Store {
 
     /// Binds row `row` of an `insertEntrySQL` statement (all but the session, ?1).
     private func bindEntry(_ e: Entry, id: StoredEntryID, to s: Statement, row: Int) throws {
-        let o = Int32(row * 34)
+        let o = Int32(row * Store.valuesPerRow)
         try s.bind(e.latitude, at: 2 + o)
         try s.bind(e.longitude, at: 3 + o)
         try s.bind(e.altitude, at: 4 + o)
@@ -240,51 +244,28 @@ extension Store {
         try s.bind(e.marked, at: 11 + o)
         try id.bind(to: s, at: 12 + o)
         try s.bind(e.instanceCount, at: 13 + o)
-        try s.bind(e.heading, at: 14 + o)
-        try s.bind(e.isHeadingChanged, at: 15 + o)
-        try s.bind(e.headingTime?.milliseconds, at: 16 + o)
-        try s.bind(e.label, at: 17 + o)
-        try s.bind(e.satellites, at: 18 + o)
-        try s.bind(e.hdop, at: 19 + o)
-        try s.bind(e.vdop, at: 20 + o)
-        try s.bind(e.pdop, at: 21 + o)
-        try s.bind(e.fixMode?.rawValue, at: 22 + o)
-        try s.bind(e.speedAccuracy, at: 23 + o)
-        try s.bind(e.courseAccuracy, at: 24 + o)
-        try s.bind(e.motion.map(Store.encodeMotion), at: 25 + o)
-        try s.bind(e.batteryState?.rawValue, at: 26 + o)
-        try s.bind(e.batteryLevel, at: 27 + o)
-        try s.bind(e.deviceID, at: 28 + o)
-        try s.bind(e.wifi, at: 29 + o)
-        try s.bind(e.startsSegment, at: 30 + o)
-        try s.bind(e.monitoring?.rawValue, at: 31 + o)
-        try s.bind(e.trigger?.rawValue, at: 32 + o)
-        try s.bind(e.inRegions.map(Store.encodeMotion), at: 33 + o)
-        try s.bind(e.tag, at: 34 + o)
-        try s.bind(e.isPOI, at: 35 + o)
+        try s.bind(e.isHeadingChanged, at: 14 + o)
+        try s.bind(e.satellites, at: 15 + o)
+        try s.bind(e.hdop, at: 16 + o)
+        try s.bind(e.vdop, at: 17 + o)
+        try s.bind(e.pdop, at: 18 + o)
+        try s.bind(e.fixMode?.rawValue, at: 19 + o)
+        try s.bind(EntryExtras.json(of: e), at: 20 + o)
     }
 
     static func readEntry(_ s: Statement) -> Entry {
-        Entry(
+        var e = Entry(
             // Key, Latitude, Longitude, TimeStamp, Marked, InstanceCount and IsHeadingChanged are NOT NULL.
             key: s.requiredInt64(at: 0), id: Store.entryID(s, at: 12, time: s.requiredInt64(at: 7)),
             latitude: s.requiredDouble(at: 2),
             longitude: s.requiredDouble(at: 3), altitude: s.double(at: 4), horizontalAccuracy: s.double(at: 5),
             verticalAccuracy: s.double(at: 6), time: Timestamp(milliseconds: s.requiredInt64(at: 7)),
             speed: s.double(at: 8), course: s.double(at: 9), address: s.string(at: 10),
-            marked: s.requiredInt64(at: 11) == 1, label: s.string(at: 17), instanceCount: Int(s.requiredInt64(at: 13)),
-            heading: s.double(at: 14), isHeadingChanged: s.requiredInt64(at: 15) == 1,
-            headingTime: s.int64(at: 16).map { Timestamp(milliseconds: $0) }, satellites: s.int(at: 18),
-            hdop: s.double(at: 19), vdop: s.double(at: 20), pdop: s.double(at: 21),
-            fixMode: s.int(at: 22).flatMap(FixMode.init(rawValue:)), speedAccuracy: s.double(at: 23),
-            courseAccuracy: s.double(at: 24), motion: s.string(at: 25).flatMap(Store.decodeMotion),
-            batteryState: s.string(at: 26).flatMap(BatteryState.init(rawValue:)), batteryLevel: s.double(at: 27),
-            deviceID: s.string(at: 28), wifi: s.string(at: 29),
-            startsSegment: s.requiredInt64(at: 30) == 1,
-            monitoring: s.int(at: 31).flatMap(MonitoringMode.init(rawValue:)),
-            trigger: s.string(at: 32).flatMap(ReportTrigger.init(rawValue:)),
-            inRegions: s.string(at: 33).flatMap(Store.decodeMotion), tag: s.string(at: 34),
-            isPOI: s.requiredInt64(at: 35) == 1)
+            marked: s.requiredInt64(at: 11) == 1, instanceCount: Int(s.requiredInt64(at: 13)),
+            isHeadingChanged: s.requiredInt64(at: 14) == 1, satellites: s.int(at: 15), hdop: s.double(at: 16),
+            vdop: s.double(at: 17), pdop: s.double(at: 18), fixMode: s.int(at: 19).flatMap(FixMode.init(rawValue:)))
+        _ = s.withText(at: 20) { EntryExtras.read($0, into: &e) }
+        return e
     }
 
     /// A list of strings as the JSON array text the Motion and InRegions columns hold.

@@ -72,9 +72,9 @@ extension Store {
     func keepDays(of entries: [Entry], sessionKey: Int64) throws {
         var days: Set<Int64> = []
         var lastDay = Int64.min
-        for e in entries {
+        for i in entries.indices {
             // SQL's integer division (towards zero), as the lookup computes it.
-            let day = e.time.milliseconds / 86_400_000
+            let day = entries[i].time.milliseconds / 86_400_000
             if day != lastDay { days.insert(day) }
             lastDay = day
         }

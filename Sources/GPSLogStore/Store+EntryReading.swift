@@ -35,11 +35,12 @@ extension Store {
     /// The columns of `EntryFields.track`, in the order `readTrackEntry` reads them.
     static let trackColumns = """
         Key, Latitude, Longitude, Altitude, TimeStamp, Speed, Course, Marked, IsHeadingChanged, InstanceCount, \
-        Satellites, HDOP, VDOP, PDOP, FixMode, StartsSegment
+        Satellites, HDOP, VDOP, PDOP, FixMode, \(EntryExtras.select("StartsSegment"))
         """
 
     static func readTrackEntry(_ s: Statement) -> Entry {
-        // Key, Latitude, Longitude, TimeStamp, Marked, IsHeadingChanged, InstanceCount and StartsSegment are NOT NULL.
+        // Key, Latitude, Longitude, TimeStamp, Marked, IsHeadingChanged and InstanceCount are NOT NULL; StartsSegment
+        // is NULL (0) unless set.
         var e = Entry(
             key: s.requiredInt64(at: 0), id: "", latitude: s.requiredDouble(at: 1), longitude: s.requiredDouble(at: 2),
             altitude: s.double(at: 3), time: Timestamp(milliseconds: s.requiredInt64(at: 4)), speed: s.double(at: 5),

@@ -14,13 +14,14 @@ public struct UpgradeProgress: Sendable, Equatable {
 extension Store {
     /// Runs the migration scripts, and what a database made before some of them needs besides.
     ///
-    /// Moving the entries into compact rows (`020_compact_rows.sql`) copies every row: alone on the database it goes
+    /// Moving the entries into compact rows (`020_compact_rows.sql`), then into lean rows (`021_lean_rows.sql`), copies
+    /// every row: alone on the database it goes
     /// through a rollback journal, as a large import does (the copied pages are written once, not to the WAL and
     /// again by its checkpoint), and it ends with a VACUUM, which gives the space the old table took back to the
     /// file system. A VACUUM that cannot run (another process reads the database, the disk is full) is left out: the
     /// free pages are used again by later writes.
     func migrateAndUpgrade(from version: Int, onUpgrade: ((UpgradeProgress) -> Void)?) throws {
-        let compacting = version > 0 && version < Migrations.compactRowsVersion
+        let compacting = version > 0 && version < Migrations.leanRowsVersion
         let rollbackJournal = compacting && enterRollbackJournal()
         // Space freed by `delete`, `prune` and `merge` goes back to the file system (Store+Prune.swift): a new file
         // has it from Store.init; an older one gets it at the compaction's VACUUM, or from `check --vacuum`.

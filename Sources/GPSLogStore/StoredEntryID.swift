@@ -30,6 +30,12 @@ enum StoredEntryID: Equatable {
         }
     }
 
+    /// Whether the id is a lower-case hyphenated UUID (36 ASCII characters).
+    var isUUID: Bool {
+        if case .text = self { return false }
+        return true
+    }
+
     /// The stored form of `id` for an entry at `time` (milliseconds).
     init(_ id: String, time: Int64) {
         guard let bytes = StoredEntryID.uuidBytes(id) else {
@@ -42,27 +48,36 @@ enum StoredEntryID: Equatable {
     /// The 16 bytes of a lower-case hyphenated UUID (8-4-4-4-12 hexadecimal digits), or nil.
     static func uuidBytes(_ id: String) -> UUIDBytes? {
         var id = id
-        return id.withUTF8 { chars -> UUIDBytes? in
-            guard chars.count == 36 else { return nil }
-            var high: UInt64 = 0
-            var low: UInt64 = 0
-            var nibbles = 0
-            for i in 0..<36 {
-                let c = chars[i]
-                if i == 8 || i == 13 || i == 18 || i == 23 {
-                    guard c == UInt8(ascii: "-") else { return nil }
-                    continue
+        return id.withUTF8 { c -> UUIDBytes? in
+            guard c.count == 36, c[8] == 0x2D, c[13] == 0x2D, c[18] == 0x2D, c[23] == 0x2D else { return nil }
+            // One run per entry of every import: a table look-up a digit, and one test for them all at the end.
+            return StoredEntryID.hexValues.withUnsafeBufferPointer { table in
+                var seen: UInt8 = 0
+                @inline(__always) func digits(_ range: Range<Int>, into word: inout UInt64) {
+                    for i in range {
+                        let v = table[Int(c[i])]
+                        seen |= v
+                        word = word << 4 | UInt64(v)
+                    }
                 }
-                let v: UInt64
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt64(c &- UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): v = UInt64(c &- UInt8(ascii: "a") &+ 10)
-                default: return nil
-                }
-                if nibbles < 16 { high = high << 4 | v } else { low = low << 4 | v }
-                nibbles += 1
+                var high: UInt64 = 0
+                var low: UInt64 = 0
+                digits(0..<8, into: &high)
+                digits(9..<13, into: &high)
+                digits(14..<18, into: &high)
+                digits(19..<23, into: &low)
+                digits(24..<36, into: &low)
+                return seen & 0x10 == 0 ? UUIDBytes(high: high, low: low) : nil
             }
-            return UUIDBytes(high: high, low: low)
+        }
+    }
+
+    /// A byte's value as a lower-case hexadecimal digit; 0x10 for any other byte.
+    private static let hexValues: [UInt8] = (0..<256).map { b in
+        switch b {
+        case 0x30...0x39: UInt8(b - 0x30)
+        case 0x61...0x66: UInt8(b - 0x61 + 10)
+        default: 0x10
         }
     }
 
