@@ -26,6 +26,11 @@ enum EntryExtras {
         "CASE WHEN Extras IS NOT NULL THEN json_extract(Extras, '$.\(keys[name]!)') END"
     }
 
+    /// The SQL value of Extras with the flag `name` (StartsSegment, IsPOI) set, for an UPDATE of EntryRows.
+    static func settingFlag(_ name: String) -> String {
+        "json_set(COALESCE(Extras, '{}'), '$.\(keys[name]!)', 1)"
+    }
+
     /// An entry's Extras, or nil when it has none of those columns (a plain track point: no allocation).
     static func json(of e: Entry) -> String? {
         guard

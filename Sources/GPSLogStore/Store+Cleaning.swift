@@ -99,7 +99,8 @@ extension Store {
         var report = CleaningReport()
         let s = try database.cachedStatement(
             """
-            SELECT Key, TimeStamp, Latitude, Longitude, HorizontalAccuracy, Marked, IsHeadingChanged, StartsSegment
+            SELECT Key, TimeStamp, Latitude, Longitude, HorizontalAccuracy, Marked, IsHeadingChanged,
+                   \(EntryExtras.select("StartsSegment"))
             FROM EntryRows WHERE SessionKey = ?1 AND TimeStamp BETWEEN ?2 AND ?3 AND Latitude BETWEEN ?4 AND ?5
             AND (CASE WHEN ?6 <= ?7 THEN Longitude BETWEEN ?6 AND ?7 ELSE Longitude >= ?6 OR Longitude <= ?7 END)
             ORDER BY TimeStamp, Key
@@ -137,7 +138,7 @@ extension Store {
             let (latitude, longitude) = (s.requiredDouble(at: 2), s.requiredDouble(at: 3))
             let marked = s.requiredInt64(at: 5) == 1
             let heading = s.requiredInt64(at: 6) == 1
-            let startsSegment = s.requiredInt64(at: 7) == 1
+            let startsSegment = s.int64(at: 7) == 1
             if let inside = selection.inside, !inside(latitude, longitude) { continue }
             guard detector != nil else {
                 take(key, marked, heading, startsSegment, time)
@@ -170,7 +171,7 @@ extension Store {
         delete.reset()
         let start = try database.cachedStatement(
             """
-            UPDATE EntryRows SET StartsSegment = 1 WHERE Key = (
+            UPDATE EntryRows SET Extras = \(EntryExtras.settingFlag("StartsSegment")) WHERE Key = (
                 SELECT Key FROM EntryRows WHERE SessionKey = ?1 AND TimeStamp >= ?2 AND \(Store.trackPointFilter)
                 ORDER BY TimeStamp, Key LIMIT 1)
             """)

@@ -76,7 +76,10 @@ extension Store {
     /// Removes what `session` holds before `cut` and moves its start to its first remaining entry.
     private func trim(_ session: Session, before cut: Timestamp, firstKept: Int64?) throws {
         let segmentStart = try database.scalar(
-            "SELECT MAX(TimeStamp) FROM EntryRows WHERE SessionKey = ? AND TimeStamp < ? AND StartsSegment = 1",
+            """
+            SELECT MAX(TimeStamp) FROM EntryRows WHERE SessionKey = ? AND TimeStamp < ?
+            AND \(EntryExtras.select("StartsSegment")) = 1
+            """,
             [.integer(session.key), .integer(cut.milliseconds)])?.int64
         try database.run(
             "DELETE FROM EntryRows WHERE SessionKey = ? AND TimeStamp < ?",

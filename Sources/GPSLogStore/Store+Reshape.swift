@@ -105,7 +105,7 @@ extension Store {
             return try database.transaction(.immediate) {
                 try database.run(
                     """
-                    UPDATE EntryRows SET StartsSegment = 1 WHERE Key = (
+                    UPDATE EntryRows SET Extras = \(EntryExtras.settingFlag("StartsSegment")) WHERE Key = (
                         SELECT Key FROM EntryRows WHERE SessionKey = ? AND \(Store.trackPointFilter)
                         ORDER BY TimeStamp, Key LIMIT 1)
                     """, [.integer(other.key)])
