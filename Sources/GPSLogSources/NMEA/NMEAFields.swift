@@ -55,6 +55,12 @@ struct NMEAField {
         }
         guard anyDigit else { return nil }
         var value = Double(mantissa)
+        // Zeros after the point count even while the mantissa is still 0 ("0.000...0001"), so the scale has no bound
+        // of its own: the table's largest power at a time (a fuzzer found 0. and 23 zeros out of the table's range).
+        while scale > 22 {
+            value /= NMEAField.powersOfTen[22]
+            scale -= 22
+        }
         if scale > 0 { value /= NMEAField.powersOfTen[scale] }
         if dropped > 0 { value *= NMEAField.powersOfTen[min(dropped, 22)] }
         return negative ? -value : value
