@@ -197,8 +197,7 @@ extension Store {
     /// The session's visits (by arrival), pauses and transitions in the selection's time and area: (table, key).
     private func selectEvents(of session: Session, _ selection: EntrySelection) throws -> [(String, Int64)] {
         var found: [(String, Int64)] = []
-        for (table, time) in [("Visits", "ArrivalTime"), ("TrackingEvents", "TimeStamp"), ("Transitions", "TimeStamp")]
-        {
+        for (table, time) in Store.timedRecords {
             let s = try database.cachedStatement(
                 "SELECT Key, \(time), Latitude, Longitude FROM \(table) WHERE Session = ? ORDER BY \(time), Key")
             try s.bind(session.id, at: 1)

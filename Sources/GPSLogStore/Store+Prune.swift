@@ -84,11 +84,9 @@ extension Store {
         try database.run(
             "DELETE FROM EntryRows WHERE SessionKey = ? AND TimeStamp < ?",
             [.integer(session.key), .integer(cut.milliseconds)])
-        if let segmentStart { try deleteRows([], segmentStarts: [segmentStart], sessionKey: session.key) }
-        try forgetEmptyDays(sessionKey: session.key)
-        for (table, column) in [
-            ("Visits", "ArrivalTime"), ("TrackingEvents", "TimeStamp"), ("Transitions", "TimeStamp"),
-        ] {
+        // The rows are gone already: this hands a deleted segment start on and forgets the emptied days.
+        try deleteRows([], segmentStarts: segmentStart.map { [$0] } ?? [], sessionKey: session.key)
+        for (table, column) in Store.timedRecords {
             try database.run(
                 "DELETE FROM \(table) WHERE Session = ? AND \(column) < ?",
                 [.text(session.id), .integer(cut.milliseconds)])

@@ -6,8 +6,9 @@ import GPSLogSQLite
 /// them: visits, pauses and transitions by their time; upload cursors and sent records so that nothing is sent twice;
 /// the receiver (the device `serve` writes for) with the part that goes on.
 extension Store {
-    /// The tables of per-session records that follow their time when a session is split.
-    private static let timedRecords = [
+    /// The tables of per-session records with a time (table, time column): they follow it when a session is split,
+    /// and go with it when entries are cleaned or pruned.
+    static let timedRecords = [
         ("Visits", "ArrivalTime"), ("TrackingEvents", "TimeStamp"), ("Transitions", "TimeStamp"),
     ]
 
