@@ -20,8 +20,14 @@ public final class Database {
     /// How to open the file.
     public struct OpenMode: Sendable {
         let flags: Int32
+        var immutable = false
         public static let readWriteCreate = OpenMode(flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         public static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
+        /// Read-only, and no process can change the file while it is open (a read-only file system): SQLite takes
+        /// no locks and needs no `-shm`. It does not read a `-wal`: only for a file whose WAL is empty or gone.
+        ///
+        /// Related SQLite documentation: <https://www.sqlite.org/uri.html#uriimmutable>
+        public static let immutable = OpenMode(flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, immutable: true)
     }
 
     /// Process-wide settings, applied once before the first connection opens.
@@ -36,7 +42,11 @@ public final class Database {
         self.path = path
         var db: OpaquePointer?
         let flags = mode.flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let name =
+            mode.immutable
+            ? "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+            : path
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             // > Whether or not an error occurs when it is opened, resources associated with the database
             // > connection handle should be released by passing it to sqlite3_close() when it is no longer required.

@@ -1,3 +1,4 @@
+import CSQLite3
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 import GPSLogSQLite
@@ -74,6 +75,27 @@ extension Store {
             } catch let error as SQLiteError where error.isBusy && attempt < 10 {
                 // Another process wrote since the count began: count again.
             }
+        }
+    }
+
+    /// `integrityProblems()` on a connection of its own, read-only, for a file the Store could not open or read
+    /// (a damaged page stops a migration or a count before the check can say what is wrong); nil when even the
+    /// check cannot run.
+    public static func integrityProblems(ofFileAt path: String) -> [String]? {
+        guard let database = try? Database(path: path, mode: .readOnly) else { return nil }
+        defer { database.close() }
+        var lines: [String] = []
+        do {
+            let s = try database.makeStatement("PRAGMA integrity_check")
+            while try s.step() { lines.append(s.string(at: 0) ?? "") }
+            return lines.isEmpty ? nil : lines == ["ok"] ? [] : lines
+        } catch let error as SQLiteError where error.code == SQLITE_CORRUPT || error.code == SQLITE_NOTADB {
+            // What the check found before a page stopped it; nothing when the schema itself cannot be read.
+            return lines.isEmpty
+                ? ["the schema (sqlite_schema) cannot be read: \(error.message)"]
+                : lines + ["(the check stopped there: \(error.message))"]
+        } catch {
+            return nil
         }
     }
 

@@ -41,12 +41,37 @@ public final class Store {
         path: String, migrate: Bool = true, busyTimeout: Int32 = Store.busyTimeoutMilliseconds,
         onUpgrade: ((UpgradeProgress) -> Void)? = nil
     ) throws {
-        try Store.prepareFile(at: path)
+        // On a read-only file system (a card mounted read-only, a backup disk) nothing can write the file, so it is
+        // read without locks or `-shm`, neither of which can be had there.
+        let readOnlyMedium = Store.isOnReadOnlyFileSystem(path)
+        if !readOnlyMedium { try Store.prepareFile(at: path) }
         self.busyTimeout = busyTimeout
         do {
-            database = try Database(path: path)
+            database = try readOnlyMedium ? Store.openOnReadOnlyMedium(path) : Database(path: path)
             try database.setBusyTimeout(milliseconds: busyTimeout)
             try database.setForeignKeys(enabled: true)
+            // Before anything is written: a database that is not gpslog's is left exactly as it is.
+            try Store.refuseForeign(database, path: path)
+        } catch let error as SQLiteError where error.isBusy {
+            throw StoreError.busy(path: path, milliseconds: Int(busyTimeout))
+        } catch let error as SQLiteError {
+            throw StoreError.cannotOpen(path: path, reason: error.message)
+        }
+        if readOnlyMedium {
+            let version = try sqlite { try database.userVersion() }
+            if migrate && version < Migrations.latestVersion {
+                throw StoreError.cannotOpen(
+                    path: path,
+                    reason:
+                        "it is on a read-only file system and was written by an older gpslog, whose upgrade must write it. Copy it to a writable folder, or mount it read-write once"
+                )
+            }
+            if migrate && version > Migrations.latestVersion {
+                throw StoreError.schemaTooNew(path: path, found: version, supported: Migrations.latestVersion)
+            }
+            return
+        }
+        do {
             // Space freed by `delete`, `prune` and `merge` goes back to the file system (Store+Prune.swift). Only an
             // empty file can take it: the switch to WAL below writes the header.
             if try database.scalar("PRAGMA page_count")?.int64 == 0 {
@@ -70,6 +95,48 @@ public final class Store {
             let version = try sqlite { try database.userVersion() }
             try migrateAndUpgrade(from: version, onUpgrade: onUpgrade)
         }
+    }
+
+    /// True when `path` (or the folder it would be created in) is on a file system mounted read-only.
+    static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
+        var info = statvfs()
+        let folder = (path as NSString).deletingLastPathComponent
+        guard statvfs(path, &info) == 0 || statvfs(folder.isEmpty ? "." : folder, &info) == 0 else { return false }
+        return info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
+    /// The connection to a file on a read-only file system: immutable (no locks, no `-shm`) when its WAL is empty or
+    /// gone; else read-only through the `-shm` beside it, which SQLite needs to read the WAL there.
+    static func openOnReadOnlyMedium(_ path: String) throws -> Database {
+        var info = stat()
+        guard stat(path + "-wal", &info) == 0, info.st_size > 0 else {
+            return try Database(path: path, mode: .immutable)
+        }
+        let database = try Database(path: path, mode: .readOnly)
+        do {
+            _ = try database.scalar("SELECT COUNT(*) FROM sqlite_schema")
+        } catch let error as SQLiteError {
+            throw StoreError.cannotOpen(
+                path: path,
+                reason:
+                    "it is on a read-only file system and its last changes are still in \(path)-wal, which SQLite can read there only with its -shm file beside it (\(error.message)). Copy the database and its -wal to a writable folder and open the copy"
+            )
+        }
+        return database
+    }
+
+    /// Throws `StoreError.notGPSLog` for a database that has tables but no gpslog schema version: another program's
+    /// file (or GPS Log's, which `gpslog import` reads). gpslog writes its tables and `user_version` in one
+    /// transaction, so a file of its own never has the one without the other.
+    static func refuseForeign(_ database: Database, path: String) throws {
+        guard try database.userVersion() == 0 else { return }
+        var tables: [String] = []
+        let statement = try database.makeStatement(
+            "SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type = 'table' DESC, name")
+        while try statement.step() { tables.append(statement.string(at: 0) ?? "") }
+        guard !tables.isEmpty else { return }
+        let gpsLogApp = Set(tables).isSuperset(of: ["Sessions", "Entries"])
+        throw StoreError.notGPSLog(path: path, tables: tables, gpsLogApp: gpsLogApp)
     }
 
     /// `PRAGMA journal_mode = WAL`, retried for up to `busyTimeout` ms while another connection writes the

@@ -7,6 +7,8 @@ import GPSLogSQLite
 public enum StoreError: LocalizedError, Equatable {
     /// The database file cannot be created or opened.
     case cannotOpen(path: String, reason: String)
+    /// The file is another program's SQLite database (or GPS Log's); it was left as it was.
+    case notGPSLog(path: String, tables: [String], gpsLogApp: Bool)
     /// Another connection kept the database locked for longer than the busy timeout.
     case busy(path: String, milliseconds: Int)
     /// The file was written by a newer gpslog.
@@ -40,6 +42,15 @@ public enum StoreError: LocalizedError, Equatable {
         case .cannotOpen(let path, let reason):
             return
                 "cannot open the database \(path): \(reason). Check the path and its permissions, or choose another file with --db or GPSLOG_DB."
+        case .notGPSLog(let path, let tables, let gpsLogApp):
+            if gpsLogApp {
+                return
+                    "\(path) is a GPS Log database, not gpslog's; it was left unchanged. Copy its sessions into gpslog's database with `gpslog import \(path)`."
+            }
+            let shown = tables.prefix(5).map { "'\($0.visible)'" }.joined(separator: ", ")
+            let more = tables.count > 5 ? " and \(tables.count - 5) more" : ""
+            return
+                "\(path) is a SQLite database of another program (it has \(shown)\(more)), not gpslog's; it was left unchanged. Choose another file with --db or GPSLOG_DB."
         case .busy(let path, let milliseconds):
             let waited = milliseconds >= 1000 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
             return

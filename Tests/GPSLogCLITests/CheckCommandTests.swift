@@ -57,4 +57,48 @@ struct CheckCommandTests {
             #expect(damaged.stderr.contains(".recover"))
         }
     }
+
+    /// A page overwritten with garbage stops the count (or the open) with SQLite's bare "malformed": `check` says
+    /// what the integrity check found there instead.
+    @Test func aGarbledPageIsReportedInTheIntegrityChecksOwnWords() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            #expect(try runGPSLog(["import", "--sample", "--name", "Imported"], database: db).status == 0)
+            func pages(of table: String, _ type: String) throws -> [Int] {
+                try runTool(
+                    "/usr/bin/sqlite3",
+                    [db, "SELECT pageno FROM dbstat WHERE name = '\(table)' AND pagetype = '\(type)' ORDER BY pageno"]
+                ).output.split(separator: "\n").compactMap { Int($0) }
+            }
+            let entries = try pages(of: "EntryRows", "leaf")
+            let schema = try pages(of: "sqlite_schema", "leaf")
+            try #require(!entries.isEmpty && !schema.isEmpty, "dbstat: \(entries) \(schema)")
+            let copy = dir + "/schema-damaged.sqlite"
+            try FileManager.default.copyItem(atPath: db, toPath: copy)
+            /// Overwrites page `page` (numbered from 1) of `file` with garbage.
+            func garble(_ file: String, page: Int) throws {
+                let handle = try #require(FileHandle(forWritingAtPath: file))
+                try handle.seek(toOffset: UInt64((page - 1) * 4096))
+                try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+                try handle.close()
+            }
+            try garble(db, page: entries[entries.count / 2])
+            let damaged = try runGPSLog(["check"], database: db)
+            #expect(damaged.status == 1, "\(damaged.stdout)")
+            #expect(damaged.stderr.contains("is damaged (PRAGMA integrity_check):\n"), "\(damaged.stderr)")
+            #expect(
+                damaged.stderr.lowercased().contains("page \(entries[entries.count / 2])"),
+                "the check's own finding names the page: \(damaged.stderr)")
+            #expect(damaged.stderr.contains(".recover"))
+
+            // The schema damaged: the check cannot start, and says so instead of "check the path".
+            try garble(copy, page: schema[schema.count / 2])
+            let unreadable = try runGPSLog(["check"], database: copy)
+            #expect(unreadable.status == 1)
+            #expect(
+                unreadable.stderr.contains("is damaged") && unreadable.stderr.contains("schema"), "\(unreadable.stderr)"
+            )
+            #expect(unreadable.stderr.contains(".recover"))
+        }
+    }
 }

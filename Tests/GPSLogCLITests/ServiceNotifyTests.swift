@@ -15,7 +15,10 @@ struct ServiceNotifyTests {
                 ["record", "--name", "Service", "--source", "replay:sample?speed=1"], database: db, folder: dir,
                 environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "2000000"])
             // A 2 s watchdog: WATCHDOG=1 every half of it while the recorder runs. Watch for 4 s after READY.
-            var messages = await listener.receive(until: 20) { $0.contains { $0.text.contains("READY=1") } }
+            // The deadline bounds a failure, not the wait: a machine busy with the rest of the suite may take long to
+            // start the recorder, and `stop` must not be sent before it is ready.
+            var messages = await listener.receive(until: 180) { $0.contains { $0.text.contains("READY=1") } }
+            try #require(messages.contains { $0.text.contains("READY=1") }, "no READY=1: \(recorder.stderr)")
             messages += await listener.receive(until: 4) { _ in false }
             // The socket is read while `stop` runs: the kernel queues only a few datagrams (net.unix.max_dgram_qlen
             // is 10 here), and the recorder drops what does not fit rather than wait (MSG_DONTWAIT).
@@ -52,7 +55,7 @@ struct ServiceNotifyTests {
             let recorder = try BackgroundGPSLog(
                 ["record", "--name", "Abstract", "--source", "replay:sample?speed=4"], database: db, folder: dir,
                 environment: ["NOTIFY_SOCKET": name, "WATCHDOG_USEC": "500000", "WATCHDOG_PID": "1"])
-            let messages = await listener.receive(until: 20) { $0.contains { $0.text.contains("STATUS=fix ") } }
+            let messages = await listener.receive(until: 180) { $0.contains { $0.text.contains("STATUS=fix ") } }
             #expect(try await runGPSLogAsync(["stop"], database: db, folder: dir).status == 0)
             let exit = await recorder.exitStatus(timeout: 30)
             #expect(exit == 0, "exit \(exit.map(String.init) ?? "none within 30 s"): \(recorder.stderr)")
@@ -69,9 +72,14 @@ struct ServiceNotifyTests {
                 ["serve", "--listen", "127.0.0.1:0"], database: dir + "/gpslog.sqlite", folder: dir,
                 environment: ["NOTIFY_SOCKET": listener.path])
             defer { kill(server.process.processIdentifier, SIGTERM) }
-            let messages = await listener.receive(until: 20) { $0.contains { $0.text.contains("READY=1") } }.map(\.text)
+            // Until READY and its STATUS came, or serve ended: the deadline only bounds a failure.
+            let messages = await listener.receive(until: 180) {
+                !server.process.isRunning
+                    || ($0.contains { $0.text.contains("READY=1") } && $0.contains { $0.text.contains("STATUS=") })
+            }.map(\.text)
             #expect(messages.joined().contains("READY=1"), "\(server.stderr)")
             // The port it announces is the one it listens on (it was 0 on the command line).
+            _ = await waitUntilAsync(timeout: 60) { server.stdout.contains("Listening on") }
             let port = try #require(server.stdout.split(separator: ":").last?.split(separator: "/").first)
             #expect(messages.joined().contains("STATUS=listening on 127.0.0.1:\(port)"), "\(messages)")
         }

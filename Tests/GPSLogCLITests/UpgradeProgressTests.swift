@@ -23,9 +23,7 @@ struct UpgradeProgressTests {
             try makeOldDatabase(onTerminal, count: 40_000)
             try makeOldDatabase(onPipe, count: 40_000)
 
-            let terminal = try runTool(
-                "/usr/bin/script",
-                ["-q", "-e", "-c", "'\(TestPaths.gpslogBinary)' sessions --db '\(onTerminal)'", "/dev/null"])
+            let terminal = try runGPSLogOnTerminal(["sessions", "--db", onTerminal])
             #expect(terminal.status == 0, "\(terminal.output)")
             for step in ["Compacting entries [", "Counting sessions [", "Compacting the file ["] {
                 #expect(terminal.output.contains(step), "\(terminal.output)")

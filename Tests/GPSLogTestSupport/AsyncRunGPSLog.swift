@@ -18,9 +18,9 @@ public func runGPSLogAsync(
     return CommandResult(stdout: run.stdout, stderr: run.stderr, status: status ?? -1)
 }
 
-/// `waitUntil`, sleeping 20 ms between tries instead of blocking the thread.
+/// `waitUntil`, sleeping 20 ms between tries instead of blocking the thread (the deadline scaled the same way).
 public func waitUntilAsync(timeout: Double, _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = Date().addingTimeInterval(timeout * deadlineScale)
     while Date() < deadline {
         if try await condition() { return true }
         try? await Task.sleep(for: .milliseconds(20))

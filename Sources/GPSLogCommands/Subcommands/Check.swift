@@ -24,12 +24,19 @@ extension GPSLog {
         var vacuum = false
 
         func run() throws {
-            let store = try global.openStore()
+            let store: Store
+            do { store = try global.openStore() } catch { throw Self.damaged(global.databasePath) ?? error }
             defer { store.close() }
             let progress = ProgressBar(label: "Counting")
-            let check = try store.checkSummaries { done, total in
-                progress.total = total
-                progress.advance(to: done)
+            let check: SummaryCheck
+            do {
+                check = try store.checkSummaries { done, total in
+                    progress.total = total
+                    progress.advance(to: done)
+                }
+            } catch {
+                progress.finish()
+                throw Self.damaged(store.path) ?? error
             }
             progress.finish()
             for repair in check.repairs {
@@ -53,6 +60,13 @@ extension GPSLog {
                         format: "Vacuumed: %.1f MB, was %.1f MB; later cleanings give their space back by themselves.",
                         Double(after) / 1_000_000, Double(before) / 1_000_000))
             }
+        }
+
+        /// What SQLite's integrity check finds wrong with the file, when it finds anything: a damaged page fails the
+        /// open or the count with SQLite's bare "malformed", and the check says where.
+        static func damaged(_ path: String) -> CommandError? {
+            guard let problems = Store.integrityProblems(ofFileAt: path), !problems.isEmpty else { return nil }
+            return .damaged(path: path, problems: problems)
         }
 
         /// The file's size with its WAL.

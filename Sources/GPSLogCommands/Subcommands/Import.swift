@@ -53,6 +53,24 @@ extension GPSLog {
                 "Trip mode of the new sessions.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
         var mode: String?
 
+        /// The database (or its `-wal`, `-shm`) named as a file to import: reading it would open and close it outside
+        /// SQLite, which drops this process's SQLite locks on it and lets another process delete the WAL under a
+        /// running recorder or serve.
+        func refuseTheDatabaseItself() throws {
+            func identity(_ path: String) -> (UInt64, UInt64)? {
+                var info = stat()
+                return stat(path, &info) == 0 ? (UInt64(info.st_dev), UInt64(info.st_ino)) : nil
+            }
+            let database = global.databasePath
+            let own = ["", "-wal", "-shm"].compactMap { identity(database + $0) }
+            for file in files where file != "-" {
+                guard let id = identity(file), own.contains(where: { $0 == id }) else { continue }
+                throw CommandError.refused(
+                    "\(file.visible) is gpslog's own database (--db \(database.visible)): it cannot be imported into itself. To copy sessions from another gpslog database, export them (gpslog --db OTHER export ...) and import the export."
+                )
+            }
+        }
+
         func validate() throws {
             if files.isEmpty && !sample { throw ValidationError("Name at least one file to import, or --sample.") }
             if dryRun && sample {
@@ -75,6 +93,7 @@ extension GPSLog {
         }
 
         func run() throws {
+            try refuseTheDatabaseItself()
             if dryRun { return try DryRun(files: files, importer: importer(file:index:)).run() }
             let store = try global.openStore()
             defer { store.close() }
