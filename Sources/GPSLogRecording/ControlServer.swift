@@ -105,17 +105,57 @@ public final class ControlServer: Sendable {
 
 /// Talks to a running recorder over its control socket.
 public enum ControlClient {
-    /// Sends one request and waits for the answer.
-    /// - Throws: `RecordingError.notRecording` when nothing listens on the socket.
-    public static func send(_ request: ControlRequest, socketPath: String, database: String) async throws
-        -> ControlResponse
-    {
+    /// How long a recorder may take to accept a request and answer it. It answers from memory in milliseconds; one
+    /// that takes seconds is stopped (SIGSTOP, Ctrl-Z) or stuck, and `status`, `mark` and `stop` must say so
+    /// rather than hang.
+    public static let defaultTimeout: Duration = .seconds(5)
+
+    /// Sends one request and waits at most `timeout` for the connection and the answer together.
+    /// - Throws: `RecordingError.notRecording` when nothing listens on the socket, `RecordingError.notAnswering`
+    ///   when the recorder does not answer in time.
+    public static func send(
+        _ request: ControlRequest, socketPath: String, database: String, timeout: Duration = defaultTimeout
+    ) async throws -> ControlResponse {
         guard FileManager.default.fileExists(atPath: socketPath) else {
             throw RecordingError.notRecording(database: database)
         }
-        let client: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        let payload = try JSONEncoder().encode(request) + [UInt8(ascii: "\n")]
+        let client = Connection()
+        let answer: Data? = try await withThrowingTaskGroup(of: Data?.self) { group in
+            group.addTask {
+                try await exchange(
+                    payload, socketPath: socketPath, database: database, client: client, timeout: timeout)
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            let first = try await group.next() ?? nil
+            // Closing the channel ends the exchange still waiting for an answer that will not come.
+            if first == nil { client.close() }
+            return first
+        }
+        guard let answer else {
+            throw RecordingError.notAnswering(
+                database: database, pid: RecordingLock.holderPID(database: database), seconds: timeout.wholeSeconds)
+        }
+        guard let response = try? JSONDecoder().decode(ControlResponse.self, from: answer) else {
+            throw RecordingError.socket(path: socketPath, reason: "the recorder sent an answer that is not JSON")
+        }
+        return response
+    }
+
+    /// Connects, sends `payload` and reads up to the first newline.
+    private static func exchange(
+        _ payload: Data, socketPath: String, database: String, client: Connection, timeout: Duration
+    ) async throws -> Data {
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
-            client = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            // A connect still pending when the time is up cannot be closed from outside: it gives up by itself.
+            let (seconds, attoseconds) = timeout.components
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -125,9 +165,8 @@ public enum ControlClient {
             // A socket file left by a killed recorder: nobody listens.
             throw RecordingError.notRecording(database: database)
         }
-        var payload = try JSONEncoder().encode(request)
-        payload.append(UInt8(ascii: "\n"))
-        let answer: Data = try await client.executeThenClose { inbound, outbound in
+        client.set(channel.channel)
+        return try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(bytes: payload))
             var buffer = ByteBuffer()
             for try await chunk in inbound {
@@ -136,9 +175,35 @@ public enum ControlClient {
             }
             return Data(buffer.readableBytesView)
         }
-        guard let response = try? JSONDecoder().decode(ControlResponse.self, from: answer) else {
-            throw RecordingError.socket(path: socketPath, reason: "the recorder sent an answer that is not JSON")
-        }
-        return response
     }
+
+    /// The client's channel, for closing it from the timeout (set once connected; closed at once if the timeout
+    /// came first).
+    private final class Connection: @unchecked Sendable {
+        // @unchecked: `channel` and `closed` are guarded by `lock`.
+        private let lock = NSLock()
+        private var channel: (any Channel)?
+        private var closed = false
+
+        func set(_ channel: any Channel) {
+            let close = lock.withLock {
+                self.channel = channel
+                return closed
+            }
+            if close { channel.close(promise: nil) }
+        }
+
+        func close() {
+            let channel = lock.withLock {
+                closed = true
+                return self.channel
+            }
+            channel?.close(promise: nil)
+        }
+    }
+}
+
+extension Duration {
+    /// The whole seconds of a duration, for messages.
+    fileprivate var wholeSeconds: Int64 { components.seconds }
 }

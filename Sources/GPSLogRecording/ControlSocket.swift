@@ -5,7 +5,7 @@ import GPSLogModel
 
 /// Where a recorder listens for `mark`, `status` and `stop`: `$XDG_RUNTIME_DIR/gpslog/<hash>.sock` (per user,
 /// cleaned at logout), else beside the database as `<database>.sock`. Both ends compute the same path from the
-/// database path.
+/// database's real path (`RecordingLock.realPath(of:)`), so a symlink to the database reaches the same recorder.
 public enum ControlSocket {
     /// Unix socket paths are limited to 107 bytes.
     static let maxPathLength = 107
@@ -13,7 +13,7 @@ public enum ControlSocket {
     public static func path(forDatabase db: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         -> String
     {
-        let absolute = URL(fileURLWithPath: db).standardizedFileURL.path
+        let absolute = RecordingLock.realPath(of: db)
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             let candidate = "\(runtime)/gpslog/\(hash(absolute)).sock"
             if candidate.utf8.count <= maxPathLength { return candidate }

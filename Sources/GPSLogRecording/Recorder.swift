@@ -32,6 +32,10 @@ public actor Recorder {
     private var serverTripMode: TripMode?
     /// Splits seen so far (the writer counts them).
     private var splitsSeen = 0
+    /// The source's time drops (`SourceStatistics.implausibleTimes`) when the current session began, and the
+    /// writer's splits they were last counted at: see `keepSourceTimeDrops`.
+    private var sourceTimeDropsBefore = 0
+    private var splitsCountedForDrops = 0
     /// The sessions of this run, oldest first: the geocoder and live sending finish the ones a split ended.
     public private(set) var sessionIDs: [String] = []
     /// Commit as soon as this many rows wait, whatever the clock says. Live receivers (1-10 fixes a second) never
@@ -107,6 +111,7 @@ public actor Recorder {
             lastFixArrival = .now
             let hadSession = writer.session != nil
             try writer.add(fix)
+            try keepSourceTimeDropsOfSplits()
             if writer.splits != splitsSeen, let (ended, reason) = writer.splitOff {
                 splitsSeen = writer.splits
                 logger.info(
@@ -249,6 +254,7 @@ public actor Recorder {
         // A blank name would be refused when the trip's session is created, at the next fix: the default instead.
         let name = name.map(\.trimmedWhitespace).flatMap { $0.isEmpty ? nil : $0 }
         try writer.startTrip(mode: mode, name: name)
+        try keepSourceTimeDropsOfSplits()
         logger.info("trip started: \(mode.rawValue)\(name.map { " '\($0.visible)'" } ?? "") (gpslog trip start)")
         return status()
     }
@@ -256,6 +262,7 @@ public actor Recorder {
     /// Ends the running trip (Overland's Stop); the recording goes on in a new session at the next fix.
     public func stopTrip() throws -> RecorderStatus {
         let ended = try writer.stopTrip()
+        try keepSourceTimeDropsOfSplits()
         if let ended {
             logger.info(
                 "trip '\(ended.name.visible)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (gpslog trip stop)"
@@ -286,7 +293,7 @@ public actor Recorder {
             badSentences: stats.badSentences, durationSeconds: duration,
             distanceMeters: (writer.distance * 10).rounded() / 10,
             connected: stats.connected, addresses: addressReport, sending: sending,
-            droppedFixes: writer.gate.dropped, sessions: sessionIDs.count,
+            droppedFixes: droppedFixes, sessions: sessionIDs.count,
             monitoring: writer.sampler.policy.monitoring?.name,
             pausedSince: writer.stays?.pausedAt?.time.iso8601(),
             visitSince: writer.stays?.visit?.arrival.iso8601(), trip: writer.trip?.mode.rawValue,
@@ -312,7 +319,34 @@ public actor Recorder {
     /// Commits everything and ends the session. Returns it (nil when no fix ever came).
     public func finish() throws -> Session? {
         try writer.finish()
+        if let session = writer.session { try keepSourceTimeDrops(in: session.id) }
         return writer.session
+    }
+
+    /// What this run refused before sampling: the gate's counts, with the fixes the source's own time check (the
+    /// NMEA decoder's, gpsd's) dropped before the gate ever saw them counted as time drops.
+    var droppedFixes: DroppedFixes {
+        var dropped = writer.gate.dropped
+        dropped.time += source.statistics.implausibleTimes
+        return dropped
+    }
+
+    /// After a split (`--split`, a trip started or stopped): the session it ended keeps the source's time drops.
+    private func keepSourceTimeDropsOfSplits() throws {
+        guard writer.splits != splitsCountedForDrops else { return }
+        splitsCountedForDrops = writer.splits
+        if let ended = writer.splitOff?.session { try keepSourceTimeDrops(in: ended.id) }
+    }
+
+    /// Adds to an ended session's dropped fixes (the writer kept the gate's) what the source's time check dropped
+    /// since the session began, so that `show` counts every fix refused for its time.
+    private func keepSourceTimeDrops(in sessionID: String) throws {
+        let now = source.statistics.implausibleTimes
+        defer { sourceTimeDropsBefore = now }
+        guard now > sourceTimeDropsBefore else { return }
+        var dropped = try writer.store.droppedFixes(of: sessionID) ?? DroppedFixes()
+        dropped.time += now - sourceTimeDropsBefore
+        try writer.store.setDroppedFixes(dropped, of: sessionID)
     }
 
     static func words(_ event: StayEvent) -> String {

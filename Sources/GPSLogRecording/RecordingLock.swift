@@ -5,13 +5,30 @@ import GPSLogSystem
 /// One recording per database: an exclusive `flock` on `<database>.lock`, held for the recorder's lifetime.
 ///
 /// The kernel releases the lock when the process dies, even by kill -9, so a crashed recorder never blocks the
-/// next one, and "is a recorder running?" is answered by trying the lock.
+/// next one, and "is a recorder running?" is answered by trying the lock. The lock file sits beside the database's
+/// real path (`realPath(of:)`), so a symlink or another spelling of the path finds the same lock.
 public final class RecordingLock {
     private let fd: Int32
     public let path: String
 
-    /// The lock file of a database.
-    public static func path(forDatabase db: String) -> String { db + ".lock" }
+    /// The lock file of a database, beside its real path.
+    public static func path(forDatabase db: String) -> String { realPath(of: db) + ".lock" }
+
+    /// The database file's real path, symlinks, `.` and `..` resolved (realpath(3)): what the lock and the control
+    /// socket are keyed on, so that `--db link.sqlite` and `--db r.sqlite` are one database. A file that does not
+    /// exist yet is its folder's real path and its name.
+    public static func realPath(of db: String) -> String {
+        if let resolved = resolved(db) { return resolved }
+        let url = URL(fileURLWithPath: db).standardizedFileURL
+        guard let folder = resolved(url.deletingLastPathComponent().path) else { return url.path }
+        return (folder as NSString).appendingPathComponent(url.lastPathComponent)
+    }
+
+    private static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
 
     /// Takes the lock, or returns nil when another process holds it.
     public init?(database: String) throws {

@@ -7,7 +7,7 @@ import GPSLogStore
 import Logging
 
 /// Runs a recording to its end: consumes the source, commits every second, serves the control socket, shows a
-/// one-line status on a terminal, and stops cleanly on SIGINT, SIGTERM or `gpslog stop`.
+/// one-line status on a terminal, and stops cleanly on SIGINT, SIGTERM, SIGHUP or `gpslog stop`.
 struct RecordingRun {
     let recorder: Recorder
     let source: any FixSource
@@ -32,11 +32,16 @@ struct RecordingRun {
             await Self.answer(request, recorder: recorder, sender: sender, stopper: stopper, logger: logger)
                 .withSourceState(of: source)
         }
-        let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
+        // SIGHUP (the SSH session or terminal that started the recorder went away) ends it as SIGTERM does: what
+        // waits for its commit is committed and the session closed, not lost with a default-action death. Under
+        // nohup, which ignores SIGHUP so that the recorder outlives its terminal, it stays ignored.
+        let stopping =
+            [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] + (Self.isIgnored(SIGHUP) ? [] : [(SIGHUP, "SIGHUP")])
+        let signals = stopping.map { signo, name -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: signo, queue: .global())
             s.setEventHandler {
-                logger.info("\(signo == SIGINT ? "SIGINT" : "SIGTERM"): finishing the session")
+                logger.info("\(name): finishing the session")
                 stopper.stop()
             }
             s.resume()
@@ -90,6 +95,13 @@ struct RecordingRun {
 }
 
 extension RecordingRun {
+    /// True when whoever started the recorder set `signo` to be ignored (nohup does so for SIGHUP).
+    static func isIgnored(_ signo: Int32) -> Bool {
+        let previous = signal(signo, SIG_IGN)
+        signal(signo, previous)
+        return unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
+
     /// The answer to one control request.
     static func answer(
         _ request: ControlRequest, recorder: Recorder, sender: (any LiveSending)?, stopper: Stopper, logger: Logger
@@ -183,10 +195,15 @@ enum StatusLine {
         parts.append("\(s.entries) entries")
         parts.append("\(s.marks) marks")
         if s.badSentences > 0 { parts.append("\(s.badSentences) bad") }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + parts.joined(separator: "  ")).utf8))
+        write("\r\u{1B}[K" + parts.joined(separator: "  "))
     }
 
-    static func clear() {
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    static func clear() { write("\r\u{1B}[K") }
+
+    /// Writes to stderr ignoring failures: a terminal that hung up (the SSH session dropped) answers EIO, and the
+    /// recorder must still finish its session rather than trap in FileHandle.
+    private static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in _ = Glibc.write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
     }
 }

@@ -18,15 +18,18 @@ extension GPSLog {
         func run() throws {
             let store = try global.openStore()
             defer { store.close() }
-            for session in try Recovery.closeAbandonedSessions(in: store) {
-                FileHandle.standardError.write(
-                    Data(
-                        "note: closed session '\(session.name.visible)' (\(session.shortID)), left open by a recorder that stopped abruptly, at its last entry (\(session.end.map(Format.time) ?? "?")).\n"
-                            .utf8))
-            }
+            AbandonedSessions.close(in: store)
             let summaries = try store.summaries()
+            let recording = Set(
+                summaries.map(\.session).filter { AbandonedSessions.isRecording($0, store: store) }.map(\.id))
             if json {
-                print(try JSONOutput.render(summaries.map { SessionJSON($0) }))
+                print(
+                    try JSONOutput.render(
+                        summaries.map {
+                            var json = SessionJSON($0)
+                            json.recording = recording.contains($0.session.id)
+                            return json
+                        }))
                 return
             }
             guard !summaries.isEmpty else {
@@ -37,7 +40,8 @@ extension GPSLog {
             let rows = summaries.map { s in
                 [
                     s.session.name, s.session.shortID, Format.time(s.session.start),
-                    s.session.end.map(Format.time) ?? "recording", String(s.entryCount), String(s.markCount),
+                    s.session.end.map(Format.time) ?? (recording.contains(s.session.id) ? "recording" : "unfinished"),
+                    String(s.entryCount), String(s.markCount),
                     Format.distance(s.distance),
                 ]
             }

@@ -2,6 +2,7 @@
 import ArgumentParser
 import GPSLogFormats
 import GPSLogModel
+import GPSLogRecording
 import GPSLogStore
 
 extension GPSLog {
@@ -17,18 +18,26 @@ extension GPSLog {
         func run() throws {
             let store = try global.openStore()
             defer { store.close() }
-            let found = try store.resolveSession(session)
+            var found = try store.resolveSession(session)
+            if found.end == nil {
+                // Open with no recorder (killed, maybe before its first commit): closed as `sessions` closes it.
+                AbandonedSessions.close(in: store)
+                found = try store.session(id: found.id) ?? found
+            }
+            let recording = AbandonedSessions.isRecording(found, store: store)
             let summary = try store.summary(of: found)
             if json {
                 // The JSON document holds the list of marks; the text below streams them.
-                print(try JSONOutput.render(SessionJSON(summary, marks: try store.marks(of: found.id).all())))
+                var document = SessionJSON(summary, marks: try store.marks(of: found.id).all())
+                document.recording = recording
+                print(try JSONOutput.render(document))
                 return
             }
             var lines: [(String, String)] = [
                 ("Session", found.name.visible),
                 ("ID", found.id),
                 ("Started", Format.time(found.start)),
-                ("Ended", found.end.map(Format.time) ?? "still recording"),
+                ("Ended", found.end.map(Format.time) ?? (recording ? "still recording" : AbandonedSessions.unfinished)),
             ]
             if let mode = found.mode { lines.append(("Mode", mode.rawValue)) }
             if let ms = summary.durationMilliseconds { lines.append(("Duration", Format.duration(milliseconds: ms))) }

@@ -31,7 +31,8 @@ struct DeviceReader {
         var backoff = Backoff.device
         var hadDevice = false
         var lostAt: ContinuousClock.Instant?
-        var earlierBad = 0  // bad sentences of earlier connections: each connection decodes afresh
+        // Bad sentences and time drops of earlier connections: each connection decodes afresh.
+        var earlier = (bad: 0, times: 0)
         let shown = path.visible
         while true {
             let fd: Int32
@@ -59,7 +60,7 @@ struct DeviceReader {
             let reason: String
             do {
                 defer { close(fd) }
-                reason = try readUntilLost(fd, producer: producer, earlierBad: &earlierBad)
+                reason = try readUntilLost(fd, producer: producer, earlier: &earlier)
             }
             logger.warning("lost \(shown) (\(reason)); waiting for it to come back")
             lostAt = .now
@@ -69,21 +70,26 @@ struct DeviceReader {
     }
 
     /// Reads one connection to its end; returns why it ended. Rethrows `CancellationError` (the recording stopped).
-    private func readUntilLost(_ fd: Int32, producer: ThreadedProducer, earlierBad: inout Int) throws -> String {
+    private func readUntilLost(_ fd: Int32, producer: ThreadedProducer, earlier: inout (bad: Int, times: Int)) throws
+        -> String
+    {
         var lines = 0
         var bad = 0
-        defer { earlierBad += bad }
-        let base = earlierBad
+        var times = 0
+        defer { earlier = (earlier.bad + bad, earlier.times + times) }
+        let base = earlier
         let stats = stats
         do {
             try NMEAFileReader(path: path).read(
                 descriptor: fd, { try producer.send($0) },
                 progress: { s in
                     bad = s.badChecksum + s.unparsable
+                    times = s.implausibleTimes
                     let arrived = s.lines > lines
                     lines = s.lines
                     stats.update {
-                        $0.badSentences = base + bad
+                        $0.badSentences = base.bad + bad
+                        $0.implausibleTimes = base.times + times
                         if arrived { $0.lastSentence = .now }
                     }
                 },

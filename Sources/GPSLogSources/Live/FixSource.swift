@@ -17,6 +17,9 @@ public struct SourceStatistics: Sendable, Equatable {
     public var waitingSince: ContinuousClock.Instant?
     /// When the last sentence (NMEA) or report (gpsd JSON) arrived, whether or not it held a fix.
     public var lastSentence: ContinuousClock.Instant?
+    /// Fixes (and headings) the source's decoder dropped for their time before the recorder saw them: outside the
+    /// plausible window, or far from the times around them and not confirmed (`TimeConsensus`).
+    public var implausibleTimes = 0
     public init() {}
 
     /// The source lost its receiver, or could not reach it: it waits for `what`, from now unless it already did.

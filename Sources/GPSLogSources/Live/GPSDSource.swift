@@ -138,8 +138,10 @@ public struct GPSDSource: FixSource {
                     for line in lines.append(chunk) { batch += decoderCopy.decode(line: line) }
                     if !batch.isEmpty { continuation.yield(batch) }
                     let bad = decoderCopy.badLines
+                    let times = decoderCopy.implausibleTimes
                     stats.update {
                         $0.badSentences = bad
+                        $0.implausibleTimes = times
                         $0.lastSentence = .now
                     }
                 }

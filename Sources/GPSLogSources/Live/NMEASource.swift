@@ -38,14 +38,15 @@ public struct NMEASource: FixSource {
             stats.update { $0.didConnect(reconnect: false) }
             defer { stats.update { $0.connected = false } }
             let reader = NMEAFileReader(path: path)
-            try reader.read(
-                { try producer.send($0) },
-                progress: { s in
-                    stats.update {
-                        $0.badSentences = s.badChecksum + s.unparsable
-                        $0.lastSentence = .now
-                    }
-                })
+            let counted = { (s: NMEAStatistics) in
+                stats.update {
+                    $0.badSentences = s.badChecksum + s.unparsable
+                    $0.implausibleTimes = s.implausibleTimes
+                    $0.lastSentence = .now
+                }
+            }
+            // The last counts too: the end of the file drops what was still held for its time.
+            counted(try reader.read({ try producer.send($0) }, progress: counted))
         }
     }
 }

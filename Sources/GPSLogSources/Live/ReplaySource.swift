@@ -53,22 +53,30 @@ public struct ReplaySource: FixSource {
             let emit: (SourceEvent) throws -> Void = { event in
                 if producer.stopped { throw CancellationError() }
                 if case .fix(let fix) = event { pacer.wait(until: fix.time) }
+                // What `status` shows as the last sentence, as a live source does when its receiver speaks.
+                stats.update { $0.lastSentence = .now }
                 try producer.send(event)
             }
             switch input {
             case .nmeaText(let text, _):
                 var decoder = NMEADecoder()
                 try decoder.decode(text: text, emit)
-                stats.update { $0.badSentences = decoder.statistics.badChecksum + decoder.statistics.unparsable }
+                stats.update {
+                    $0.badSentences = decoder.statistics.badChecksum + decoder.statistics.unparsable
+                    $0.implausibleTimes = decoder.statistics.implausibleTimes
+                }
             case .file(let path):
                 if try ReplaySource.isGPX(path) {
                     try GPXFixReader(path: path).read { try emit(.fix($0)) }
                 } else {
-                    try NMEAFileReader(path: path).read(
-                        emit,
-                        progress: { s in
-                            stats.update { $0.badSentences = s.badChecksum + s.unparsable }
-                        })
+                    let counted = { (s: NMEAStatistics) in
+                        stats.update {
+                            $0.badSentences = s.badChecksum + s.unparsable
+                            $0.implausibleTimes = s.implausibleTimes
+                        }
+                    }
+                    // The last counts too: the end of the file drops what was still held for its time.
+                    counted(try NMEAFileReader(path: path).read(emit, progress: counted))
                 }
             }
         }
