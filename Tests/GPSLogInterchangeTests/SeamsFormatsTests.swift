@@ -62,7 +62,9 @@ struct SeamsFormatsTests {
                 for (i, t) in texts.enumerated() {
                     let point = rows[1 + 2 * i]
                     let mark = rows[2 + 2 * i]
-                    #expect(point[column["session_name"]!] == "'" + t.name)
+                    // The store drops a name's leading tab or CR itself: such a name has nothing left to neutralise.
+                    let formula = (Self.triggers + ["'"]).contains { t.name.hasPrefix($0) }
+                    #expect(point[column["session_name"]!] == (formula ? "'" : "") + t.name)
                     #expect(mark[column["name"]!] == "'" + t.label)
                     #expect(mark[column["address"]!] == "'" + t.address)
                     #expect(point[column["longitude"]!] == "-4.5" && point[column["altitude"]!] == "-4")
@@ -209,7 +211,8 @@ struct SeamsFormatsTests {
                 let fine = dir + "/\(name)-fine.kml"
                 try kml(999, attribute).write(toFile: fine, atomically: true, encoding: .utf8)
                 try withTemporaryStore { store, _ in
-                    #expect(try FileImporter().importFile(fine, into: store).count == 1)
+                    let results = try FileImporter().importFile(fine, into: store)
+                    #expect(results.count == 1)
                 }
             }
         }
@@ -230,7 +233,8 @@ struct SeamsFormatsTests {
                 #expect(
                     words.contains("sessions.xml") && words.contains("more than 1000 attributes or namespace"),
                     "\(words)")
-                #expect(try store.sessions().isEmpty)
+                let sessions = try store.sessions()
+                #expect(sessions.isEmpty)
             }
         }
     }
