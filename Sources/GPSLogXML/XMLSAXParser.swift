@@ -81,7 +81,9 @@ public struct XMLAttributes {
 /// every element.
 ///
 /// Hostile input is refused as `XMLStreamReader` refuses it: no network, no DTD (a DOCTYPE stops the parse, so no
-/// XXE and no billion laughs), no entity but the five predefined ones and character references.
+/// XXE and no billion laughs), no entity but the five predefined ones and character references. An element with more
+/// than 1,000 attributes or namespace declarations is refused before libxml2 reads it (it takes quadratic time over
+/// them: see `XMLAttributeCounter`).
 public final class XMLSAXParser {
     /// The file being read (for messages).
     public let file: String
@@ -92,6 +94,7 @@ public final class XMLSAXParser {
     private let collector: XMLErrorCollector
     /// The first error a callback threw; the parse stops there.
     private var failure: Error?
+    private var attributes = XMLAttributeCounter()
 
     /// A parser that reports to `handler` (which may keep an unowned reference to the parser, for `line`).
     public init(file: String, handler: XMLSAXHandler) {
@@ -215,9 +218,20 @@ public final class XMLSAXParser {
         xmlCtxtUseOptions(ctxt, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue))
     }
 
-    /// Parses one piece (`final`: the end of the document). The first piece may start with white space before the
-    /// XML declaration, which is skipped (see `skipWhitespaceBeforeDeclaration`).
+    /// Parses one piece (`final`: the end of the document), once its start tags are counted. An element with too
+    /// many attributes is refused with the line it starts on: the bytes before it are parsed first, so the parser's
+    /// line is there.
     private func push(_ piece: UnsafeRawBufferPointer, first: Bool, final: Bool = false) throws {
+        if let start = attributes.scan(piece) {
+            if start > 0 { try feed(UnsafeRawBufferPointer(rebasing: piece[0..<start]), first: first) }
+            throw XMLError(file: file, line: line, column: 0, message: XMLAttributeCounter.refusal)
+        }
+        try feed(piece, first: first, final: final)
+    }
+
+    /// Hands one piece to libxml2. The first piece may start with white space before the XML declaration, which is
+    /// skipped (see `skipWhitespaceBeforeDeclaration`).
+    private func feed(_ piece: UnsafeRawBufferPointer, first: Bool, final: Bool = false) throws {
         guard let ctxt = context else { return }
         var bytes = piece.baseAddress.map { UnsafePointer<CChar>($0.assumingMemoryBound(to: CChar.self)) }
         var count = piece.count

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: MIT
 import CLibXML2
+import Foundation
+import GPSLogSystem
 
 /// A streaming XML reader over libxml2's `xmlTextReader`: one node at a time, memory flat whatever the file size.
 ///
 /// Hostile input is refused: no network access, no DTD loading, no entity substitution (so no XXE and no
-/// billion-laughs expansion); a document that declares entities fails with an error naming the line.
+/// billion-laughs expansion); a document that declares entities fails with an error naming the line; an element with
+/// more than 1,000 attributes or namespace declarations is refused before libxml2 reads it (see
+/// `XMLAttributeCounter`).
 public final class XMLStreamReader {
     private let handle: xmlTextReaderPtr
     private let collector: XMLErrorCollector
     // For in-memory documents: xmlReaderForMemory does not copy, so the reader keeps its own copy.
     private var memory: UnsafeMutableBufferPointer<CChar>?
+    // For files: the descriptor libxml2 reads through, whose bytes are counted first.
+    private var source: XMLFileSource?
     /// The file being read (for messages).
     public let file: String
 
@@ -43,9 +49,20 @@ public final class XMLStreamReader {
     public init(path: String) throws {
         file = path
         collector = XMLErrorCollector(file: path)
-        guard let reader = xmlReaderForFile(path, nil, XMLStreamReader.options) else {
-            throw XMLError(file: path, line: 0, column: 0, message: "cannot open the file for reading")
+        let source: XMLFileSource
+        do {
+            source = XMLFileSource(fd: try systemCall { open(path, O_RDONLY | O_CLOEXEC) })
+        } catch {
+            throw XMLError(file: path, line: 0, column: 0, message: "cannot open the file for reading: \(error.reason)")
         }
+        guard
+            let reader = xmlReaderForIO(
+                XMLFileSource.read, XMLFileSource.close, Unmanaged.passUnretained(source).toOpaque(), path, nil,
+                XMLStreamReader.options)
+        else {
+            throw XMLError(file: path, line: 0, column: 0, message: "cannot create an XML reader")
+        }
+        self.source = source
         handle = reader
         xmlTextReaderSetStructuredErrorHandler(handle, XMLErrorCollector.handler, collector.context)
     }
@@ -75,6 +92,11 @@ public final class XMLStreamReader {
     /// - Throws: `XMLError` with libxml2's message, file and line for malformed input or entity declarations.
     public func read() throws -> Bool {
         let rc = xmlTextReaderRead(handle)
+        if source?.refused == true {
+            throw XMLError(
+                file: file, line: Int(xmlTextReaderGetParserLineNumber(handle)), column: 0,
+                message: XMLAttributeCounter.refusal)
+        }
         if rc == 1 {
             if nodeType == .documentType || nodeType == .entity || nodeType == .entityReference {
                 throw XMLError(
@@ -140,3 +162,34 @@ public final class XMLStreamReader {
 
 @available(*, unavailable)
 extension XMLStreamReader: Sendable {}
+
+/// A file libxml2's reader reads through (`xmlReaderForIO`), each piece counted by an `XMLAttributeCounter` before
+/// libxml2 gets it. The descriptor is closed when this goes (after the reader, which holds it unretained).
+private final class XMLFileSource {
+    let fd: Int32
+    var counter = XMLAttributeCounter()
+    /// A start tag had too many attributes: libxml2 was told the read failed.
+    var refused = false
+
+    init(fd: Int32) { self.fd = fd }
+    deinit { _ = Glibc.close(fd) }
+
+    static let read: xmlInputReadCallback = { context, buffer, length in
+        guard let context, let buffer else { return -1 }
+        let me = Unmanaged<XMLFileSource>.fromOpaque(context).takeUnretainedValue()
+        if me.refused { return -1 }
+        let n: Int
+        do {
+            n = try systemCall { Glibc.read(me.fd, buffer, Int(length)) }
+        } catch {
+            return -1
+        }
+        if me.counter.scan(UnsafeRawBufferPointer(start: buffer, count: n)) != nil {
+            me.refused = true
+            return -1
+        }
+        return Int32(n)
+    }
+
+    static let close: xmlInputCloseCallback = { _ in 0 }
+}

@@ -65,7 +65,10 @@ extension CSVLayout {
         func known(_ column: Int?) throws -> Double? { try number(column).flatMap { $0 < 0 ? nil : $0 } }
         func text(_ column: Int?) -> String? {
             guard let column, !r.bytes(column).isEmpty else { return nil }
-            let t = r.text(column)
+            var t = r.text(column)
+            if isGPSLogExport, t.utf8.first == UInt8(ascii: "'") {
+                t = String(decoding: t.utf8.dropFirst(), as: UTF8.self)
+            }
             return t.trimmedWhitespace.isEmpty ? nil : t
         }
         /// A short keyword, compared as lower-case ASCII without making a String.
@@ -123,7 +126,14 @@ extension CSVLayout {
             e.heading = Geo.normalizedDegrees(h)
             e.headingTime = t
         }
-        func cached(_ column: Int?, _ slot: Int) -> String? { column.flatMap { cache.text(r.bytes($0), slot: slot) } }
+        func cached(_ column: Int?, _ slot: Int) -> String? {
+            guard let column else { return nil }
+            let b = r.bytes(column)
+            // The quote is the cell's first byte (not one after spaces, which the bytes are trimmed of).
+            let added =
+                isGPSLogExport && column < r.fields.count && r.record[r.fields[column]].first == UInt8(ascii: "'")
+            return cache.text(added ? b.dropFirst() : b, slot: slot)
+        }
         let id = cached(session, 0)
         return CSVRow(
             entry: e, hasTime: t != nil, kind: kind, group: id ?? cached(track, 1), sessionID: id,

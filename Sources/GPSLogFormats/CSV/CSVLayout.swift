@@ -42,6 +42,9 @@ public struct CSVLayout: Sendable {
     public var segment: Int?
     public var battery: Int?
     public var batteryIsPercent = true
+    /// The header is exactly gpslog's export's: a text cell that starts with `'` had one put in front by
+    /// `CSVWriter` (against formula injection), which the import takes off again.
+    public var isGPSLogExport = false
 
     /// The header's names as compared: lower case, `_` for spaces, dashes and dots, a unit in brackets kept apart.
     static func normalized(_ name: String) -> (name: String, unit: String) {
@@ -60,6 +63,7 @@ public struct CSVLayout: Sendable {
     /// - Throws: `ImportError.unsupportedFormat` naming the column that cannot be found.
     public init(header: [String], file: String) throws {
         let names = header.map(Self.normalized)
+        isGPSLogExport = names.map(\.name) == CSVWriter.columns
         func column(_ candidates: [String]) -> Int? {
             for c in candidates { if let i = names.firstIndex(where: { $0.name == c }) { return i } }
             return nil

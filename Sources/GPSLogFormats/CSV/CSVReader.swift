@@ -6,8 +6,10 @@ import GPSLogSystem
 /// A streaming CSV reader (RFC 4180, and what spreadsheets write): records one at a time from a file read in 256 KiB
 /// chunks, fields separated by `,`, `;` or a tab (the one the header uses most), quoted with `"` (doubled inside),
 /// line breaks inside quotes, CR LF or LF, a UTF-8 byte order mark, blank lines skipped. A record's fields are byte
-/// ranges into `record`, valid until the next one. A record longer than 1 MiB, a quote left open at the end of the
-/// file, or a character after a closing quote is refused with the line.
+/// ranges into `record`, valid until the next one. A record longer than 1 MiB (counted in the file's bytes, separators
+/// and quotes included) or of more than 4,096 fields, a quote left open at the end of the file, or a character after
+/// a closing quote is refused with the line. The limits are checked as the bytes arrive, so a line of 100 MB of
+/// commas costs no more memory than a short one.
 public struct CSVReader {
     /// The file (for messages).
     public let file: String
@@ -27,6 +29,10 @@ public struct CSVReader {
     private var nextLine = 1
     private var started = false
     private static let maxRecord = 1 << 20
+    /// The most fields a record may have (a spreadsheet's 16,384 columns would be refused; real files have dozens).
+    static let maxFields = 4096
+    /// The file's bytes of the record being read.
+    private var recordBytes = 0
 
     public init(file: String) throws {
         self.file = file
@@ -89,6 +95,7 @@ public struct CSVReader {
     }
 
     private mutating func readRecord() throws {
+        recordBytes = 0
         var start = 0
         var quoted = false
         var afterQuote = false
@@ -109,17 +116,19 @@ public struct CSVReader {
                     if b == d || b == 10 || b == 13 || b == UInt8(ascii: "\"") { break }
                     position += 1
                 }
-                guard record.count + (position - begin) <= Self.maxRecord else {
-                    throw ImportError.malformed(file: file, line: line, reason: "a record longer than 1 MiB")
-                }
+                recordBytes += position - begin
+                guard recordBytes <= Self.maxRecord else { throw tooLong() }
                 record.append(contentsOf: buffer[begin..<position])
                 continue
             }
             position += 1
+            recordBytes += 1
+            guard recordBytes <= Self.maxRecord else { throw tooLong() }
             if quoted {
                 if c == UInt8(ascii: "\"") {
                     if try peek() == UInt8(ascii: "\"") {
                         position += 1
+                        recordBytes += 1
                         try keep(c)
                     } else {
                         quoted = false
@@ -132,6 +141,10 @@ public struct CSVReader {
                 continue
             }
             if c == delimiter {
+                guard fields.count < Self.maxFields - 1 else {
+                    throw ImportError.malformed(
+                        file: file, line: line, reason: "more than \(Self.maxFields) fields in a record")
+                }
                 fields.append(start..<record.count)
                 start = record.count
                 afterQuote = false
@@ -154,10 +167,12 @@ public struct CSVReader {
     }
 
     @inline(__always) private mutating func keep(_ c: UInt8) throws {
-        guard record.count < Self.maxRecord else {
-            throw ImportError.malformed(file: file, line: line, reason: "a record longer than 1 MiB")
-        }
+        guard record.count < Self.maxRecord else { throw tooLong() }
         record.append(c)
+    }
+
+    private func tooLong() -> ImportError {
+        ImportError.malformed(file: file, line: line, reason: "a record longer than 1 MiB")
     }
 
     @inline(__always) private mutating func peek() throws -> UInt8? {

@@ -15,6 +15,10 @@ struct KMZArchive {
         var maxBytes: UInt64 = 4 << 30
         var maxRatio: UInt64 = 100
         var ratioFloor: UInt64 = 10 << 20
+        /// At most this many entries are looked through for the document: every entry of a zip that is not ZIP64
+        /// (whose count is 16 bits), so a `doc.kml` after 10,000 pictures is found; a ZIP64 archive of millions of
+        /// entries is not walked through whole.
+        var maxEntries = 65_535
     }
 
     let path: String
@@ -22,8 +26,6 @@ struct KMZArchive {
     let displayName: String
     private let archive: Archive
     private let entry: ZIPFoundation.Entry
-    /// At most this many entries are looked through for the document.
-    static let maxEntries = 10_000
 
     /// True when the file starts as a zip archive does (`PK\3\4`).
     static func isZip(_ path: String) throws -> Bool {
@@ -47,8 +49,12 @@ struct KMZArchive {
         }
         var first: ZIPFoundation.Entry?
         var found: ZIPFoundation.Entry?
+        var more = false
         for (i, e) in archive.enumerated() {
-            guard i < Self.maxEntries else { break }
+            guard i < limits.maxEntries else {
+                more = true
+                break
+            }
             guard e.type == .file, e.path.lowercased().hasSuffix(".kml") else { continue }
             if e.path.lowercased() == "doc.kml" {
                 found = e
@@ -56,7 +62,15 @@ struct KMZArchive {
             }
             if first == nil { first = e }
         }
+        // Past the limit without a doc.kml, the first .kml is the document (KMZ's own rule); without any, the
+        // refusal says that the archive was not looked through whole rather than that it holds no KML.
         guard let entry = found ?? first else {
+            if more {
+                throw ImportError.unsupportedFormat(
+                    file: path,
+                    detail: "no .kml document among the first \(limits.maxEntries) entries of the zip archive, and "
+                        + "it has more (a KMZ's document, doc.kml, comes first): not looked through further")
+            }
             throw ImportError.unsupportedFormat(file: path, detail: "a zip archive without a .kml document (not a KMZ)")
         }
         self.entry = entry

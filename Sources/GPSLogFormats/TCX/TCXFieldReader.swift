@@ -32,6 +32,7 @@ struct TCXFieldReader: SAXFieldReader {
 
     private var skippedWithoutPosition = 0
     private var dropped = DroppedValues()
+    private var outOfRange = OutOfRangeValues()
 
     init(path: String) { self.path = path }
 
@@ -130,6 +131,7 @@ struct TCXFieldReader: SAXFieldReader {
                 visitor.note("skipped \(skippedWithoutPosition) Trackpoint(s) without a Position")
             }
             if let note = dropped.note { visitor.note(note) }
+            if let note = outOfRange.note { visitor.note(note) }
         }
     }
 
@@ -155,8 +157,15 @@ struct TCXFieldReader: SAXFieldReader {
                 throw invalid("LongitudeDegrees")
             }
             longitude = v
-        case .altitude: current.altitude = try text.number(or: { invalid("AltitudeMeters") })
-        case .speed: current.speed = try text.number(or: { invalid("Speed") }).flatMap { $0 >= 0 ? $0 : nil }
+        case .altitude:
+            current.altitude = outOfRange.kept(
+                try text.number(or: { invalid("AltitudeMeters") }), in: PlausibleValues.altitude,
+                field: "AltitudeMeters", text: text.shown, line: line)
+        case .speed:
+            // Below zero is "unknown" (as in GPX); far above any vehicle's is no measurement.
+            current.speed = outOfRange.kept(
+                try text.number(or: { invalid("Speed") }).flatMap { $0 >= 0 ? $0 : nil }, in: PlausibleValues.speed,
+                field: "Speed", text: text.shown, line: line)
         case .courseName: activity?.name = text.string
         case .pointName: current.label = text.string
         case .notes: current.address = text.string
