@@ -53,7 +53,7 @@ public struct ConnectionFailure: Sendable, Equatable {
     public var reason: String
     /// Seconds until the next attempt.
     public var retryIn: Duration = .zero
-    /// True when the same failure was reported before since the last connection: say it quietly (debug).
+    /// True when a failure of the same kind was reported since the last connection: say it quietly (debug).
     public var isRepeat = false
 
     public init(kind: Kind, reason: String) {
@@ -78,8 +78,9 @@ public struct ConnectionFailure: Sendable, Equatable {
         return "\(Double(c.seconds) + Double(c.attoseconds) / 1e18) s".replacingOccurrences(of: ".0 s", with: " s")
     }
 
-    /// The same kind and reason (the retry delay aside): a change of either is said again at warning level.
-    func sameAs(_ other: ConnectionFailure?) -> Bool { other.map { $0.kind == kind && $0.reason == reason } ?? false }
+    /// The same kind of failure: a change of kind is said again at warning level (a server that speaks no MQTT
+    /// fails in words that vary with the timing: "connection lost", "protocol error").
+    func sameAs(_ other: ConnectionFailure?) -> Bool { other.map { $0.kind == kind } ?? false }
 
     /// libmosquitto's status as text: `strerror` for MOSQ_ERR_ERRNO (taken by the caller at once), its own words
     /// otherwise.

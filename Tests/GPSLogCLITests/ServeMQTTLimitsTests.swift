@@ -12,15 +12,45 @@ struct ServeMQTTLimitsTests {
         text.split(separator: "\n").filter { $0.contains(words) }
     }
 
+    /// `gpslog serve` in the background, its standard output a pipe this test holds (a file handed over as
+    /// `BackgroundGPSLog` does was seen closed in the child: serve died writing its "Listening" line), its standard
+    /// error in `dir/serve.err`.
+    final class Serve {
+        let process = Process()
+        let output = Pipe()
+        let errPath: String
+
+        init(_ arguments: [String], dir: String, environment: [String: String] = [:]) throws {
+            errPath = dir + "/serve.err"
+            _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+            process.executableURL = URL(fileURLWithPath: TestPaths.gpslogBinary)
+            process.arguments = arguments
+            var env = ProcessInfo.processInfo.environment.withoutConfigFiles
+            env["GPSLOG_DB"] = dir + "/gpslog.sqlite"
+            env.merge(environment) { $1 }
+            process.environment = env
+            process.standardOutput = output
+            process.standardError = FileHandle(forWritingAtPath: errPath)
+            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+            try process.run()
+        }
+
+        var stderr: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+
+        deinit {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
     @Test func aWrongPasswordIsNamedOnceAndAskedAgainWithBackoff() throws {
         try withTemporaryDirectory { dir in
             let broker = try MosquittoBroker(folder: dir, user: "gpslog", password: "right-horse-battery")
-            let serve = try BackgroundGPSLog(
+            let serve = try Serve(
                 [
                     "serve", "--listen", "127.0.0.1:0", "--mqtt", "mqtt://127.0.0.1:\(broker.port)",
                     "--mqtt-username", "gpslog", "--verbose",
-                ], database: dir + "/gpslog.sqlite", folder: dir,
-                environment: ["GPSLOG_MQTT_PASSWORD": "staple-wrong-9f3a"])
+                ], dir: dir, environment: ["GPSLOG_MQTT_PASSWORD": "staple-wrong-9f3a"])
             // Four attempts: at 0, 1, 3 and 7 s (it was one a second, each logged as an error).
             #expect(
                 waitUntil(timeout: 60) { Self.lines(serve.stderr, containing: "refused the connection").count >= 4 },
@@ -41,9 +71,9 @@ struct ServeMQTTLimitsTests {
         try withTemporaryDirectory { dir in
             let server = try GarbageServer()
             defer { server.stop() }
-            let serve = try BackgroundGPSLog(
+            let serve = try Serve(
                 ["serve", "--listen", "127.0.0.1:0", "--mqtt", "mqtt://127.0.0.1:\(server.port)", "--verbose"],
-                database: dir + "/gpslog.sqlite", folder: dir)
+                dir: dir)
             #expect(
                 waitUntil(timeout: 60) { Self.lines(serve.stderr, containing: "before accepting it").count >= 3 },
                 "\(serve.stderr)")
