@@ -24,7 +24,18 @@ public final class MQTTClient: @unchecked Sendable {
     var stopRequested = false
     var dropRequested = false
     private let loopEnded = DispatchSemaphore(value: 0)
-    var reconnectDelay: (first: UInt32, maximum: UInt32) = (1, 30)
+    var reconnectDelay: (first: Duration, maximum: Duration) = (.seconds(1), .seconds(30))
+    /// The attempt under way: the broker's refusal (its CONNACK code), or that it accepted the session.
+    var refusalCode: Int32?
+    var established = false
+    /// The last failure reported since a connection was made (a repeat is marked), and how many so far.
+    var lastFailure: ConnectionFailure?
+    var failures = 0
+    /// MQTT v5 CONNECT properties (`setMaximumPacketSize`), sent at every attempt; freed in `deinit`.
+    var connectProperties: OpaquePointer?
+    var protocolVersion = Int32(MQTT_PROTOCOL_V311)
+    /// Where `connectInBackground` connects, for the attempts with properties.
+    var target: (host: String, port: Int, keepalive: Int32)?
     /// A pipe that wakes the network thread's poll when a message is queued (`wake`).
     let wakePipe: (read: Int32, write: Int32)
     /// Where it connects, for messages.
@@ -36,6 +47,13 @@ public final class MQTTClient: @unchecked Sendable {
     public var onConnection: (@Sendable (Int32?) -> Void)?
     /// Called on libmosquitto's thread when the broker confirmed a subscription (SUBACK).
     public var onSubscribed: (@Sendable () -> Void)?
+    /// Called on the network thread for each failed attempt to reach the broker (a TCP connection refused, the
+    /// session refused, an answer that is not MQTT), with the wait before the next one; `isRepeat` when the same
+    /// failure was reported since the last connection (log it once loudly, then quietly).
+    public var onFailure: (@Sendable (ConnectionFailure) -> Void)?
+    /// The largest payload taken on a topic: a message over it goes to `onOversized` (topic, size), never copied.
+    public var payloadLimit: (@Sendable (String) -> Int)?
+    public var onOversized: (@Sendable (String, Int) -> Void)?
 
     private static let libraryReady: Void = { _ = mosquitto_lib_init() }()
 
@@ -79,6 +97,7 @@ public final class MQTTClient: @unchecked Sendable {
             stopLoop(force: false)
         }
         mosquitto_destroy(handle)
+        if connectProperties != nil { mosquitto_property_free_all(&connectProperties) }
         close(wakePipe.read)
         close(wakePipe.write)
     }
@@ -103,11 +122,25 @@ public final class MQTTClient: @unchecked Sendable {
         }
     }
 
-    /// How long libmosquitto waits before reconnecting after a lost connection: from `delay` seconds, doubling to
-    /// `maximum`.
+    /// How long the network thread waits before trying again after any failure: from `delay` seconds, doubling
+    /// to `maximum` (`ReconnectBackoff`).
     public func setReconnectDelay(_ delay: UInt32, maximum: UInt32) throws {
         try MQTTError.check(mosquitto_reconnect_delay_set(handle, delay, maximum, true), "setting the reconnect delay")
-        state.withLock { reconnectDelay = (max(1, delay), max(delay, maximum)) }
+        state.withLock { reconnectDelay = (.seconds(max(1, delay)), .seconds(max(delay, maximum))) }
+    }
+
+    /// Speaks MQTT v5 and announces at every CONNECT that no packet over `bytes` may come (Maximum Packet Size): the
+    /// broker drops a larger message for this client instead of sending it, so that it never reaches the memory.
+    /// Before `connectInBackground`.
+    public func setMaximumPacketSize(_ bytes: UInt32) throws {
+        let v5 = Int32(MQTT_PROTOCOL_V5)
+        try MQTTError.check(
+            mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, v5), "choosing MQTT v5")
+        if connectProperties != nil { mosquitto_property_free_all(&connectProperties) }
+        try MQTTError.check(
+            mosquitto_property_add_int32(&connectProperties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), bytes),
+            "setting the maximum packet size")
+        protocolVersion = v5
     }
 
     /// Connects (the TCP and TLS handshakes happen here), starts the network thread, and waits for the broker's
@@ -118,21 +151,35 @@ public final class MQTTClient: @unchecked Sendable {
         try MQTTError.check(mosquitto_threaded_set(handle, true), "marking the client as threaded")
         try MQTTError.check(mosquitto_connect(handle, host, Int32(port), keepalive), "connecting to \(broker)")
         startLoop(connected: true)
-        let deadline = Date().addingTimeInterval(timeout)
-        state.lock()
-        while connack == nil && state.wait(until: deadline) {}
-        let code = connack
-        state.unlock()
+        // Polled on the monotonic clock (a condition's timed wait follows the wall clock); the first failure of
+        // the network thread (an answer that is not MQTT) ends the wait too.
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        var (code, failure): (Int32?, ConnectionFailure?) = (nil, nil)
+        while ContinuousClock.now < deadline {
+            (code, failure) = state.withLock { (connack, lastFailure) }
+            if code != nil || failure != nil { break }
+            usleep(5_000)
+        }
         guard code == 0 else {
             // Stop the network thread here, on the caller's thread: it must not outlive a failed connect.
             disconnect()
-            guard let code else { throw MQTTError.timedOut(operation: "CONNECT", seconds: timeout) }
-            throw MQTTError.refused(broker: broker, message: Self.refusal(code))
+            if let code { throw MQTTError.refused(broker: broker, message: refusalText(code)) }
+            if let failure { throw MQTTError.failed(broker: broker, message: failure.summary) }
+            throw MQTTError.timedOut(operation: "CONNECT", seconds: timeout)
         }
     }
 
-    /// The broker's reason for a CONNACK code, in libmosquitto's words.
+    /// The broker's reason for a CONNACK code of MQTT 3.1.1, in libmosquitto's words.
     public static func refusal(_ code: Int32) -> String { String(cString: mosquitto_connack_string(code)) }
+
+    /// The broker's reason for a CONNACK code of the protocol this client speaks (v5 has codes of its own).
+    func refusalText(_ code: Int32) -> String {
+        protocolVersion == Int32(MQTT_PROTOCOL_V5)
+            ? String(cString: mosquitto_reason_string(code)) : Self.refusal(code)
+    }
+
+    /// Failed attempts to reach the broker so far (each told to `onFailure`).
+    public var failedAttempts: Int { state.withLock { failures } }
 
     /// Starts connecting and returns at once: a network thread of ours connects, and reconnects whenever the broker
     /// is away (at the start too), with `setReconnectDelay`'s backoff, for as long as the client runs;
@@ -140,7 +187,12 @@ public final class MQTTClient: @unchecked Sendable {
     public func connectInBackground(host: String, port: Int, keepalive: Int32 = 60) throws {
         broker = "\(host):\(port)"
         try MQTTError.check(mosquitto_threaded_set(handle, true), "marking the client as threaded")
-        // A broker away at the start is not an error here: the loop tries again.
+        guard connectProperties == nil else {
+            // With properties, every attempt is made by the network thread (libmosquitto's async connect takes none).
+            target = (host, port, keepalive)
+            return startLoop(connected: false)
+        }
+        // A broker away at the start is not an error here: the loop tries again (and reports why).
         let first = mosquitto_connect_async(handle, host, Int32(port), keepalive)
         startLoop(connected: first == Int32(MOSQ_ERR_SUCCESS.rawValue))
     }
@@ -200,15 +252,12 @@ public final class MQTTClient: @unchecked Sendable {
     /// Waits until every message of `mids` is acknowledged; false when `timeout` passed first. Forgets them either
     /// way.
     public func waitForAcknowledgements(_ mids: some Collection<Int32>, timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        state.lock()
-        defer {
-            waiting.subtract(mids)
-            acknowledged.subtract(mids)
-            state.unlock()
-        }
-        while !mids.allSatisfy(acknowledged.contains) {
-            guard state.wait(until: deadline) else { return false }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        defer { forget(mids) }
+        // Polled on the monotonic clock: a condition's timed wait follows the wall clock.
+        while !state.withLock({ mids.allSatisfy(acknowledged.contains) }) {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(2_000)
         }
         return true
     }
@@ -270,6 +319,12 @@ public final class MQTTClient: @unchecked Sendable {
         client.state.withLock {
             client.connack = code
             client.connected = code == 0
+            if code == 0 {
+                client.established = true
+                client.lastFailure = nil
+            } else {
+                client.refusalCode = code
+            }
             client.state.broadcast()
         }
         client.onConnection?(code)
@@ -306,7 +361,13 @@ public final class MQTTClient: @unchecked Sendable {
         @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void = {
             _, obj, message in
             guard let client = client(obj), let m = message?.pointee, let topic = m.topic else { return }
+            let name = String(cString: topic)
+            // Refused by its size before it is copied or decoded.
+            if let limit = client.payloadLimit?(name), Int(m.payloadlen) > limit {
+                client.onOversized?(name, Int(m.payloadlen))
+                return
+            }
             let payload = m.payload.map { Data(bytes: $0, count: Int(m.payloadlen)) } ?? Data()
-            client.onMessage?(String(cString: topic), payload, m.retain)
+            client.onMessage?(name, payload, m.retain)
         }
 }

@@ -8,6 +8,8 @@ public enum MQTTError: LocalizedError, Equatable {
     case library(operation: String, code: Int32, message: String)
     /// The broker refused the connection (`mosquitto_connack_string`: a bad password, not authorised, ...).
     case refused(broker: String, message: String)
+    /// The connection failed before the broker accepted the session (an answer that is not MQTT, a TLS failure).
+    case failed(broker: String, message: String)
     /// No answer within the time allowed.
     case timedOut(operation: String, seconds: Double)
 
@@ -16,6 +18,7 @@ public enum MQTTError: LocalizedError, Equatable {
         case .library(let operation, _, let message): "MQTT: \(operation) failed: \(message)"
         case .refused(let broker, let message):
             "the MQTT broker \(broker) refused the connection: \(message); check --mqtt-username and the password"
+        case .failed(let broker, let message): "the MQTT broker \(broker) \(message)"
         case .timedOut(let operation, let seconds):
             "MQTT: no answer to \(operation) within \(String(format: "%.0f", seconds)) s; is the broker reachable?"
         }

@@ -51,6 +51,8 @@ final class MQTTFeed: Sendable {
     static let maxPayload = 64 << 10
     /// The largest card (on `.../info`): its face may be 256 KiB, base64.
     static let maxCardPayload = 384 << 10
+    /// The largest MQTT packet announced to the broker: a card's payload, the longest topic, and headers.
+    static let maxPacket = UInt32(maxCardPayload + 65_536 + 1024)
     /// Messages waiting for the database at most (a few MB of locations); beyond, the oldest go, and are counted.
     static let maxWaiting = 10_000
     /// Messages over `maxPayload` (cards) waiting at most: a flood of large cards must not fill the memory.
@@ -78,16 +80,18 @@ final class MQTTFeed: Sendable {
                 caFile: ca, certificateFile: subscription.certificateFile, keyFile: subscription.keyFile)
         }
         try client.setReconnectDelay(1, maximum: 30)
+        // The broker sends nothing larger (MQTT v5's Maximum Packet Size): a 100 MB message never reaches memory.
+        try client.setMaximumPacketSize(Self.maxPacket)
         let (topic, feed, dropped, large) = (subscription.topic, feed, dropped, largeWaiting)
         let broker = "\(subscription.host):\(subscription.port)"
+        // A broker that ignores the maximum: refused by its size before it is copied.
+        client.payloadLimit = { Self.limit(topic: $0) }
+        client.onOversized = { topic, size in
+            logger.warning(
+                "skipped a \(size)-byte message on \(topic.visible): larger than \(Self.limit(topic: topic))")
+        }
         client.onMessage = { topic, payload, _ in
             // Checked here, before it waits: a flood of large messages must not fill the memory.
-            guard payload.count <= Self.limit(topic: topic) else {
-                logger.warning(
-                    "skipped a \(payload.count)-byte message on \(topic.visible): larger than \(Self.limit(topic: topic))"
-                )
-                return
-            }
             guard payload.count <= Self.maxPayload || large.take() else {
                 logger.warning(
                     "skipped a \(payload.count)-byte message on \(topic.visible): \(Self.maxLargeWaiting) large ones wait already"
@@ -103,18 +107,18 @@ final class MQTTFeed: Sendable {
             }
         }
         client.onSubscribed = { logger.info("subscribed to \(topic.visible)") }
-        let refusals = EventCount()
+        client.onFailure = { failure in
+            // Tried again after 1 s doubling to 30 s; each kind of failure said once, then at debug level.
+            let line = "the MQTT broker \(broker) \(failure.summary.visible); retrying in \(failure.retryText)"
+            if failure.isRepeat { logger.debug("\(line)") } else { logger.warning("\(line)") }
+        }
         client.onConnection = { [weak client] code in
             switch code {
             case 0?:
                 logger.info("connected to the MQTT broker \(broker); subscribing to \(topic.visible)")
                 do { try client?.subscribe(topic) } catch { logger.error("\(error.localizedDescription.visible)") }
-            case let code?:
-                // libmosquitto tries again (1 s doubling to 30 s); the reason is said once, then every hundredth time.
-                if refusals.add(every: 100) {
-                    logger.error(
-                        "the MQTT broker \(broker) refused the connection: \(MQTTClient.refusal(code)); retrying")
-                }
+            case _?:
+                break  // a refusal: told by onFailure
             case nil:
                 logger.warning("lost the MQTT broker \(broker); reconnecting")
             }

@@ -64,15 +64,13 @@ actor LiveMQTTSender: LiveSending {
         recorder: Recorder, thread: StoreThread, logger: Logger
     ) throws {
         let broker = destination.displayURL
-        let refusals = EventCount()
         link = try MQTTLink(destination: destination) { event in
             switch event {
             case .connected: logger.info("connected to the MQTT broker \(broker)")
-            case .refused(let reason):
-                // libmosquitto tries again (1 s doubling to 30 s); said once, then every hundredth time.
-                if refusals.add(every: 100) {
-                    logger.error("the MQTT broker \(broker) refused the connection: \(reason); retrying")
-                }
+            case .failed(let failure):
+                // Tried again after 1 s doubling to 30 s; each kind of failure said once, then at debug level.
+                let line = "the MQTT broker \(broker) \(failure.summary.visible); retrying in \(failure.retryText)"
+                if failure.isRepeat { logger.debug("\(line)") } else { logger.warning("\(line)") }
             case .lost: logger.warning("lost the MQTT broker \(broker); what is recorded waits in the database")
             }
         }
@@ -103,7 +101,7 @@ actor LiveMQTTSender: LiveSending {
         }
         do {
             guard link.isConnected else {
-                throw MQTTSendError.notConnected(broker: link.destination.displayURL, reason: link.lastRefusal)
+                throw MQTTSendError.notConnected(broker: link.destination.displayURL, reason: link.lastFailure)
             }
             if !waypointsPublished {
                 let regions = try store!.regions()

@@ -9,19 +9,20 @@ import GPSLogModel
 /// itself when the broker goes away. A persistent session (a fixed client id, clean session off) lets
 /// libmosquitto and the broker finish the QoS 1 messages that were in flight when the connection broke.
 public final class MQTTLink: @unchecked Sendable {
-    // @unchecked: `refusal` goes through `state`; the client is Sendable.
+    // @unchecked: `failure` goes through `state`; the client is Sendable.
     /// What happened to the connection, for the caller's log.
     public enum Event: Sendable {
         case connected
-        /// The broker refused the CONNECT (its reason; a wrong password says so).
-        case refused(String)
+        /// An attempt failed (the broker refused the CONNECT, a wrong password says so; cannot be reached; spoke no
+        /// MQTT); `isRepeat` when the same failure was told since the last connection.
+        case failed(ConnectionFailure)
         case lost
     }
 
     public let destination: MQTTDestination
     private let client: MQTTClient
     private let state = NSLock()
-    private var refusal: String?
+    private var failure: String?
 
     /// Sets the client up (credentials, TLS, will); connects nothing yet.
     /// - Parameters:
@@ -64,19 +65,22 @@ public final class MQTTLink: @unchecked Sendable {
             guard let self else { return }
             switch code {
             case 0?:
-                state.withLock { refusal = nil }
+                state.withLock { failure = nil }
                 // Retained: a consumer that subscribes later still learns the name (as the apps publish it).
                 if let card {
                     _ = try? client.publish(topic: topic, payload: card, qos: qos, retain: true, track: false)
                 }
                 onEvent?(.connected)
-            case let code?:
-                let reason = MQTTClient.refusal(code)
-                state.withLock { refusal = reason }
-                onEvent?(.refused(reason))
+            case _?:
+                break  // a refusal: told by onFailure, with the wait before the next attempt
             case nil:
                 onEvent?(.lost)
             }
+        }
+        client.onFailure = { [weak self] failure in
+            guard let self else { return }
+            state.withLock { self.failure = failure.summary }
+            onEvent?(.failed(failure))
         }
     }
 
@@ -101,7 +105,8 @@ public final class MQTTLink: @unchecked Sendable {
                 reason +=
                     " (over TLS: check --ca-file, the CA that signed the broker's certificate, and "
                     + "--cert-file and --key-file when the broker asks for a client certificate)"
-            case (.timedOut, false): reason += " (a broker that takes only TLS on that port needs mqtts://)"
+            case (.timedOut, false), (.failed, false):
+                reason += " (a broker that takes only TLS on that port needs mqtts://)"
             default: break
             }
             throw MQTTSendError.notConnected(broker: destination.displayURL, reason: reason)
@@ -111,8 +116,9 @@ public final class MQTTLink: @unchecked Sendable {
     /// True while connected.
     public var isConnected: Bool { client.isConnected }
 
-    /// The broker's reason for refusing the last CONNECT, until a connection is made.
-    public var lastRefusal: String? { state.withLock { refusal } }
+    /// Why the last attempt to reach the broker failed (its refusal of the CONNECT, say), until a connection is
+    /// made.
+    public var lastFailure: String? { state.withLock { failure } }
 
     /// Publishes one message with the destination's QoS; returns its id.
     func publish(topic: String, payload: [UInt8], retain: Bool) throws -> Int32 {
@@ -136,6 +142,30 @@ public final class MQTTLink: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
         return true
+    }
+
+    /// Waits until at most `limit` of `mids` (in publishing order) await the broker's confirmation, dropping the
+    /// confirmed ones from it: the in-flight window of a paced upload. False when nothing was confirmed for
+    /// `timeout` seconds, or at once when the connection is lost.
+    func settle(_ mids: inout [Int32], toAtMost limit: Int, timeout: Double) async -> Bool {
+        var lastProgress = ContinuousClock.now
+        while true {
+            let done = mids.filter(client.isAcknowledged)
+            if !done.isEmpty {
+                client.forget(done)
+                let set = Set(done)
+                mids.removeAll(where: set.contains)
+                lastProgress = .now
+            }
+            if mids.count <= limit { return true }
+            guard ContinuousClock.now - lastProgress < .milliseconds(Int64(timeout * 1000)), !Task.isCancelled,
+                client.isConnected
+            else {
+                client.forget(mids)
+                return false
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// Disconnects cleanly: no last will.

@@ -9,12 +9,22 @@ import GPSLogStore
 /// `.../event`, in time order. The database is the queue, as for `Uploader`: the session's cursor for this broker
 /// moves only once the broker confirmed a whole batch (PUBACK at QoS 1), so a broker away for a day, a re-run or a
 /// kill -9 loses nothing and sends at most the one unconfirmed batch again.
+///
+/// Messages go paced: at most `rate` a second, and at most `window` awaiting the broker's PUBACK. A PUBACK says the
+/// broker took a message, not that a subscriber stored it: a broker queues at most `max_queued_messages` (Mosquitto:
+/// 1000) for a slow subscriber and drops the rest, so a backlog published at full speed is lost there.
 public final class MQTTPublisher {
     public struct Options: Sendable {
-        /// Messages in flight before the cursor moves: one commit per batch spares the SD card.
+        /// Locations per batch: the cursor moves once the broker confirmed a whole batch (one commit per batch
+        /// spares the SD card).
         public var batchSize = 200
-        /// Seconds to wait for the broker's confirmations of a batch.
+        /// Seconds to wait for the broker's next confirmation.
         public var timeout = 30.0
+        /// Messages a second at most (nil: unpaced): what the slowest subscriber stores (the OwnTracks Recorder
+        /// about 20 a second).
+        public var rate: Double? = 20
+        /// Messages awaiting the broker's PUBACK at most (Mosquitto's `max_inflight_messages` is 20).
+        public var window = 20
         public init() {}
     }
 
@@ -53,9 +63,10 @@ public final class MQTTPublisher {
         guard remaining > 0 || !transitions.isEmpty else { return report }
         progress?(0, total)
         let writer = OwnTracksWriter(trackerID: d.trackerID)
+        var pacer = Pacer(rate: options.rate)
         while remaining > 0 || !transitions.isEmpty {
             guard link.isConnected else {
-                throw MQTTSendError.notConnected(broker: d.displayURL, reason: link.lastRefusal)
+                throw MQTTSendError.notConnected(broker: d.displayURL, reason: link.lastFailure)
             }
             var batch: [Entry] = []
             try store.trackPoints(of: session.id, after: state.last, limit: options.batchSize, marks: true).forEach {
@@ -65,28 +76,33 @@ public final class MQTTPublisher {
             let due = batch.last.map { last in transitions.prefix { $0.time <= last.time } } ?? transitions
             var pending = due[...]
             var mids: [Int32] = []
-            func publishTransitions(until time: Timestamp?) throws {
+            var count = 0
+            /// One message, once the pace and the in-flight window allow it.
+            func send(_ payload: [UInt8], topic: String, retain: Bool) async throws {
+                await pacer.wait()
+                guard await link.settle(&mids, toAtMost: max(1, options.window) - 1, timeout: options.timeout) else {
+                    throw notSent(count: mids.count)
+                }
+                mids.append(try link.publish(topic: topic, payload: payload, retain: retain))
+                count += 1
+            }
+            func publishTransitions(until time: Timestamp?) async throws {
                 while let t = pending.first, time.map({ t.time <= $0 }) ?? true {
                     var b: [UInt8] = []
                     writer.appendTransition(t, to: &b)
-                    mids.append(try link.publish(topic: d.baseTopic + "/event", payload: b, retain: false))
+                    try await send(b, topic: d.baseTopic + "/event", retain: false)
                     pending.removeFirst()
                 }
             }
             for e in batch {
-                try publishTransitions(until: e.time)
+                try await publishTransitions(until: e.time)
                 var b: [UInt8] = []
                 writer.appendMessage(e, to: &b)
                 // Retained, as the apps publish locations: a consumer that subscribes later sees where it is now.
-                mids.append(try link.publish(topic: d.baseTopic, payload: b, retain: true))
+                try await send(b, topic: d.baseTopic, retain: true)
             }
-            try publishTransitions(until: nil)
-            guard await link.confirmed(mids, timeout: options.timeout) else {
-                guard link.isConnected else {
-                    throw MQTTSendError.notConnected(broker: d.displayURL, reason: link.lastRefusal)
-                }
-                throw MQTTSendError.notConfirmed(broker: d.displayURL, count: mids.count, seconds: options.timeout)
-            }
+            try await publishTransitions(until: nil)
+            guard await link.settle(&mids, toAtMost: 0, timeout: options.timeout) else { throw notSent(count: count) }
             if let last = batch.last {
                 state.last = (last.time.milliseconds, last.key ?? 0)
                 state.sent += batch.count
@@ -111,7 +127,7 @@ public final class MQTTPublisher {
     /// the broker's confirmations.
     public func publishWaypoints(_ regions: [Region], isolation: isolated (any Actor)? = #isolation) async throws {
         let d = link.destination
-        guard link.isConnected else { throw MQTTSendError.notConnected(broker: d.displayURL, reason: link.lastRefusal) }
+        guard link.isConnected else { throw MQTTSendError.notConnected(broker: d.displayURL, reason: link.lastFailure) }
         let writer = OwnTracksWriter(trackerID: d.trackerID)
         let mids = try regions.map {
             try link.publish(topic: d.baseTopic + "/waypoint", payload: writer.waypointMessage($0), retain: false)
@@ -121,9 +137,34 @@ public final class MQTTPublisher {
         }
     }
 
+    /// Why a batch did not go: the connection lost, or no confirmation in time.
+    private func notSent(count: Int) -> MQTTSendError {
+        let d = link.destination
+        guard link.isConnected else { return .notConnected(broker: d.displayURL, reason: link.lastFailure) }
+        return .notConfirmed(broker: d.displayURL, count: count, seconds: options.timeout)
+    }
+
     /// How a transition is kept in `SentRecords` once the broker confirmed it.
     static func recordID(_ t: Transition) -> String { "transition:\(t.key ?? 0)" }
 }
 
 @available(*, unavailable)
 extension MQTTPublisher: Sendable {}
+
+/// At most `rate` messages a second, on the monotonic clock; no burst to make up for time lost waiting.
+struct Pacer {
+    let interval: Duration?
+    private var next = ContinuousClock.now
+
+    init(rate: Double?) {
+        interval = rate.flatMap { $0 > 0 ? .nanoseconds(Int64(1e9 / $0)) : nil }
+    }
+
+    /// Waits until the next message may go.
+    mutating func wait() async {
+        guard let interval else { return }
+        let now = ContinuousClock.now
+        if next > now { try? await Task.sleep(until: next, clock: .continuous) }
+        next = max(next, now) + interval
+    }
+}

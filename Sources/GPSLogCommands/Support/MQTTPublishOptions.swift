@@ -61,12 +61,36 @@ struct MQTTPublishOptions: ParsableArguments {
     var cardName: String?
     @Option(help: ArgumentHelp("A JPEG or PNG picture for the card (at most 64 KB).", valueName: "path"))
     var cardFace: String?
+    @Option(
+        help: ArgumentHelp(
+            "Messages at most per second or minute (20/s, 300/min), or off: a broker keeps only so many messages "
+                + "for a slow subscriber (Mosquitto's max_queued_messages) and drops the rest, though it confirmed them.",
+            valueName: "N/s|N/min|off"))
+    var mqttRate = "20/s"
     @OptionGroup var login: MQTTLoginOptions
 
     static let maxFace = 64 << 10
 
+    /// Messages a second from `--mqtt-rate`: nil for off; `.none` (invalid) for anything else.
+    static func rate(_ text: String) -> Double?? {
+        if text == "off" { return .some(nil) }
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let n = Double(parts[0]), n > 0, n.isFinite, n <= 100_000 else { return nil }
+        switch parts[1] {
+        case "s": return n
+        case "min": return n / 60
+        default: return nil
+        }
+    }
+
+    /// The pace of `--mqtt-rate` (validated): messages a second, nil for off.
+    var rate: Double? { Self.rate(mqttRate) ?? 20 }
+
     func validate() throws {
         if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2.") }
+        if Self.rate(mqttRate) == nil {
+            throw ValidationError("--mqtt-rate must be N/s or N/min (20/s, 300/min), or off.")
+        }
         if let t = trackerID, t.isEmpty || t.count > 8 || t.contains(where: { !$0.isLetter && !$0.isNumber }) {
             throw ValidationError("--tracker-id must be 1 to 8 letters or digits (OwnTracks uses two).")
         }

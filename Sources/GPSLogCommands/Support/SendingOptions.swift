@@ -74,6 +74,7 @@ struct SendingOptions: ParsableArguments {
         var o = MQTTPublisher.Options()
         o.batchSize = batchSize
         o.timeout = Double(timeout.milliseconds) / 1000
+        o.rate = mqtt.rate
         return o
     }
 
