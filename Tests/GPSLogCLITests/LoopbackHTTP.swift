@@ -72,14 +72,14 @@ enum LoopbackHTTP {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
         guard send(fd, Array((head + body).utf8)) else {
-            throw Failure(description: "the server closed the connection before the request was sent")
+            throw Failure(description: "the server closed the connection before \(method) \(path) was sent")
         }
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = recv(fd, &buffer, buffer.count, 0)
             if n < 0 && received.isEmpty {
-                throw Failure(description: "no answer (errno \(errno): reset or timed out)")
+                throw Failure(description: "no answer to \(method) \(path) (errno \(errno): reset or timed out)")
             }
             if n <= 0 { break }
             received.append(contentsOf: buffer[..<n])

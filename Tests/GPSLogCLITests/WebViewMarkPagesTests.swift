@@ -38,7 +38,8 @@ import Testing
             try Self.gpx(marks: Self.markCount).write(toFile: dir + "/marks.gpx", atomically: true, encoding: .utf8)
             let imported = try await runGPSLogAsync(["import", dir + "/marks.gpx"], database: db, folder: dir)
             try #require(imported.status == 0, "\(imported.stderr)")
-            let (_, port) = try await LoopbackHTTP.serve(["--tiles", "none"], database: db, folder: dir + "/serve")
+            let (serve, port) = try await LoopbackHTTP.serve(["--tiles", "none"], database: db, folder: dir + "/serve")
+            defer { if !serve.process.isRunning { Issue.record("serve ended: \(serve.stderr)") } }
 
             let sessions = try await LoopbackHTTP.fetch("GET", "/api/sessions", port: port)
             let list = try JSONSerialization.jsonObject(with: Data(sessions.body)) as? [[String: Any]] ?? []
