@@ -17,35 +17,93 @@ public struct ConnectionLimits: Sendable {
     public var maxConnections = 256
     /// Connections open at once from one address: what one client may hold of `maxConnections`.
     public var maxConnectionsPerClient = 16
+    /// How long a connection may wait for a request's header (or stay idle between requests) once the server is
+    /// crowded (`crowdedAt` connections open): many addresses each holding their share of slow connections
+    /// would otherwise fill `maxConnections` for `headerTimeout`, and a phone's post would find no room.
+    public var crowdedHeaderTimeout: TimeAmount = .seconds(2)
+    /// Three quarters of `maxConnections`.
+    public var crowdedAt: Int { max(1, maxConnections * 3 / 4) }
 
     public init() {}
 }
 
-/// Counts the open connections, in all and per client address, across the server's event loops.
+/// Counts the open connections, in all and per client address, across the server's event loops, and knows which
+/// of them are waiting for a request (its header not complete, or idle after a response): when every slot is
+/// taken, a new connection takes the slot of the one that has waited longest, so slow or idle connections cannot
+/// keep out a client that sends its request at once.
 final class ConnectionRegistry: Sendable {
+    /// One connection's place in the counts. It is given back once, by whoever ends it first: the connection closing,
+    /// or a newer connection taking it. Its fields change only under the registry's lock.
+    final class Slot: @unchecked Sendable {
+        let client: String
+        let channel: any Channel
+        fileprivate var released = false
+        /// Since when it waits for a request (nil while a request is read or answered).
+        fileprivate var waitingSince: NIODeadline?
+
+        init(client: String, channel: any Channel) {
+            self.client = client
+            self.channel = channel
+        }
+    }
+
+    private struct Counts {
+        var total = 0
+        var byClient: [String: Int] = [:]
+        var waiting: [ObjectIdentifier: Slot] = [:]
+
+        mutating func release(_ slot: Slot) {
+            guard !slot.released else { return }
+            slot.released = true
+            total -= 1
+            let left = byClient[slot.client, default: 1] - 1
+            byClient[slot.client] = left > 0 ? left : nil
+            waiting[ObjectIdentifier(slot)] = nil
+        }
+    }
+
     let limits: ConnectionLimits
-    private let counts = NIOLockedValueBox((total: 0, byClient: [String: Int]()))
+    private let counts = NIOLockedValueBox(Counts())
 
     init(limits: ConnectionLimits) { self.limits = limits }
 
-    /// Takes a slot for `client`, or says no when the server or the client is at its limit.
-    func open(client: String) -> Bool {
-        counts.withLockedValue { c in
-            guard c.total < limits.maxConnections, c.byClient[client, default: 0] < limits.maxConnectionsPerClient
-            else { return false }
+    /// Takes a slot for a new connection from `client`, waiting for its first request; nil when the client is at its
+    /// limit, or the server is and no connection waits. A waiting connection whose slot is taken is closed.
+    func open(client: String, channel: any Channel) -> Slot? {
+        let (slot, evicted): (Slot?, Slot?) = counts.withLockedValue { c in
+            guard c.byClient[client, default: 0] < limits.maxConnectionsPerClient else { return (nil, nil) }
+            var evicted: Slot?
+            if c.total >= limits.maxConnections {
+                guard let oldest = c.waiting.values.min(by: { $0.waitingSince! < $1.waitingSince! }) else {
+                    return (nil, nil)
+                }
+                c.release(oldest)
+                evicted = oldest
+            }
+            let slot = Slot(client: client, channel: channel)
+            slot.waitingSince = .now()
             c.total += 1
             c.byClient[client, default: 0] += 1
-            return true
+            c.waiting[ObjectIdentifier(slot)] = slot
+            return (slot, evicted)
+        }
+        evicted?.channel.close(promise: nil)
+        return slot
+    }
+
+    /// Marks a connection as waiting for a request from now on, or (false) as busy with one.
+    func setWaiting(_ slot: Slot, _ waiting: Bool) {
+        counts.withLockedValue { c in
+            guard !slot.released else { return }
+            slot.waitingSince = waiting ? .now() : nil
+            c.waiting[ObjectIdentifier(slot)] = waiting ? slot : nil
         }
     }
 
-    func close(client: String) {
-        counts.withLockedValue { c in
-            c.total -= 1
-            let left = c.byClient[client, default: 1] - 1
-            c.byClient[client] = left > 0 ? left : nil
-        }
-    }
+    func close(_ slot: Slot) { counts.withLockedValue { $0.release(slot) } }
+
+    /// At least `limits.crowdedAt` connections are open.
+    var isCrowded: Bool { counts.withLockedValue { $0.total >= limits.crowdedAt } }
 
     /// Connections open now (tests).
     var open: Int { counts.withLockedValue { $0.total } }
@@ -64,9 +122,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private enum Phase { case waitingForHeader, readingBody, responding, idle }
 
     private let registry: ConnectionRegistry
-    private var client: String?
+    private var slot: ConnectionRegistry.Slot?
     private var phase = Phase.waitingForHeader
     private var deadline: Scheduled<Void>?
+    /// While waiting for a request: closes the connection if the server is crowded by then.
+    private var crowdCheck: Scheduled<Void>?
 
     init(registry: ConnectionRegistry) { self.registry = registry }
 
@@ -107,13 +167,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func start(_ context: ChannelHandlerContext) {
-        guard client == nil else { return }
+        guard slot == nil else { return }
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        guard registry.open(client: address) else {
+        guard let slot = registry.open(client: address, channel: context.channel) else {
             context.close(promise: nil)
             return
         }
-        client = address
+        self.slot = slot
         enter(.waitingForHeader, context)
     }
 
@@ -121,7 +181,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         phase = next
         deadline?.cancel()
         deadline = nil
+        crowdCheck?.cancel()
+        crowdCheck = nil
         let limits = registry.limits
+        let waiting = next == .waitingForHeader || next == .idle
+        if let slot { registry.setWaiting(slot, waiting) }
+        if waiting { scheduleCrowdCheck(context) }
         let timeout: TimeAmount? =
             switch next {
             case .waitingForHeader: limits.headerTimeout
@@ -134,11 +199,25 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         deadline = loop.scheduleTask(in: timeout) { context.close(promise: nil) }
     }
 
+    /// Every `crowdedHeaderTimeout` while waiting for a request: a crowded server closes the connection.
+    private func scheduleCrowdCheck(_ context: ChannelHandlerContext) {
+        let loop = context.eventLoop.assumeIsolated()
+        crowdCheck = loop.scheduleTask(in: registry.limits.crowdedHeaderTimeout) { [self] in
+            if registry.isCrowded {
+                context.close(promise: nil)
+            } else {
+                scheduleCrowdCheck(context)
+            }
+        }
+    }
+
     private func release() {
         deadline?.cancel()
         deadline = nil
-        if let client { registry.close(client: client) }
-        client = nil
+        crowdCheck?.cancel()
+        crowdCheck = nil
+        if let slot { registry.close(slot) }
+        slot = nil
     }
 }
 

@@ -27,8 +27,12 @@ public struct Receiver: Sendable {
     public var limits = ConnectionLimits()
     /// An MQTT broker to subscribe to beside HTTP (`serve --mqtt`); nil: HTTP only.
     public var mqtt: MQTTSubscription?
-    /// More routes on the same router and port, added before the receiver's (the web view's GETs and `/login`).
+    /// More routes on the same port (the web view's GETs and `/login`). Every POST goes to the receiver, whatever
+    /// its path, except to the paths in `routedPosts`: a router does not fall back from `/api/sessions/...` to a
+    /// catch-all, so the receiver is not one of its routes.
     public var routes: (@Sendable (Router<ReceiverContext>) -> Void)?
+    /// The exact paths whose POSTs go to `routes` (the view's `/login`).
+    public var routedPosts: Set<String> = []
     /// Opens the database the receiver writes into: the SQLite file at `databasePath` unless set (`serve --store`).
     public var openStore: @Sendable () throws -> any ReceiverBackend
 
@@ -46,18 +50,19 @@ public struct Receiver: Sendable {
         mapLargeAllocationsSeparately()
         let router = Router(context: ReceiverContext.self)
         routes?(router)
-        let token = token
-        let logger = logger
-        // "/" and every other path: apps differ in what they append.
-        for path in ["/", "**"] {
-            router.post(RouterPath(path)) { request, context -> Response in
-                await Receiver.handle(
-                    request, context: context, sink: sink, budget: budget, token: token, logger: logger)
+        let routed = router.buildResponder()
+        let (token, logger, routedPosts) = (token, logger, routedPosts)
+        // A POST to any path but the routed ones: apps differ in what they append.
+        let responder = CallbackResponder<ReceiverContext> { request, context in
+            guard request.method == .post, !routedPosts.contains(request.uri.path) else {
+                return try await routed.respond(to: request, context: context)
             }
+            return await Receiver.handle(
+                request, context: context, sink: sink, budget: budget, token: token, logger: logger)
         }
         let registry = ConnectionRegistry(limits: limits)
         let app = Application(
-            router: router,
+            responder: responder,
             server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(registry: registry)])),
             configuration: .init(address: .hostname(host, port: port), serverName: "gpslog"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) }, logger: logger)
@@ -80,12 +85,25 @@ public struct Receiver: Sendable {
         _ request: Request, context: ReceiverContext, sink: ReceiverStore, budget: BodyBudget, token: AccessToken?,
         logger: Logger
     ) async -> Response {
+        let client = context.remoteAddress?.ipAddress ?? "unknown"
+        if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: token != nil) {
+            logger.warning("refused a POST to \(request.uri.path.visible) from \(client.visible): \(reason)")
+            return json(.forbidden, errorJSON("refused: \(reason); phones and scripts post without a web page"))
+        }
         let credentials = Credentials(request)
         if let token, !credentials.matches(token.secret) {
-            logger.warning("refused a POST to \(request.uri.path.visible): missing or wrong token")
+            logger.warning(
+                "refused a POST to \(request.uri.path.visible) from \(client.visible): missing or wrong token")
             return json(
                 .unauthorized, #"{"error":"missing or wrong token: send Authorization: Bearer TOKEN"}"#,
                 extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])
+        }
+        guard BrowserGuard.declaresJSON(request) else {
+            let given = request.headers[.contentType].map { "Content-Type \($0.visible)" } ?? "no Content-Type"
+            logger.warning("refused a POST to \(request.uri.path.visible) from \(client.visible): \(given)")
+            return json(
+                .unsupportedMediaType,
+                errorJSON("the body must be sent as Content-Type: application/json (\(given) was given)"))
         }
         // The body's share of the budget: what it says it is, at most the largest body taken.
         let declared = request.headers[.contentLength].flatMap { Int($0) }.map { max(0, $0) } ?? context.maxUploadSize
@@ -168,9 +186,14 @@ public struct Receiver: Sendable {
 
 /// The request context: a larger body limit than Hummingbird's 2 MiB (an Overland backlog of a day, batched by
 /// 200, is far below 16 MiB, but a phone configured with large batches can send more).
-public struct ReceiverContext: RequestContext {
+public struct ReceiverContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
-    public init(source: ApplicationRequestContextSource) { coreContext = .init(source: source) }
+    /// The client's address (its connection's), for log lines and per-address limits.
+    public let remoteAddress: SocketAddress?
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
     public var maxUploadSize: Int { 16 << 20 }
 }
 

@@ -64,8 +64,30 @@ struct APIRoutes {
         LiveRoute.register(on: router, data: data, logins: logins)
         router.get("/api/sessions/:id/marks") { request, context in
             guard logins.allows(request) else { return Self.unauthorized }
-            guard let marks = try await data.marks(try context.parameters.require("id")) else { return Self.notFound }
-            return try Self.json(marks)
+            let q = request.uri.queryParameters
+            var limit = Self.defaultMarks
+            if let text = q["limit"] {
+                guard let value = Int(String(text)), (1...Self.maxMarks).contains(value) else {
+                    return Self.bad("limit must be a number of marks from 1 to \(Self.maxMarks)")
+                }
+                limit = value
+            }
+            var after: (time: Int64, key: Int64)?
+            if let text = q["after"] {
+                guard let cursor = LiveRoute.parse(String(text)) else {
+                    return Self.bad("after must be TIME:KEY, as the next page's link gives it")
+                }
+                after = cursor
+            }
+            let id = try context.parameters.require("id")
+            guard let page = try await data.marks(id, after: after, limit: limit) else { return Self.notFound }
+            var response = Self.json(bytes: try Self.encoded(page.marks))
+            if let next = page.next {
+                let path =
+                    "/api/sessions/\(id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)/marks"
+                response.headers[HTTPField.Name("Link")!] = "<\(path)?after=\(next)&limit=\(limit)>; rel=\"next\""
+            }
+            return response
         }
         router.get("/api/sessions/:id/plot.svg") { request, context in
             guard logins.allows(request) else { return Self.unauthorized }
@@ -77,6 +99,11 @@ struct APIRoutes {
                 status: .ok, headers: [.contentType: "image/svg+xml"], body: .init(byteBuffer: ByteBuffer(bytes: svg)))
         }
     }
+
+    /// Marks in one `/marks` answer unless `?limit=` says otherwise, and the most it may say (a mark is about
+    /// 130 bytes of JSON: at most 1.3 MB an answer).
+    static let defaultMarks = 1_000
+    static let maxMarks = 10_000
 
     static func json(_ value: some Encodable) throws -> Response { json(bytes: try encoded(value)) }
 

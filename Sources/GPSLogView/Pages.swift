@@ -85,7 +85,9 @@ enum Pages {
     }
 
     /// The session page: the summary, the map and the charts; the plot as a picture when JavaScript is off.
-    static func session(_ s: SessionJSON, tiles: String?, attribution: String) -> String {
+    static func session(_ s: SessionJSON, marks markPage: MarkPage, first: Bool, tiles: String?, attribution: String)
+        -> String
+    {
         let live = s.recording ? #" <span class="live">● recording</span>"# : ""
         var attributes = #" data-session="\#(escape(s.id))" data-attribution="\#(escape(attribution))""#
         if s.recording { attributes += #" data-recording="true""# }
@@ -118,18 +120,20 @@ enum Pages {
             <div id="chart-altitude" class="chart" aria-label="Elevation against time"></div>
             <div id="chart-accuracy" class="chart" aria-label="Accuracy against time"></div>
             </div>
-            \(marks(s.markList ?? []))
+            \(marks(markPage, session: s, first: first))
             """)
     }
 
-    /// The most marks listed under the map (the map shows them all).
+    /// The most marks listed under the map at once (the map shows them all); a link leads to the next ones.
     static let maxListedMarks = 500
 
-    /// The marks under the map, each a button that flies the map to it (with JavaScript); a list without.
-    static func marks(_ marks: [SessionJSON.MarkJSON]) -> String {
-        guard !marks.isEmpty else { return "" }
+    /// A page of the marks under the map, each a button that flies the map to it (with JavaScript); a list without.
+    /// Links lead to the next page and back to the first.
+    static func marks(_ page: MarkPage, session s: SessionJSON, first: Bool) -> String {
+        guard !page.marks.isEmpty || !first else { return "" }
+        let link = "/sessions/\(escape(s.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? s.id))"
         var items = ""
-        for m in marks.prefix(maxListedMarks) {
+        for m in page.marks {
             let label = escape(m.label ?? "mark")
             let address = m.address.map { " <span class=\"muted\">\(escape($0))</span>" } ?? ""
             items += """
@@ -138,18 +142,26 @@ enum Pages {
 
                 """
         }
-        let more =
-            marks.count > maxListedMarks ? "<p class=\"muted\">and \(marks.count - maxListedMarks) more.</p>" : ""
-        return "<h2>Marks</h2>\n<ol class=\"marks\">\n\(items)</ol>\n\(more)"
+        var links: [String] = []
+        if !first { links.append(#"<a href="\#(link)#marks">First marks</a>"#) }
+        if let next = page.next {
+            links.append(
+                #"<a href="\#(link)?marks=\#(escape(next))#marks" rel="next">Next \#(maxListedMarks) marks</a>"#)
+        }
+        let more = links.isEmpty ? "" : "<p class=\"muted\">\(s.marks) marks: \(links.joined(separator: " · "))</p>\n"
+        return "<h2 id=\"marks\">Marks</h2>\n<ol class=\"marks\">\n\(items)</ol>\n\(more)"
     }
 
-    static func login(failed: Bool) -> String {
-        page(
+    static func login(failed: Bool, wait: Int? = nil) -> String {
+        let message =
+            wait.map { #"<p class="live">Too many wrong tokens from your address: try again in \#($0) s.</p>"# }
+            ?? (failed ? #"<p class="live">That token is not right.</p>"# : "")
+        return page(
             title: "Log in",
             """
             <form class="login" method="post" action="/login">
             <p>This gpslog listens beyond this machine: give its view token (or its token) to see the sessions.</p>
-            \(failed ? #"<p class="live">That token is not right.</p>"# : "")
+            \(message)
             <p><label>Token <input name="token" type="password" autocomplete="current-password" autofocus></label>
             <button type="submit">Log in</button></p>
             </form>

@@ -58,6 +58,12 @@ struct ChartWindow: Codable, Sendable {
     var cursor: String?
 }
 
+/// A page of a session's marks, and the cursor (`TIME:KEY`) after which the next page starts; nil on the last.
+struct MarkPage: Sendable {
+    var marks: [SessionJSON.MarkJSON]
+    var next: String?
+}
+
 /// A recording's new track points (`/api/sessions/ID/live`), and whether the session has ended.
 struct LiveBatch: Sendable {
     var points: [(cursor: String, point: ChartPoint)]
@@ -112,14 +118,28 @@ struct ViewData: Sendable {
         }
     }
 
-    /// One session and its marks in one read (its page); nil when there is none.
-    func sessionWithMarks(_ query: String) async throws -> SessionJSON? {
+    /// One session and a page of its marks in one read (its page); nil when there is none.
+    func sessionWithMarks(_ query: String, after: (time: Int64, key: Int64)?, limit: Int) async throws -> (
+        SessionJSON, MarkPage
+    )? {
         try await read { store in
             guard let s = try? store.resolveSession(query) else { return nil }
-            var json = SessionJSON(try store.summary(of: s), marks: try store.marks(of: s.id).all())
+            let summary = try store.summary(of: s)
+            var json = SessionJSON(summary)
             json.recording = SessionJSON.isLive(end: s.end)
-            return json
+            return (json, try Self.markPage(store, summary, after: after, limit: limit))
         }
+    }
+
+    /// At most `limit` marks after `after`, and the cursor of the next page when there is more.
+    static func markPage(_ store: Store, _ summary: SessionSummary, after: (time: Int64, key: Int64)?, limit: Int)
+        throws -> MarkPage
+    {
+        var entries = try store.marks(of: summary.session.id, after: after, limit: limit + 1)
+        let more = entries.count > limit
+        if more { entries.removeLast() }
+        let next = more ? entries.last.map { "\($0.time.milliseconds):\($0.key ?? 0)" } : nil
+        return MarkPage(marks: SessionJSON(summary, marks: entries).markList ?? [], next: next)
     }
 
     /// The session as `gpslog export --format geojson [--simplify TOLERANCE]` writes it, into a private scratch file
@@ -204,11 +224,12 @@ struct ViewData: Sendable {
         }
     }
 
-    /// The marks: time, place, label and address (as `gpslog show --json` lists them).
-    func marks(_ id: String) async throws -> [SessionJSON.MarkJSON]? {
+    /// A page of the marks: time, place, label and address (as `gpslog show --json` lists them), at most `limit`
+    /// after the cursor `after`.
+    func marks(_ id: String, after: (time: Int64, key: Int64)?, limit: Int) async throws -> MarkPage? {
         try await read { store in
             guard let session = try? store.resolveSession(id) else { return nil }
-            return try SessionJSON(store.summary(of: session), marks: try store.marks(of: session.id).all()).markList
+            return try Self.markPage(store, try store.summary(of: session), after: after, limit: limit)
         }
     }
 }

@@ -41,10 +41,14 @@ public struct WebView: Sendable {
         self.logger = logger
     }
 
+    /// The paths the view answers POSTs on (every other POST is the receiver's).
+    public static let postPaths: Set<String> = ["/login"]
+
     /// Adds the view's routes (GET, and POST `/login`) to a router.
-    public func register<Context: RequestContext>(on router: Router<Context>) {
+    public func register<Context: RemoteAddressRequestContext>(on router: Router<Context>) {
         let data = ViewData(databasePath: databasePath)
         let logins = Logins(token: token)
+        let throttle = LoginThrottle()
         let view = self
         router.get("/static/:file") { _, context in try Static.asset(context.parameters.require("file")) }
         for library in ["leaflet", "dygraphs"] {
@@ -53,13 +57,23 @@ public struct WebView: Sendable {
             }
         }
         router.get("/login") { _, _ in Self.html(Pages.login(failed: false)) }
-        router.post("/login") { request, _ in
+        router.post("/login") { request, context in
+            let client = context.remoteAddress?.ipAddress ?? "unknown"
+            // Checked before the token is read: a refused address learns nothing from its guess.
+            if let wait = throttle.retryAfter(client) {
+                view.logger.warning("refused a login from \(client.visible): too many wrong tokens, \(wait) s to wait")
+                var response = Self.html(Pages.login(failed: true, wait: wait), status: .tooManyRequests)
+                response.headers[.retryAfter] = String(wait)
+                return response
+            }
             let form = String(buffer: try await request.body.collect(upTo: 4096))
             let given = URLComponents(string: "/?" + form)?.queryItems?.first { $0.name == "token" }?.value ?? ""
             guard let cookie = logins.login(given) else {
-                view.logger.warning("a wrong token was given at /login")
+                throttle.failed(client)
+                view.logger.warning("a wrong token was given at /login from \(client.visible)")
                 return Self.html(Pages.login(failed: true), status: .unauthorized)
             }
+            view.logger.info("a login at /login from \(client.visible)")
             var response = Response(status: .seeOther, headers: [.location: "/"])
             response.setCookie(cookie)
             return response
@@ -78,11 +92,16 @@ public struct WebView: Sendable {
         }
         router.get("/sessions/:id") { request, context in
             guard logins.allows(request) else { return Self.toLogin }
-            guard let s = try await data.sessionWithMarks(try context.parameters.require("id")) else {
+            let after = request.uri.queryParameters["marks"].flatMap { LiveRoute.parse(String($0)) }
+            guard
+                let (s, marks) = try await data.sessionWithMarks(
+                    try context.parameters.require("id"), after: after, limit: Pages.maxListedMarks)
+            else {
                 return Self.html(
                     Pages.page(title: "No such session", "<p>No session has that id.</p>"), status: .notFound)
             }
-            return Self.html(Pages.session(s, tiles: view.tiles, attribution: view.attribution))
+            return Self.html(
+                Pages.session(s, marks: marks, first: after == nil, tiles: view.tiles, attribution: view.attribution))
         }
         APIRoutes(data: data, logins: logins, cache: ViewCache(databasePath: databasePath)).register(on: router)
     }

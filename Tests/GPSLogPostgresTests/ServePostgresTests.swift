@@ -31,6 +31,7 @@ final class ServeStoreProcess: @unchecked Sendable {
     func post(_ body: String, ownTracks device: (String, String)? = nil) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")  // as phones send it
         if let (user, phone) = device {
             request.headers.add(name: "X-Limit-U", value: user)
             request.headers.add(name: "X-Limit-D", value: phone)

@@ -18,6 +18,7 @@ import Testing
     static func post(_ body: String, to url: String) async throws -> (Int, String) {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")  // as phones send it
         request.headers.add(name: "Authorization", value: "Bearer " + UploadTests.token)
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))

@@ -20,6 +20,7 @@ import Testing
     func post(_ body: String, to url: String) async throws -> Int {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")  // as phones send it
         request.headers.add(name: "Authorization", value: "Bearer " + UploadTests.token)
         request.body = .bytes(ByteBuffer(string: body))
         return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(10)).status.code)

@@ -17,6 +17,7 @@ struct ServeOwnTracksHTTPTests {
             func post(_ body: String) async throws -> (Int, String) {
                 var request = HTTPClientRequest(url: serve.url + "pub")
                 request.method = .POST
+                request.headers.add(name: "Content-Type", value: "application/json")  // as phones send it
                 for (k, v) in [("Authorization", basic), ("X-Limit-U", "jane"), ("X-Limit-D", "phone")] {
                     request.headers.add(name: k, value: v)
                 }

@@ -92,6 +92,7 @@ import Testing
             // A phone posts meanwhile, and is served.
             var request = HTTPClientRequest(url: serve.url)
             request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")  // as phones send it
             request.headers.add(name: "Authorization", value: "Bearer " + UploadTests.token)
             request.body = .bytes(ByteBuffer(string: #"{"locations":[]}"#))
             #expect(try await HTTPClient.shared.execute(request, timeout: .seconds(10)).status.code == 200)
@@ -114,7 +115,8 @@ import Testing
             try #require(many.count == 300)
             for c in many { c.send("POST / HTTP/1.1\r\nX-Slow: ") }
             let closedAtOnce = RawConnection.closedByServer(many, within: 1).filter { $0 }.count
-            #expect(closedAtOnce >= 44 && closedAtOnce < 300, "\(closedAtOnce) of 300 closed at once with a cap of 256")
+            // (A crowded server then closes the rest within seconds: ServeSecurityTests.)
+            #expect(closedAtOnce >= 44, "\(closedAtOnce) of 300 closed at once with a cap of 256")
             let closedLater = RawConnection.closedByServer(many, within: 15)
             #expect(closedLater.allSatisfy { $0 }, "slow connections outlived the deadline")
         }

@@ -199,6 +199,7 @@ struct UploadTests {
             ) async throws -> (Int, String) {
                 var request = HTTPClientRequest(url: serve.url + path)
                 request.method = .POST
+                request.headers.add(name: "Content-Type", value: "application/json")  // as phones send it
                 for (k, v) in headers { request.headers.add(name: k, value: v) }
                 request.body = .bytes(ByteBuffer(string: body))
                 let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))

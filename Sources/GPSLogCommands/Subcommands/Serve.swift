@@ -48,14 +48,17 @@ extension GPSLog {
             return (host.isEmpty ? "127.0.0.1" : host, port)
         }
 
+        func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "localhost", "::1"].contains(host) }
+
         func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token, file: tokenFile) }
 
         func validate() throws {
             guard let hp = hostPort else {
                 throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080.")
             }
-            let loopback = ["127.0.0.1", "localhost", "::1"].contains(hp.host)
+            let loopback = isLoopback(hp.host)
             let token = try resolvedToken()
+            if !view.noView { _ = try view.viewToken(serveToken: token, offLoopback: !loopback) }
             if !loopback {
                 guard let token else {
                     throw ValidationError(
@@ -94,7 +97,9 @@ extension GPSLog {
                 try options.openStore().close()
                 let file = database
                 receiver.openStore = { try Store(path: file) }
-                receiver.routes = try view.routes(database: file, token: try resolvedToken(), logger: logger)
+                receiver.routes = try view.routes(
+                    database: file, token: try resolvedToken(), offLoopback: !isLoopback(host), logger: logger)
+                if receiver.routes != nil { receiver.routedPosts = WebView.postPaths }
             }
             receiver.mqtt = try mqtt.subscription()
             let shown = database

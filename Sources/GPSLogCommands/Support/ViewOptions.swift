@@ -33,18 +33,29 @@ struct ViewOptions: ParsableArguments {
         }
     }
 
+    /// The view's token: `--view-token-file`'s, held to the serve token's rules (16 characters at least off
+    /// loopback), else the serve token.
+    func viewToken(serveToken: AccessToken?, offLoopback: Bool) throws -> AccessToken? {
+        guard let file = viewTokenFile else { return serveToken }
+        if PrivateFiles.isReadableByOthers(file) { TokenFileWarning.once(file) }
+        let token: AccessToken
+        do { token = try PrivateFiles.token(at: file) } catch {
+            throw ValidationError(error.errorDescription ?? "cannot read --view-token-file")
+        }
+        if offLoopback {
+            do { try token.checkStrongEnoughOffLoopback(origin: "--view-token-file \(file.visible)") } catch {
+                throw ValidationError(error.errorDescription ?? "--view-token-file holds too short a token")
+            }
+        }
+        return token
+    }
+
     /// The view's routes for the receiver's router; nil with --no-view.
-    func routes(database: String, token: AccessToken?, logger: Logger) throws -> (
+    func routes(database: String, token: AccessToken?, offLoopback: Bool, logger: Logger) throws -> (
         @Sendable (Router<ReceiverContext>) -> Void
     )? {
         guard !noView else { return nil }
-        var viewToken = token
-        if let file = viewTokenFile {
-            if PrivateFiles.isReadableByOthers(file) { TokenFileWarning.once(file) }
-            do { viewToken = try PrivateFiles.token(at: file) } catch {
-                throw ValidationError(error.errorDescription ?? "cannot read --view-token-file")
-            }
-        }
+        let viewToken = try viewToken(serveToken: token, offLoopback: offLoopback)
         let url = tiles == "none" ? nil : tiles ?? WebView.openStreetMap
         let view = WebView(
             databasePath: database, tiles: url,
