@@ -107,7 +107,9 @@ extension GPSLog {
                 // One line on stdout, so scripts (and tests) learn the port when it was 0.
                 let line =
                     "Listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/ (database \(shown))\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
+                // write(2), not FileHandle.write, which traps on a write error: a serve whose standard output was
+                // closed or is a read-only file (seen under a loaded test run) must go on serving.
+                _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
                 ServiceNotifier(logger: logger)?.send(["READY=1", "STATUS=listening on \(host):\(bound)"])
             }
         }
