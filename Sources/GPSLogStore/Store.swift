@@ -44,6 +44,10 @@ public final class Store {
         // On a read-only file system (a card mounted read-only, a backup disk) nothing can write the file, so it is
         // read without locks or `-shm`, neither of which can be had there.
         let readOnlyMedium = Store.isOnReadOnlyFileSystem(path)
+        BusErrorGuard.install(
+            message:
+                "Error: the database \(path) could not be read: its shared memory (\(path)-shm) failed (SIGBUS), most likely because its disk is full. Free some space there and try again; what was committed is safe.\n"
+        )
         if !readOnlyMedium { try Store.prepareFile(at: path) }
         self.busyTimeout = busyTimeout
         do {
