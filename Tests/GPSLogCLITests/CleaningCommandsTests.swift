@@ -140,4 +140,24 @@ struct CleaningCommandsTests {
             #expect(try runGPSLog(["delete", "Done", "--outliers", "--yes"], database: db).status == 0)
         }
     }
+
+    /// `--dry-run` holds for a whole session too, with or without --yes (it asked, then deleted with --yes).
+    @Test func aDryRunOfAWholeSessionDeletesNothing() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/dry.sqlite"
+            #expect(try runGPSLog(["import", "--sample", "--name", "Sail"], database: db).status == 0)
+            func entries() throws -> Int? {
+                let listed = try runGPSLog(["sessions", "--json"], database: db).stdout
+                let sessions = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]]
+                return sessions?.first { $0["name"] as? String == "Sail" }?["entries"] as? Int
+            }
+            let count = try #require(try entries())
+            for extra in [[], ["--yes"]] {
+                let dry = try runGPSLog(["delete", "Sail", "--dry-run"] + extra, database: db)
+                #expect(dry.status == 0 && dry.stdout.hasPrefix("Would delete 'Sail' ("), "\(dry.stdout)\(dry.stderr)")
+                #expect(dry.stdout.contains(" \(count) entries; nothing was deleted."), "\(dry.stdout)")
+            }
+            #expect(try entries() == count)
+        }
+    }
 }

@@ -95,6 +95,12 @@ extension GPSLog {
 
         private func deleteWhole(_ found: Session, store: Store) throws {
             let summary = try store.summary(of: found)
+            if dryRun {
+                print(
+                    "Would delete '\(found.name.visible)' (\(found.shortID)) and its \(summary.entryCount) entries; nothing was deleted."
+                )
+                return
+            }
             guard
                 try confirm("Delete '\(found.name.visible)' (\(found.shortID)) with its \(summary.entryCount) entries?")
             else { return }
