@@ -44,7 +44,7 @@ DOCDIR       ?= $(DATADIR)/doc/gpslog
 CONFIG       ?= release
 STRIP        ?= strip
 
-.PHONY: demo test build deps test-deps clean bench exports format graph fuzz fuzz-build install install-check places
+.PHONY: demo test build deps test-deps clean bench exports format graph fuzz fuzz-build install install-check places soak
 
 ## demo: build gpslog and record the bundled real recording through the real recorder (no GPS needed)
 demo: deps
@@ -84,6 +84,14 @@ test: deps test-deps
 		echo "Short fuzz run ($(FUZZ_SMOKE_SECONDS) s per target; make fuzz runs each for $(FUZZ_SECONDS) s):"; \
 		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS); \
 	fi
+
+## soak: the seams soak (SoakTests) for SOAK_SECONDS (600): recorder, serve (HTTP, MQTT, web view), imports and
+## readers on one database at once, with kill -9 at random moments and a full disk; prints its figures
+# A plain `swift test` runs the same suite for 60 s. GPSLOG_SOAK_SEED=N repeats a run's draws (printed first).
+SOAK_SECONDS ?= 600
+soak: deps test-deps
+	$(SWIFT) build --build-tests
+	GPSLOG_SOAK_SECONDS=$(SOAK_SECONDS) .ci/swift-test $(SWIFT) test --skip-build --filter SoakTests
 
 ## exports: rewrite the golden exports in Exports/ after a deliberate change to a writer
 exports: deps
