@@ -87,10 +87,18 @@ struct ServiceNotifyTests {
 }
 
 /// A Unix datagram socket bound where `$NOTIFY_SOCKET` points (a path, or `@name` for an abstract socket), as
-/// systemd's own notify socket is.
-final class NotifyListener {
+/// systemd's own notify socket is. A thread of its own drains it as datagrams arrive: the kernel queues only a few
+/// (net.unix.max_dgram_qlen is 10 here) and the sender drops what does not fit, so a reader on Swift's cooperative
+/// pool, which the rest of a full test run can starve for many seconds, lost the READY=1 of a clean-clone run.
+final class NotifyListener: @unchecked Sendable {
+    // @unchecked Sendable: `arrived`, `taken` and `stopped` are used under `lock` only; `fd` is closed in deinit,
+    // when the draining thread holds no reference and so is not reading it.
     let path: String
     private let fd: Int32
+    private let lock = NSLock()
+    private var arrived: [(time: Date, text: String)] = []
+    private var taken = 0
+    private var stopped = false
 
     init(path: String) throws {
         self.path = path
@@ -108,24 +116,40 @@ final class NotifyListener {
         guard bound == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, &on, socklen_t(MemoryLayout<Int32>.size))
+        // Weakly held: the listener goes when the test lets it go, and the thread ends at its next look.
+        let thread = Thread { [weak self] in
+            while let listener = self, listener.drainOnce() {}
+        }
+        thread.name = "NotifyListener"
+        thread.start()
     }
 
-    /// The datagrams that arrive, each with the kernel's time of its arrival (SO_TIMESTAMP, so a test that is slow
-    /// to look does not stretch the gaps between them), until `done` says so or `seconds` pass. Sleeps 10 ms between
-    /// looks (the socket does not block), so the test's thread is free meanwhile.
+    /// Reads the datagrams that came within 100 ms (poll(2)); false once the listener is being torn down.
+    private func drainOnce() -> Bool {
+        if lock.withLock({ stopped }) { return false }
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if poll(&ready, 1, 100) > 0 {
+            while let message = receiveOne() { lock.withLock { arrived.append(message) } }
+        }
+        return true
+    }
+
+    /// The datagrams that arrived since the last call and arrive now, each with the kernel's time of its arrival
+    /// (SO_TIMESTAMP, so a test that is slow to look does not stretch the gaps between them), until `done` says so
+    /// or `seconds` pass.
     func receive(until seconds: Double, done: ([(time: Date, text: String)]) -> Bool) async -> [(
         time: Date, text: String
     )] {
-        var messages: [(time: Date, text: String)] = []
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline && !done(messages) {
-            if let message = receiveOne() {
-                messages.append(message)
-            } else {
-                try? await Task.sleep(for: .milliseconds(10))
+        var messages: [(time: Date, text: String)] = []
+        while true {
+            messages += lock.withLock {
+                defer { taken = arrived.count }
+                return Array(arrived[taken...])
             }
+            if done(messages) || Date() >= deadline { return messages }
+            try? await Task.sleep(for: .milliseconds(10))
         }
-        return messages
     }
 
     /// One datagram and its SCM_TIMESTAMP, or nil when none waits.
@@ -160,6 +184,8 @@ final class NotifyListener {
     }
 
     deinit {
+        // No strong reference is left, so the thread is not reading the socket: it ends at its next look.
+        lock.withLock { stopped = true }
         close(fd)
         if !path.hasPrefix("@") { unlink(path) }
     }
