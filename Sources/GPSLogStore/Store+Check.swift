@@ -19,6 +19,8 @@ public struct SummaryCheck: Sendable, Equatable {
     public var repairs: [SummaryRepair] = []
     /// SessionSummaries rows of sessions that no longer exist (removed when repairing).
     public var orphanRows = 0
+    /// Sessions another process wrote to during every one of their counts (a recording): not compared this time.
+    public var unsettled: [Session] = []
 }
 
 extension Store {
@@ -35,7 +37,10 @@ extension Store {
             let all = try sessions()
             let total = try all.reduce(0) { $0 + (try keptSummary(sessionKey: $1.key)?.entryCount ?? 0) }
             for session in all {
-                let (kept, recount) = try countAgain(session, repair: repair)
+                guard let (kept, recount) = try countAgain(session, repair: repair) else {
+                    check.unsettled.append(session)
+                    continue
+                }
                 check.sessions += 1
                 check.entries += recount.entryCount
                 progress?(check.entries, max(total, check.entries))
@@ -60,8 +65,9 @@ extension Store {
     }
 
     /// The session's kept figures and a recount from the same snapshot; the recount written over them when they
-    /// differ and `repair` is set (counted again when another process wrote in between, up to ten times).
-    private func countAgain(_ session: Session, repair: Bool) throws -> (kept: KeptSummary?, recount: KeptSummary) {
+    /// differ and `repair` is set (counted again when another process wrote in between, up to ten times; nil when it
+    /// wrote in between every time, as a recorder committing every second does).
+    private func countAgain(_ session: Session, repair: Bool) throws -> (kept: KeptSummary?, recount: KeptSummary)? {
         var attempt = 0
         while true {
             attempt += 1
@@ -72,8 +78,9 @@ extension Store {
                     if repair && kept != recount { try saveSummary(recount, sessionKey: session.key) }
                     return (kept, recount)
                 }
-            } catch let error as SQLiteError where error.isBusy && attempt < 10 {
-                // Another process wrote since the count began: count again.
+            } catch let error as SQLiteError where error.isBusy {
+                // Another process wrote since the count began: count again, or leave it for the next check.
+                if attempt >= 10 { return nil }
             }
         }
     }

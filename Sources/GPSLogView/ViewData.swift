@@ -80,6 +80,22 @@ struct ViewData: Sendable {
     /// near 1 MB (at 20,000 it was 2.3 MB and half a second more to draw).
     static let maxChartPoints = 5_000
 
+    /// `body` for the session `id` (its id, or a unique prefix); nil when there is none, or when it was deleted while
+    /// `body` read it: a `delete` from another process may land between the two reads, and that is a 404, not a 500.
+    func readSession<T: Sendable>(_ id: String, _ body: @escaping @Sendable (Store, Session) throws -> T?) async throws
+        -> T?
+    {
+        try await read { store in
+            guard let session = try? store.resolveSession(id) else { return nil }
+            do {
+                return try body(store, session)
+            } catch {
+                if (try? store.resolveSession(session.id)) == nil { return nil }
+                throw error
+            }
+        }
+    }
+
     func read<T: Sendable>(_ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive {
             let store = try Store(path: databasePath)
@@ -145,8 +161,7 @@ struct ViewData: Sendable {
     /// The session as `gpslog export --format geojson [--simplify TOLERANCE]` writes it, into a private scratch file
     /// whose bytes are returned (the file is removed).
     func geoJSON(_ id: String, tolerance: Double?) async throws -> [UInt8]? {
-        try await read { store in
-            guard let session = try? store.resolveSession(id) else { return nil }
+        try await readSession(id) { store, session in
             return try Self.written { path in
                 _ = try Exporter(format: .geojson).export(
                     [try SessionExport(store: store, session: session, simplify: tolerance)], to: path)
@@ -156,8 +171,7 @@ struct ViewData: Sendable {
 
     /// The session as `gpslog plot --panels speed,elevation` draws it (the page's picture without JavaScript).
     func plot(_ id: String) async throws -> [UInt8]? {
-        try await read { store in
-            guard let session = try? store.resolveSession(id) else { return nil }
+        try await readSession(id) { store, session in
             return try Self.written { path in
                 try SVGPlotWriter(panels: [.speed, .elevation]).write(
                     [try SessionExport(store: store, session: session, simplify: nil)], to: TrackOutputs(path: path))
@@ -170,8 +184,7 @@ struct ViewData: Sendable {
     /// of more than twice `maxChartPoints` rows is sampled evenly in time by index seeks (a million-point session
     /// costs five thousand seeks, not a million rows); a smaller one is read whole.
     func chartPoints(_ id: String, from: Timestamp?, to: Timestamp?) async throws -> ChartWindow? {
-        try await read { store in
-            guard let session = try? store.resolveSession(id) else { return nil }
+        try await readSession(id) { store, session in
             let summary = try store.summary(of: session)
             let count =
                 from == nil && to == nil
@@ -211,8 +224,7 @@ struct ViewData: Sendable {
     /// Track points after `after` (`TIME:KEY`, as `LiveBatch` cursors are), at most `limit`; nil when there is no
     /// such session.
     func live(_ id: String, after: (time: Int64, key: Int64)?, limit: Int = 2000) async throws -> LiveBatch? {
-        try await read { store in
-            guard let session = try? store.resolveSession(id) else { return nil }
+        try await readSession(id) { store, session in
             var points: [(String, ChartPoint)] = []
             try store.trackPoints(of: session.id, after: after, limit: limit).forEach { e in
                 points.append(
@@ -227,8 +239,7 @@ struct ViewData: Sendable {
     /// A page of the marks: time, place, label and address (as `gpslog show --json` lists them), at most `limit`
     /// after the cursor `after`.
     func marks(_ id: String, after: (time: Int64, key: Int64)?, limit: Int) async throws -> MarkPage? {
-        try await read { store in
-            guard let session = try? store.resolveSession(id) else { return nil }
+        try await readSession(id) { store, session in
             return try Self.markPage(store, try store.summary(of: session), after: after, limit: limit)
         }
     }

@@ -45,6 +45,11 @@ extension GPSLog {
                     ? "its figures were not kept" : repair.fields.joined(separator: ", ") + " differed"
                 print("Repaired '\(repair.session.name.visible)' (\(repair.session.shortID)): \(what).")
             }
+            for session in check.unsettled {
+                print(
+                    "Not counted: '\(session.name.visible)' (\(session.shortID)) was written to during each of 10 counts (is it being recorded?); check it again when it has finished."
+                )
+            }
             if check.orphanRows > 0 { print("Removed the kept figures of \(check.orphanRows) deleted sessions.") }
             let verdict = check.repairs.isEmpty ? "every kept figure was right" : "\(check.repairs.count) repaired"
             print("\(check.sessions) sessions, \(check.entries) entries: \(verdict).")
