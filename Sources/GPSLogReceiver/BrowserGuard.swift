@@ -45,15 +45,7 @@ enum BrowserGuard {
         return essence.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
-    /// `127.0.0.1`, `localhost` or `[::1]`, with or without a port (the view's `Logins` asks the same).
-    static func isLoopbackHost(_ authority: String?) -> Bool {
-        guard let authority else { return false }
-        var host = Substring(authority.lowercased())
-        if host.hasPrefix("[") {
-            host = host.dropFirst().prefix { $0 != "]" }
-        } else if let colon = host.lastIndex(of: ":") {
-            host = host[..<colon]
-        }
-        return ["127.0.0.1", "localhost", "::1"].contains(String(host))
-    }
+    /// `127.0.0.1`, `localhost` or `[::1]`, with or without a port (`isLoopbackAuthority`, shared with the other side
+    /// of serve).
+    static func isLoopbackHost(_ authority: String?) -> Bool { isLoopbackAuthority(authority) }
 }

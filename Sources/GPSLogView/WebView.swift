@@ -142,17 +142,9 @@ final class Logins: Sendable {
         return false
     }
 
-    /// `127.0.0.1`, `localhost` or `[::1]`, with or without a port.
-    static func isLoopbackHost(_ authority: String?) -> Bool {
-        guard let authority else { return false }
-        var host = Substring(authority.lowercased())
-        if host.hasPrefix("[") {
-            host = host.dropFirst().prefix { $0 != "]" }
-        } else if let colon = host.lastIndex(of: ":") {
-            host = host[..<colon]
-        }
-        return ["127.0.0.1", "localhost", "::1"].contains(String(host))
-    }
+    /// `127.0.0.1`, `localhost` or `[::1]`, with or without a port (`isLoopbackAuthority`, shared with the other side
+    /// of serve).
+    static func isLoopbackHost(_ authority: String?) -> Bool { isLoopbackAuthority(authority) }
 
     /// A cookie for a right token; nil for a wrong one.
     func login(_ given: String) -> Cookie? {
