@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 import Logging
 import NIOCore
 import NIOPosix
@@ -105,14 +106,17 @@ public final class ControlServer: Sendable {
 
 /// Talks to a running recorder over its control socket.
 public enum ControlClient {
-    /// How long a recorder may take to accept a request and answer it. It answers from memory in milliseconds; one
-    /// that takes seconds is stopped (SIGSTOP, Ctrl-Z) or stuck, and `status`, `mark` and `stop` must say so
-    /// rather than hang.
+    /// How long a recorder may take to answer before the client looks at it. It answers from memory in
+    /// milliseconds; one that has not answered by then is stopped (SIGSTOP, Ctrl-Z), stuck, or starved of CPU on a
+    /// busy machine, and `status`, `mark` and `stop` must tell these apart rather than hang or give up on a slow one.
     public static let defaultTimeout: Duration = .seconds(5)
+    /// The longest a client waits for a recorder that keeps getting on but has not answered.
+    public static let longestWait: Duration = .seconds(120)
 
-    /// Sends one request and waits at most `timeout` for the connection and the answer together.
+    /// Sends one request and waits for the answer: `timeout` at first, then `timeout` more each time the recorder's
+    /// process shows it got on (it used CPU time or waits for a CPU), up to `longestWait`.
     /// - Throws: `RecordingError.notRecording` when nothing listens on the socket, `RecordingError.notAnswering`
-    ///   when the recorder does not answer in time.
+    ///   when the recorder is stopped, or did not get on during `timeout`, or did not answer within `longestWait`.
     public static func send(
         _ request: ControlRequest, socketPath: String, database: String, timeout: Duration = defaultTimeout
     ) async throws -> ControlResponse {
@@ -121,29 +125,53 @@ public enum ControlClient {
         }
         let payload = try JSONEncoder().encode(request) + [UInt8(ascii: "\n")]
         let client = Connection()
-        let answer: Data? = try await withThrowingTaskGroup(of: Data?.self) { group in
+        let pid = RecordingLock.holderPID(database: database)
+        let outcome: Outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
             group.addTask {
-                try await exchange(
-                    payload, socketPath: socketPath, database: database, client: client, timeout: timeout)
+                .answer(
+                    try await exchange(
+                        payload, socketPath: socketPath, database: database, client: client,
+                        timeout: longestWait))
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
+            group.addTask { try await watch(pid: pid, slice: timeout) }
             defer { group.cancelAll() }
-            let first = try await group.next() ?? nil
+            let first = try await group.next() ?? .gaveUp(waited: timeout, stopped: false)
             // Closing the channel ends the exchange still waiting for an answer that will not come.
-            if first == nil { client.close() }
+            if case .gaveUp = first { client.close() }
             return first
         }
-        guard let answer else {
+        switch outcome {
+        case .gaveUp(let waited, let stopped):
             throw RecordingError.notAnswering(
-                database: database, pid: RecordingLock.holderPID(database: database), seconds: timeout.wholeSeconds)
+                database: database, pid: pid, seconds: waited.wholeSeconds, stopped: stopped)
+        case .answer(let answer):
+            guard let response = try? JSONDecoder().decode(ControlResponse.self, from: answer) else {
+                throw RecordingError.socket(path: socketPath, reason: "the recorder sent an answer that is not JSON")
+            }
+            return response
         }
-        guard let response = try? JSONDecoder().decode(ControlResponse.self, from: answer) else {
-            throw RecordingError.socket(path: socketPath, reason: "the recorder sent an answer that is not JSON")
+    }
+
+    private enum Outcome: Sendable {
+        case answer(Data)
+        case gaveUp(waited: Duration, stopped: Bool)
+    }
+
+    /// Waits in slices of `slice` while the recorder's process gets on; returns when it is stopped, did not get on
+    /// during a whole slice, or `longestWait` is over. Without a pid or `/proc` to look at, one slice is all.
+    private static func watch(pid: Int32?, slice: Duration) async throws -> Outcome {
+        var waited: Duration = .zero
+        var last = pid.flatMap(ProcessActivity.of)
+        while true {
+            try await Task.sleep(for: slice)
+            waited += slice
+            guard let before = last, let pid, let now = ProcessActivity.of(pid: pid) else {
+                return .gaveUp(waited: waited, stopped: false)
+            }
+            if now.isStopped { return .gaveUp(waited: waited, stopped: true) }
+            if !before.progressed(to: now) || waited >= longestWait { return .gaveUp(waited: waited, stopped: false) }
+            last = now
         }
-        return response
     }
 
     /// Connects, sends `payload` and reads up to the first newline.

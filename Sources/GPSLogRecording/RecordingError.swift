@@ -7,8 +7,9 @@ public enum RecordingError: LocalizedError, Equatable {
     case alreadyRecording(database: String, pid: Int32?)
     /// No recorder is running for this database.
     case notRecording(database: String)
-    /// The recorder holds the socket but did not answer in time: stopped (SIGSTOP, Ctrl-Z) or stuck.
-    case notAnswering(database: String, pid: Int32?, seconds: Int64)
+    /// The recorder holds the socket but did not answer: it is stopped (SIGSTOP, Ctrl-Z), or it did not get on for
+    /// a while (stuck).
+    case notAnswering(database: String, pid: Int32?, seconds: Int64, stopped: Bool)
     /// The lock file cannot be created.
     case cannotLock(path: String, reason: String)
     /// The control socket cannot be created or reached.
@@ -27,13 +28,17 @@ public enum RecordingError: LocalizedError, Equatable {
                 "a recording is already running on \(database)\(pid.map { " (pid \($0))" } ?? ""); stop it with `gpslog stop` or use another --db."
         case .notRecording(let database):
             return "no recording is running on \(database); start one with `gpslog record --name NAME`."
-        case .notAnswering(let database, let pid, let seconds):
+        case .notAnswering(let database, let pid, let seconds, let stopped):
             guard let pid else {
                 return
                     "the recorder on \(database) did not answer within \(seconds) s: it may be stopped or stuck; see `ps -C gpslog -o pid,stat,args` (a T in STAT: resume it with `kill -CONT PID`)."
             }
+            if stopped {
+                return
+                    "the recorder on \(database) (pid \(pid)) did not answer within \(seconds) s: it is stopped (Ctrl-Z or SIGSTOP). Resume it with `kill -CONT \(pid)` (or `fg` in its shell), and it then does what was asked."
+            }
             return
-                "the recorder on \(database) (pid \(pid)) did not answer within \(seconds) s: it may be stopped or stuck. See `ps -o stat= -p \(pid)`: T means stopped; resume it with `kill -CONT \(pid)` (or `fg` in its shell), and it then does what was asked. If it stays stuck, end it with `kill \(pid)`."
+                "the recorder on \(database) (pid \(pid)) did not answer within \(seconds) s: it is stuck. See `ps -o stat= -p \(pid)`: T means stopped; resume it with `kill -CONT \(pid)`. If it stays stuck, end it with `kill \(pid)`; what it committed is kept."
         case .cannotLock(let path, let reason):
             return "cannot create the lock file \(path): \(reason)."
         case .socket(let path, let reason):

@@ -159,7 +159,7 @@ struct RecorderSeamsTests {
                 let took = ContinuousClock.now - started
                 #expect(r.status == 1, "\(command): \(r.status) \(r.stderr)")
                 #expect(
-                    r.stderr.contains("the recorder on \(db) (pid \(pid)) did not answer within 5 s"),
+                    r.stderr.contains("the recorder on \(db) (pid \(pid)) did not answer within 5 s: it is stopped"),
                     "\(command): \(r.stderr)")
                 #expect(r.stderr.contains("kill -CONT \(pid)"), "\(r.stderr)")
                 #expect(took < .seconds(40), "\(command) took \(took)")

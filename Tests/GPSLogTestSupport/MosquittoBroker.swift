@@ -53,7 +53,8 @@ public final class MosquittoBroker {
                 process = p
                 return
             }
-            if p.isRunning { p.terminate() }
+            // SIGKILL: a child of the test inherits its blocked signals, SIGTERM among them.
+            if p.isRunning { Foundation.kill(p.processIdentifier, SIGKILL) }
             p.waitUntilExit()
         }
         throw POSIXError(.EADDRINUSE)
