@@ -25,7 +25,9 @@ public enum SampleDecision: Sendable, Equatable {
 /// For each fix, in order:
 /// 1. an invalid position (NaN, out of range) or a time earlier than the last accepted fix is dropped;
 /// 2. a fix worse than `maxAccuracy` is dropped;
-/// 3. a fix inside `interval` after the previous accepted fix is dropped (GPS Log's period gate);
+/// 3. a fix inside `interval` after the previous accepted fix is dropped (GPS Log's period gate), less a little
+///    (`earliness`): a 1 Hz receiver's clock drifts (fixes 994 ms apart), and such a fix must not cost a whole
+///    interval;
 /// 4. a fix within `samePlaceRadius` of the last location entry, moving slower than `stationarySpeed`, is the same
 ///    place: that entry's InstanceCount grows instead of a row being written;
 /// 5. `minDistance` and `minTime` (measured from the last location row) drop what is left too close or too soon;
@@ -60,7 +62,9 @@ public struct Sampler: Sendable {
         if let last = lastAcceptedTime, fix.time < last { return .dropped(.outOfOrder) }
         freshestFix = fix
         if let max = policy.maxAccuracy, let acc = fix.horizontalAccuracy, acc > max { return .dropped(.tooInaccurate) }
-        if let last = lastAcceptedTime, fix.time.milliseconds - last.milliseconds < policy.intervalMilliseconds {
+        if let last = lastAcceptedTime,
+            fix.time.milliseconds - last.milliseconds < policy.intervalMilliseconds - earliness
+        {
             return .dropped(.insideInterval)
         }
         if let mode = policy.monitoring { return monitored(fix, mode: mode) }
@@ -130,6 +134,11 @@ public struct Sampler: Sendable {
         if let ping = policy.pingIntervalMilliseconds, elapsed >= ping { return entry(.ping) }
         return .dropped(.notDue)
     }
+
+    /// How early a fix may come in the interval and still be taken: a tenth of it, at most 40 ms. Enough for a
+    /// receiver's drift; less than the gap between a 20 Hz receiver's fixes, so that a fast receiver's interval
+    /// does not shrink by one fix's gap.
+    private var earliness: Int64 { min(policy.intervalMilliseconds / 10, 40) }
 
     /// Forgets the last entry and time, keeping the id generator: the next fix is a new entry whatever came before
     /// (the first fix of a new session, or of a new timeline the `FixGate` believed).

@@ -21,6 +21,31 @@ struct SamplerTests {
         #expect(kept == [0, 5, 10, 15])
     }
 
+    /// A 1 Hz receiver whose clock drifts: fixes 994 ms apart (the Haicom HI-305N of gpsd's test suite) are one per
+    /// interval, not one dropped in six; a 10 Hz receiver still gives one a second.
+    @Test func aDriftingReceiverKeepsOneFixPerInterval() {
+        func at(_ ms: Int64) -> Fix {
+            Fix(
+                time: Timestamp(milliseconds: 1_700_000_000_000 + ms), latitude: 52 + Double(ms) / 1_000_000,
+                longitude: 5, speed: 10)
+        }
+        var drifting = Sampler(policy: SamplingPolicy(intervalMilliseconds: 1000), seed: 1)
+        #expect((0..<60).filter { drifting.add(at(Int64($0) * 994)).entry != nil }.count == 60)
+        var fast = Sampler(policy: SamplingPolicy(intervalMilliseconds: 1000), seed: 1)
+        let kept = (0..<100).map { Int64($0) * 100 }.filter { fast.add(at($0)).entry != nil }
+        #expect(kept == [0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000])
+        // 40 ms early at most: 959 ms is inside the interval, 960 ms is not.
+        var early = Sampler(policy: SamplingPolicy(intervalMilliseconds: 1000), seed: 1)
+        #expect(early.add(at(0)).entry != nil)
+        #expect(early.add(at(959)) == .dropped(.insideInterval))
+        #expect(early.add(at(960)).entry != nil)
+        // A tenth of a short interval.
+        var short = Sampler(policy: SamplingPolicy(intervalMilliseconds: 200), seed: 1)
+        #expect(short.add(at(0)).entry != nil)
+        #expect(short.add(at(179)) == .dropped(.insideInterval))
+        #expect(short.add(at(180)).entry != nil)
+    }
+
     @Test func repeatsAtTheSamePlaceRaiseTheInstanceCount() {
         var sampler = Sampler(policy: SamplingPolicy(intervalMilliseconds: 1000), seed: 1)
         #expect(sampler.add(fix(0)).entry != nil)
