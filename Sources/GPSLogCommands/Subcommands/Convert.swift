@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
+import Foundation
 import GPSLogFormats
 import GPSLogInterchange
 
@@ -14,7 +15,7 @@ extension GPSLog {
                 (removed afterwards), which also puts a track that is out of time order back in order.
                 """)
 
-        @Argument(help: "Input file.") var input: String
+        @Argument(help: "Input file, or - for standard input.") var input: String
         @Argument(help: "Output file, or - for standard output.") var output: String
         @Option(
             help: ArgumentHelp(
@@ -30,6 +31,9 @@ extension GPSLog {
         @OptionGroup var tracks: TrackImportFlags
         @Option(help: ArgumentHelp("UTC date for NMEA logs that carry none.", valueName: "YYYY-MM-DD")) var date:
             String?
+        @Option(
+            help: "Time zone of the days of --split-by day (e.g. Europe/Amsterdam; default: TZ, else this machine's).")
+        var timezone: String?
 
         func validate() throws {
             if let from, ImportFormat(rawValue: from) == nil {
@@ -44,6 +48,9 @@ extension GPSLog {
             if let date, ImportOptions.parseDate(date) == nil {
                 throw ValidationError("--date must be YYYY-MM-DD, not '\(date)'.")
             }
+            if let timezone, TimeZone(identifier: timezone) == nil {
+                throw ValidationError("--timezone '\(timezone)' is not a known time zone (e.g. Europe/Amsterdam, UTC).")
+            }
             if let simplify, simplify <= 0 || !simplify.isFinite {
                 throw ValidationError("--simplify must be a positive number of metres.")
             }
@@ -56,12 +63,16 @@ extension GPSLog {
         func run() throws {
             let progress = ProgressBar(label: "Converting")
             defer { progress.finish() }
-            var conversion = Conversion(input: input, output: output, to: outputFormat!)
-            conversion.inputFormat = from.flatMap(ImportFormat.init(rawValue:))
-            conversion.simplify = simplify
-            conversion.assumedDate = date.flatMap(ImportOptions.parseDate)
-            conversion.options = tracks.options(name: nil, file: input)
-            try conversion.run { progress.advance(by: $0) }
+            try withInputFile(input) { path in
+                var conversion = Conversion(input: path, output: output, to: outputFormat!)
+                conversion.inputFormat = from.flatMap(ImportFormat.init(rawValue:))
+                conversion.simplify = simplify
+                conversion.assumedDate = date.flatMap(ImportOptions.parseDate)
+                conversion.options = tracks.options(
+                    name: nil, file: displayName(ofInput: input),
+                    timeZone: timezone.flatMap(TimeZone.init(identifier:)) ?? .current)
+                try conversion.run { progress.advance(by: $0) }
+            }
         }
     }
 }

@@ -113,9 +113,8 @@ extension GPSLog {
             }
             for (i, file) in files.enumerated() {
                 let (fileImporter, format) = self.importer(file: file, index: i)
-                for result in try fileImporter.importFile(file, format: format, into: store) {
-                    report(result, progress: progress)
-                }
+                let results = try withInputFile(file) { try fileImporter.importFile($0, format: format, into: store) }
+                for result in results { report(result, progress: progress) }
             }
         }
 
@@ -124,12 +123,12 @@ extension GPSLog {
             var fileImporter = FileImporter()
             fileImporter.nmea.assumedDate = date.flatMap(ImportOptions.parseDate)
             fileImporter.options = tracks.options(
-                name: name.map { files.count > 1 ? "\($0) \(index + 1)" : $0 }, file: file,
+                name: name.map { files.count > 1 ? "\($0) \(index + 1)" : $0 },
+                file: displayName(ofInput: file),
                 timeZone: timezone.flatMap(TimeZone.init(identifier:)) ?? .current)
             fileImporter.mode = mode.flatMap(TripMode.init(rawValue:))
             if let zone = timezone.flatMap(TimeZone.init(identifier:)) { fileImporter.timeZone = zone }
-            let format = file == "-" ? ImportFormat.nmea : self.format.flatMap(ImportFormat.init(rawValue:))
-            return (fileImporter, format)
+            return (fileImporter, self.format.flatMap(ImportFormat.init(rawValue:)))
         }
 
         private func report(_ result: ImportResult, progress: ProgressBar? = nil) {

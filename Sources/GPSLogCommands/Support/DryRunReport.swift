@@ -11,13 +11,13 @@ struct DryRun {
     func run() throws {
         for (i, file) in files.enumerated() {
             let (fileImporter, format) = importer(file, i)
-            let planned = try fileImporter.dryRun(file, format: format)
+            let planned = try withInputFile(file) { try fileImporter.dryRun($0, format: format) }
             let points = planned.map(\.points).reduce(0, +)
             let marks = planned.map(\.marks).reduce(0, +)
             let visits = planned.map(\.visits).reduce(0, +)
             let sessions = planned.count == 1 ? "1 session" : "\(planned.count) sessions"
             print(
-                "\(file): would import \(sessions), \(points) points, \(marks) marks"
+                "\(displayName(ofInput: file)): would import \(sessions), \(points) points, \(marks) marks"
                     + (visits > 0 ? ", \(visits) visits" : ""))
             for p in planned {
                 var line = "  '\(p.name.visible)': \(p.points) points, \(p.marks) marks"
