@@ -5,13 +5,17 @@ import GPSLogSQLite
 extension Store {
     // MARK: - Regions
 
-    /// Adds a region, a circle or a polygon (`Region.outline`); its name must be new.
+    /// Adds a region, a circle or a polygon (`Region.outline`); its name must be new. Its creation time is kept
+    /// unless another region has the same second, or a transition of a removed one does: OwnTracks knows a region by
+    /// that second (the waypoint's `tst`, each transition's `wtst`; the Recorder keeps one waypoint file per second),
+    /// so it then becomes one second after the latest used (two `region add` in a second, a file of regions).
     /// - Throws: `StoreError.invalidRegion` for a name in use or a value out of range, naming the rule.
     @discardableResult
     public func addRegion(_ region: Region) throws -> Region {
         var region = region
         region.name = region.name.trimmedWhitespace.truncated(to: TextLimit.label)
         return try sqlite {
+            region.created = try unusedRegionSecond(region.created, regionID: region.regionID)
             do {
                 try database.run(
                     """
@@ -30,6 +34,30 @@ extension Store {
             stored.key = database.lastInsertRowID
             return stored
         }
+    }
+
+    /// `created`, or when its second is taken one second after the latest second used by a region or by a
+    /// transition of gpslog's own sessions through another region (a removed region's second stays taken).
+    private func unusedRegionSecond(_ created: Timestamp, regionID: String) throws -> Timestamp {
+        let second = created.milliseconds.wholeSeconds
+        let taken =
+            try database.scalar(
+                """
+                SELECT EXISTS (SELECT 1 FROM Regions WHERE CreatedAt >= ?1 * 1000 AND CreatedAt < (?1 + 1) * 1000)
+                    OR EXISTS (SELECT 1 FROM Transitions
+                        WHERE RegionCreatedAt >= ?1 * 1000 AND RegionCreatedAt < (?1 + 1) * 1000
+                            AND RegionID IS NOT ?2
+                            AND Session IN (SELECT ID FROM Sessions WHERE Receiver IS NULL))
+                """, [.integer(second), .text(regionID)])?.int64 == 1
+        guard taken else { return created }
+        let latest =
+            try database.scalar(
+                """
+                SELECT MAX(COALESCE((SELECT MAX(CreatedAt) FROM Regions), 0),
+                    COALESCE((SELECT MAX(RegionCreatedAt) FROM Transitions
+                        WHERE Session IN (SELECT ID FROM Sessions WHERE Receiver IS NULL)), 0))
+                """)?.int64 ?? 0
+        return Timestamp(milliseconds: (max(latest.wholeSeconds, second) + 1) * 1000)
     }
 
     /// Removes a region by name; past transitions keep its name. Returns false when there is none.
@@ -63,21 +91,25 @@ extension Store {
 
     // MARK: - Transitions
 
-    /// Stores a transition of `sessionID`.
+    /// Stores a transition of `sessionID`, with its trigger; a region that is not known (`regionIsKnown` false: an
+    /// imported transition whose waypoint the file did not hold) is stored without centre and radius, and an empty
+    /// `regionID` as none.
     @discardableResult
     public func addTransition(_ t: Transition, to sessionID: String) throws -> Int64 {
-        try sqlite {
+        func known(_ value: Double) -> SQLiteValue { t.regionIsKnown ? .real(value) : .null }
+        return try sqlite {
             try database.run(
                 """
                 INSERT INTO Transitions (Session, RegionName, RegionID, RegionCreatedAt, RegionLatitude, RegionLongitude,
-                    RegionRadius, Event, TimeStamp, Latitude, Longitude, HorizontalAccuracy)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    RegionRadius, Event, TimeStamp, Latitude, Longitude, HorizontalAccuracy, ReportTrigger)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    .text(sessionID), .text(t.region.name), .text(t.region.regionID),
-                    .integer(t.region.created.milliseconds), .real(t.region.latitude), .real(t.region.longitude),
-                    .real(t.region.radius), .text(t.event.rawValue), .integer(t.time.milliseconds), .real(t.latitude),
-                    .real(t.longitude), SQLiteValue(t.horizontalAccuracy),
+                    .text(sessionID), .text(t.region.name),
+                    t.region.regionID.isEmpty ? .null : .text(t.region.regionID),
+                    .integer(t.region.created.milliseconds), known(t.region.latitude), known(t.region.longitude),
+                    known(t.region.radius), .text(t.event.rawValue), .integer(t.time.milliseconds), .real(t.latitude),
+                    .real(t.longitude), SQLiteValue(t.horizontalAccuracy), SQLiteValue(t.trigger?.rawValue),
                 ])
             return database.lastInsertRowID
         }
@@ -116,4 +148,9 @@ extension Store {
             return transitions
         }
     }
+}
+
+extension Int64 {
+    /// Milliseconds as whole seconds, rounded down (OwnTracks' `tst`).
+    fileprivate var wholeSeconds: Int64 { self >= 0 ? self / 1000 : (self - 999) / 1000 }
 }

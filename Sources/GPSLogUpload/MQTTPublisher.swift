@@ -137,6 +137,21 @@ public final class MQTTPublisher {
         }
     }
 
+    /// The waypoints an upload publishes: `regions` (gpslog's, as `record --send` publishes them), then the regions
+    /// the sessions' transitions went through that are not among them (removed since, or imported with a file's
+    /// waypoints) when their centre and radius are known; once each, by rid, else by creation.
+    public static func waypoints(regions: [Region], sessions: [Session], store: Store) throws -> [Region] {
+        var all = regions
+        var seen = Set(regions.map { $0.regionID.isEmpty ? "tst:\($0.created.milliseconds)" : $0.regionID })
+        for session in sessions {
+            for t in try store.transitions(of: session.id) where t.regionIsKnown && t.region.radius > 0 {
+                let key = t.region.regionID.isEmpty ? "tst:\(t.region.created.milliseconds)" : t.region.regionID
+                if seen.insert(key).inserted { all.append(t.region) }
+            }
+        }
+        return all
+    }
+
     /// Why a batch did not go: the connection lost, or no confirmation in time.
     private func notSent(count: Int) -> MQTTSendError {
         let d = link.destination

@@ -85,13 +85,20 @@ extension GPSLog {
             if json { print(try JSONOutput.render(reports)) }
         }
 
-        /// `--url mqtt://`: publishes the sessions as an OwnTracks app would have, and waits for the broker's
-        /// confirmations; a broker that refuses the login or cannot be reached is an error before anything goes.
+        /// `--url mqtt://`: publishes the regions (waypoints), then the sessions, as an OwnTracks app would have, and
+        /// waits for the broker's confirmations; a broker that refuses the login or cannot be reached is an error before anything goes.
         func publish(_ sessions: [Session], to destination: MQTTDestination, store: Store) async throws {
             let link = try MQTTLink(destination: destination, oneShot: true)
             try link.connect(timeout: Double(sending.timeout.milliseconds) / 1000)
             defer { link.close() }
             let publisher = MQTTPublisher(store: store, link: link, options: sending.publisherOptions)
+            // The regions first, as `record --send` publishes them: a subscriber (the OwnTracks Recorder) then knows
+            // each region the transitions name.
+            let regions = try MQTTPublisher.waypoints(regions: store.regions(), sessions: sessions, store: store)
+            if !regions.isEmpty {
+                try await publisher.publishWaypoints(regions)
+                if !json { print("Published \(regions.count) regions (waypoints) to \(destination.displayURL).") }
+            }
             var reports: [UploadReport] = []
             for session in sessions {
                 let bar = ProgressBar(label: "Publishing '\(session.name)'")

@@ -25,6 +25,15 @@ public enum OwnTracksMessage {
             // Transitions, waypoints, lwt...: their fields are not read.
             if type == "location" { location = try Location(from: decoder) }
         }
+
+        /// A location whose `_type` may be missing (the Recorder's `ocat --fields` leaves it out).
+        init(locationFrom decoder: any Decoder) throws {
+            type = "location"
+            let c = try decoder.container(keyedBy: Keys.self)
+            topic = try? c.decodeIfPresent(String.self, forKey: .topic)
+            tid = try? c.decodeIfPresent(String.self, forKey: .tid)
+            location = try Location(from: decoder)
+        }
     }
 
     struct Location: Decodable, Sendable {

@@ -27,36 +27,32 @@ extension OwnTracksMessage {
         try received(PayloadJSON.decode(Body.self, from: data, source: source, line: 0), data: data, source: source)
     }
 
-    /// Reads one message whose `body` is decoded already (`serve` over HTTP tells Overland and OwnTracks apart first).
-    public static func received(_ body: Body, data: Data, source: String) throws -> OwnTracksReceived {
+    /// Reads one message whose `body` is decoded already (`serve` over HTTP tells Overland and OwnTracks apart first);
+    /// `line` is the file's line for `import` (0 for a received message).
+    public static func received(_ body: Body, data: Data, source: String, line: Int = 0) throws -> OwnTracksReceived {
         guard let type = body.type else {
-            throw ImportError.invalidValue(file: source, line: 0, field: "_type", value: "missing")
+            throw ImportError.invalidValue(file: source, line: line, field: "_type", value: "missing")
         }
-        let check = Check(source: source)
+        let check = Check(source: source, line: line)
         switch type {
         case "location":
-            guard let entry = try location(body, source: source, line: 0) else { return .other(type) }
+            guard let entry = try location(body, source: source, line: line) else { return .other(type) }
             return .location(entry)
         case "transition":
             return .transition(
-                try check.transition(PayloadJSON.decode(TransitionBody.self, from: data, source: source, line: 0)))
+                try check.transition(PayloadJSON.decode(TransitionBody.self, from: data, source: source, line: line)))
         case "waypoint":
-            let w = try PayloadJSON.decode(WaypointBody.self, from: data, source: source, line: 0)
-            return .waypoints([try check.waypoint(w, field: { $0 })])
-        case "waypoints":
-            let list = try PayloadJSON.decode(WaypointsBody.self, from: data, source: source, line: 0).waypoints ?? []
-            guard list.count <= maxWaypoints else {
-                throw ImportError.invalidValue(
-                    file: source, line: 0, field: "waypoints",
-                    value: "\(list.count) waypoints (at most \(maxWaypoints))")
-            }
             return .waypoints(
-                try list.enumerated().map { i, w in try check.waypoint(w, field: { "waypoints[\(i)].\($0)" }) })
+                [try check.waypoint(PayloadJSON.decode(WaypointBody.self, from: data, source: source, line: line))])
+        case "waypoints":
+            return .waypoints(
+                try check.waypoints(
+                    PayloadJSON.decode(WaypointsBody.self, from: data, source: source, line: line).waypoints ?? []))
         case "lwt":
-            let lwt = try PayloadJSON.decode(LastWillBody.self, from: data, source: source, line: 0)
+            let lwt = try PayloadJSON.decode(LastWillBody.self, from: data, source: source, line: line)
             return .lastWill(connected: try check.time(lwt.tst, field: "tst"))
         case "card":
-            return .card(try check.card(PayloadJSON.decode(CardBody.self, from: data, source: source, line: 0)))
+            return .card(try check.card(PayloadJSON.decode(CardBody.self, from: data, source: source, line: line)))
         default:
             return .other(type)
         }
@@ -99,12 +95,20 @@ extension OwnTracksMessage {
         var tid: String?
     }
 
-    /// The bounds, each refusal naming its field.
+    /// The bounds, each refusal naming its field (and the file's line, for `import`).
     struct Check {
         var source: String
+        var line = 0
 
         func refuse(_ field: String, _ value: String) -> ImportError {
-            ImportError.invalidValue(file: source, line: 0, field: field, value: value)
+            ImportError.invalidValue(file: source, line: line, field: field, value: value)
+        }
+
+        func waypoints(_ list: [WaypointBody]) throws -> [ReceivedWaypoint] {
+            guard list.count <= OwnTracksMessage.maxWaypoints else {
+                throw refuse("waypoints", "\(list.count) waypoints (at most \(OwnTracksMessage.maxWaypoints))")
+            }
+            return try list.enumerated().map { i, w in try waypoint(w, field: { "waypoints[\(i)].\($0)" }) }
         }
 
         /// Whole Unix seconds from 1980 to tomorrow.
@@ -114,7 +118,7 @@ extension OwnTracksMessage {
             }
             return try PayloadJSON.plausible(
                 Timestamp(milliseconds: Int64(seconds) * 1000), in: .current, field: field, value: "\(Int64(seconds))",
-                source: source, line: 0)
+                source: source, line: line)
         }
 
         /// A text of at most `limit` characters; nil when missing or empty.
@@ -141,7 +145,7 @@ extension OwnTracksMessage {
                 trigger: b.t.flatMap(TransitionTrigger.init(rawValue:)))
         }
 
-        func waypoint(_ w: WaypointBody, field: (String) -> String) throws -> ReceivedWaypoint {
+        func waypoint(_ w: WaypointBody, field: (String) -> String = { $0 }) throws -> ReceivedWaypoint {
             guard let desc = try text(w.desc, field: field("desc"), limit: TextLimit.label) else {
                 throw refuse(field("desc"), "empty")
             }
@@ -162,7 +166,8 @@ extension OwnTracksMessage {
         func position(_ lat: Double, _ lon: Double, field: (String) -> String) throws {
             guard Geo.latitudeRange.contains(lat) else { throw refuse(field("lat"), "\(lat)") }
             guard Geo.longitudeRange.contains(lon) else { throw refuse(field("lon"), "\(lon)") }
-            try PayloadJSON.position(latitude: lat, longitude: lon, field: field("lat, lon"), source: source, line: 0)
+            try PayloadJSON.position(
+                latitude: lat, longitude: lon, field: field("lat, lon"), source: source, line: line)
         }
 
         /// The face is checked as text first (at most the base64 length of 256 KiB), then decoded strictly (line

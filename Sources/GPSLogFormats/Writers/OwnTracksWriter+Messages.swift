@@ -29,6 +29,12 @@ extension OwnTracksWriter {
     /// which transitions carry as `wtst`).
     public func waypointMessage(_ region: Region) -> [UInt8] {
         var b: [UInt8] = []
+        appendWaypoint(region, to: &b)
+        return b
+    }
+
+    /// Appends a `waypoint` message (`rid` when the region has one; the `topic` when `userDevice` is known).
+    public func appendWaypoint(_ region: Region, to b: inout [UInt8]) {
         JSONText.appendRaw(#"{"_type":"waypoint","desc":"#, to: &b)
         JSONText.appendString(region.name, to: &b)
         JSONText.appendRaw(#","lat":"#, to: &b)
@@ -39,9 +45,14 @@ extension OwnTracksWriter {
         JSONText.appendInt(Int64(region.radius.rounded()), to: &b)
         JSONText.appendRaw(#","tst":"#, to: &b)
         JSONText.appendInt(region.created.milliseconds.floorSeconds, to: &b)
-        JSONText.appendRaw(#","rid":"#, to: &b)
-        JSONText.appendString(region.regionID, to: &b)
+        if !region.regionID.isEmpty {
+            JSONText.appendRaw(#","rid":"#, to: &b)
+            JSONText.appendString(region.regionID, to: &b)
+        }
+        if let userDevice {
+            JSONText.appendRaw(#","topic":"#, to: &b)
+            JSONText.appendString("owntracks/" + userDevice + "/waypoint", to: &b)
+        }
         b.append(UInt8(ascii: "}"))
-        return b
     }
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 
-/// OwnTracks `_type: location` messages, one per line, or in the OwnTracks Recorder's `.rec` layout
-/// (`ISO-time<TAB>*<padding to 18><TAB>JSON`). `tst` is Unix seconds (not Overland's 2001-based bug), `vel` km/h;
+/// OwnTracks messages, one per line, or in the OwnTracks Recorder's `.rec` layout (`ISO-time<TAB>TYPE<padding to
+/// 18><TAB>JSON`, TYPE the topic after `owntracks/USER/DEVICE/` as the Recorder writes it: `*` for a location, `event`
+/// for a transition, `waypoint` for a region). Each session's lines are the waypoints of the regions its transitions
+/// went through (when their centre and radius are known), then its locations with the transitions between them, in
+/// time order. `tst` is Unix seconds (not Overland's 2001-based bug), `vel` km/h;
 /// `acc`, `alt`, `cog`, `vac` and `vel` are written only when not zero, as the OwnTracks apps do. `t` says what made
 /// the entry (`Entry.trigger`; marks recorded before triggers were kept carry `"t":"u"`, a user-triggered report),
 /// and `m` the monitoring mode it was recorded in, for the two modes OwnTracks' format has numbers for
@@ -27,31 +30,49 @@ public struct OwnTracksWriter: TrackWriter {
         for s in sessions {
             // Transitions (a few) go between the locations, in time order, each before the location it made.
             var transitions = try s.transitions()[...]
-            func line(_ time: Timestamp, _ message: (inout [UInt8]) -> Void) throws {
+            func line(_ time: Timestamp, _ type: StaticString, _ message: (inout [UInt8]) -> Void) throws {
                 try out.append { b in
                     if layout == .recorder {
-                        // The time of second precision, then the relative topic "*" padded to 18 (%-18s).
+                        // The time of second precision, then the relative topic padded to 18 (RECFORMAT's %-18s).
                         var iso: [UInt8] = []
-                        Timestamp(milliseconds: time.milliseconds - ((time.milliseconds % 1000) + 1000) % 1000)
+                        Timestamp(milliseconds: time.milliseconds.floorSeconds * 1000)
                             .appendISO8601(to: &iso, fraction: false)
                         b.append(contentsOf: iso)
-                        JSONText.appendRaw("\t*                 \t", to: &b)
+                        b.append(UInt8(ascii: "\t"))
+                        JSONText.appendRaw(type, to: &b)
+                        b.append(
+                            contentsOf: repeatElement(UInt8(ascii: " "), count: max(0, 18 - type.utf8CodeUnitCount)))
+                        b.append(UInt8(ascii: "\t"))
                     }
                     message(&b)
                     b.append(UInt8(ascii: "\n"))
                 }
             }
+            for region in Self.knownRegions(of: transitions) {
+                try line(region.created, "waypoint") { appendWaypoint(region, to: &$0) }
+            }
             try s.forEachEntry { e in
                 guard !e.isHeadingChanged else { return }
                 while let t = transitions.first, t.time <= e.time {
-                    try line(t.time) { appendTransition(t, to: &$0) }
+                    try line(t.time, "event") { appendTransition(t, to: &$0) }
                     transitions.removeFirst()
                 }
-                try line(e.time) { appendMessage(e, to: &$0) }
+                try line(e.time, "*") { appendMessage(e, to: &$0) }
             }
-            for t in transitions { try line(t.time) { appendTransition(t, to: &$0) } }
+            for t in transitions { try line(t.time, "event") { appendTransition(t, to: &$0) } }
         }
         try out.commit()
+    }
+
+    /// The regions of `transitions` whose centre and radius are known, once each (by rid, else by creation), in
+    /// order of first use: written as waypoints, so that a reader of the file knows what each transition went through.
+    static func knownRegions(of transitions: ArraySlice<Transition>) -> [Region] {
+        var seen = Set<String>()
+        return transitions.compactMap { t in
+            guard t.regionIsKnown, t.region.radius > 0 else { return nil }
+            let key = t.region.regionID.isEmpty ? "tst:\(t.region.created.milliseconds)" : t.region.regionID
+            return seen.insert(key).inserted ? t.region : nil
+        }
     }
 
     /// One transition message (`_type: transition`): the region's `desc`, `rid` (when known) and creation time

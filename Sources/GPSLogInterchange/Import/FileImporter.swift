@@ -6,8 +6,8 @@ import GPSLogStore
 
 /// Imports any supported file.
 public struct FileImporter {
-    /// Names, `--merge`, `--routes`, and where notes about a file go (GPX, GeoJSON, CSV, KML and TCX; the other
-    /// formats take the name only).
+    /// Names, `--merge`, `--routes`, and where notes about a file go (GPX, GeoJSON, CSV, KML, TCX and OwnTracks; the
+    /// other formats take the name only).
     public var options = TrackImportOptions()
     public var nmea = NMEAImporter()
     public var mode: TripMode?
@@ -34,7 +34,10 @@ public struct FileImporter {
             return try trackImport(path, format: format, into: PipelinedImportTarget(store))
         case .xml: importer = SessionXMLImporter()
         case .overland: importer = OverlandImporter()
-        case .owntracks: importer = OwnTracksImporter()
+        case .owntracks:
+            var i = OwnTracksImporter()
+            i.notes = options.notes
+            importer = i
         case .gpslogdb:
             var i = GPSLogDatabaseImporter()
             i.timeZone = timeZone

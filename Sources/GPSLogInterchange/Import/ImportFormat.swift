@@ -32,6 +32,7 @@ public enum ImportFormat: String, CaseIterable, Sendable {
             // GeoJSON first: ocat's and Dawarich's features may carry OwnTracks' `_type` among their properties.
             if text.contains("\"FeatureCollection\"") { return .geojson }
             if isGoogle(text) { return .google }
+            if isRecorderOutput(text) { return .owntracks }
             if text.contains("\"locations\"") { return .overland }
             if text.contains("\"_type\"") { return .owntracks }
             // GPSBabel sorts members: "features" first, "type" last, after megabytes of coordinates.
@@ -56,12 +57,39 @@ public enum ImportFormat: String, CaseIterable, Sendable {
             return .owntracks
         }
         if trimmed.hasPrefix("$") || trimmed.hasPrefix("!") || trimmed.hasPrefix("#") { return .nmea }
+        if isRecorderCSV(trimmed) {
+            throw ImportError.unsupportedFormat(
+                file: path,
+                detail:
+                    "the OwnTracks Recorder's `ocat --format csv` output, whose header names the first location's fields only while later rows may have more, so its columns cannot be told apart; write it with `ocat --format json` (or `--format raw`, the .rec lines) and import that"
+            )
+        }
         if try isCSV(header: trimmed, path: path) { return .csv }
         throw ImportError.unsupportedFormat(
             file: path,
             detail:
-                "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, KML, KMZ, TCX, gpslog XML, GeoJSON, CSV with latitude, longitude and time columns, Overland batch JSON, OwnTracks JSON lines or .rec, Google location history JSON)"
+                "not a format gpslog reads (NMEA 0183, GPX 1.0/1.1, KML, KMZ, TCX, gpslog XML, GeoJSON, CSV with latitude, longitude and time columns, Overland batch JSON, OwnTracks JSON lines, .rec or the Recorder's JSON, Google location history JSON)"
         )
+    }
+
+    /// The OwnTracks Recorder's answers of locations (ocat.c, http.c): `{"count":N,"locations":[...]}` from `ocat`,
+    /// `{"count":N,"data":[...]}` from its API, or a `{"locations":[...]}` of OwnTracks messages: an Overland batch's
+    /// locations are GeoJSON features instead.
+    static func isRecorderOutput(_ head: String) -> Bool {
+        guard OwnTracksRecorderOutput.isDocument(Data(head.utf8)) else { return false }
+        let geoJSON = ["\"Feature\"", "\"geometry\"", "\"properties\""].contains(where: head.contains)
+        if head.contains("\"locations\"") {
+            return !geoJSON && (head.contains("\"_type\"") || head.contains("\"tst\""))
+        }
+        return head.contains("\"data\"") && (head.contains("\"_type\"") || head.contains("\"tst\""))
+    }
+
+    /// `ocat --format csv`: a header of the first location's keys (ocat.c's csv_output), with OwnTracks' `_type`,
+    /// `tst` and the Recorder's own `isotst` or `ghash`.
+    static func isRecorderCSV(_ text: Substring) -> Bool {
+        guard let first = text.split(whereSeparator: \.isNewline).first else { return false }
+        let names = Set(first.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        return names.isSuperset(of: ["_type", "tst", "lat", "lon"]) && !names.isDisjoint(with: ["isotst", "ghash"])
     }
 
     /// Google location history: Records.json's `locations` of `latitudeE7` (an Overland batch's are GeoJSON

@@ -42,11 +42,15 @@ public struct OverlandImporter {
     }
 }
 
-/// Imports OwnTracks location messages: JSON lines, or the OwnTracks Recorder's `.rec` files (`time TAB topic TAB
-/// JSON`), streamed line by line. Other `_type`s (transition, waypoint, lwt) are skipped; `t: u` marks a point as
-/// a user mark; `vel` is km/h.
+/// Imports OwnTracks files: JSON lines, the OwnTracks Recorder's `.rec` files (`time TAB type TAB JSON`), both
+/// streamed line by line, or the Recorder's JSON answers (`ocat`'s `{"count":N,"locations":[...]}`, its HTTP API's
+/// `{"count":N,"data":[...]}`), read whole. Locations become entries (`t: u` a user mark, `vel` km/h); transitions
+/// become the session's transitions, their region's centre and radius taken from the file's waypoints (by rid, else
+/// by the waypoint's `tst`, the transition's `wtst`); other `_type`s (card, lwt, cmd...) are counted in a note.
 public struct OwnTracksImporter {
     public var name: String?
+    /// Told what the user should know about the file (transitions kept, messages skipped): one line each.
+    public var notes: (String) -> Void = { _ in }
     public init() {}
 
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
@@ -55,37 +59,140 @@ public struct OwnTracksImporter {
         }
         defer { try? handle.close() }
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let head = handle.readData(ofLength: 4096)
+        if OwnTracksRecorderOutput.isDocument(head) {
+            // One JSON value: read whole (as an Overland batch is).
+            let data = head + handle.readDataToEndOfFile()
+            let messages = try OwnTracksRecorderOutput.messages(data, source: path)
+            return try store.write {
+                var file = OwnTracksFileImport(store: store, name: name ?? stem, path: path)
+                for m in messages { try file.take(m) }
+                return try file.finish(notes: notes)
+            }
+        }
         return try store.write {
-            var sink: EntrySink?
+            var file = OwnTracksFileImport(store: store, name: name ?? stem, path: path)
             var lineNumber = 0
-            var buffer = Data()
+            var buffer = head
             func handleLine(_ raw: Data) throws {
                 lineNumber += 1
                 guard let brace = raw.firstIndex(of: UInt8(ascii: "{")) else { return }
-                guard let location = try OwnTracksMessage.location(Data(raw[brace...]), source: path, line: lineNumber)
-                else { return }
-                if sink == nil {
-                    sink = try EntrySink(
-                        store: store, name: name ?? stem, start: location.time, mode: nil, preferredID: nil)
-                }
-                var e = location
-                e.id = sink!.makeID(e.time)
-                try sink!.add(e)
+                try file.take(OwnTracksRecorderOutput.message(Data(raw[brace...]), source: path, line: lineNumber))
             }
             while true {
-                let chunk = handle.readData(ofLength: 1 << 16)
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
                 while let newline = buffer.firstIndex(of: 10) {
                     try handleLine(buffer[buffer.startIndex..<newline])
                     buffer.removeSubrange(buffer.startIndex...newline)
                 }
+                let chunk = handle.readData(ofLength: 1 << 16)
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
             }
             if !buffer.isEmpty { try handleLine(buffer) }
-            guard var open = sink else {
-                throw ImportError.noFixes(file: path, detail: "no OwnTracks location message")
-            }
-            return [try open.finish()]
+            return try file.finish(notes: notes)
         }
+    }
+}
+
+/// One OwnTracks file's import, message by message, inside the import's transaction: the session is made at the
+/// first location or transition; transitions and waypoints (a few) are kept until the end.
+struct OwnTracksFileImport {
+    let store: Store
+    let name: String
+    let path: String
+    private var sink: EntrySink?
+    private var earliest: Timestamp?
+    private var transitions: [ReceivedTransition] = []
+    private var waypoints: [ReceivedWaypoint] = []
+    private var skipped: [String: Int] = [:]
+
+    init(store: Store, name: String, path: String) {
+        self.store = store
+        self.name = name
+        self.path = path
+    }
+
+    mutating func take(_ message: OwnTracksReceived) throws {
+        switch message {
+        case .location(var e):
+            try open(at: e.time)
+            e.id = sink!.makeID(e.time)
+            try sink!.add(e)
+        case .transition(let t):
+            try open(at: t.time)
+            transitions.append(t)
+        case .waypoints(let list): waypoints += list
+        case .other(let type): skipped[type.isEmpty ? "untyped" : type, default: 0] += 1
+        case .card: skipped["card", default: 0] += 1
+        case .lastWill: skipped["lwt", default: 0] += 1
+        }
+    }
+
+    private mutating func open(at time: Timestamp) throws {
+        earliest = min(earliest ?? time, time)
+        if sink == nil { sink = try EntrySink(store: store, name: name, start: time, mode: nil, preferredID: nil) }
+    }
+
+    /// Stores the transitions, ends the session (at its last entry or transition) and says what was kept.
+    mutating func finish(notes: (String) -> Void) throws -> [ImportResult] {
+        guard var open = sink, let earliest else {
+            var detail = "no OwnTracks location or transition message"
+            if !waypoints.isEmpty { detail += "; \(waypoints.count) waypoints (for regions: gpslog region import)" }
+            throw ImportError.noFixes(file: path, detail: detail)
+        }
+        let id = open.session!.id
+        if earliest < open.session!.start { try store.setSessionStart(id: id, start: earliest) }
+        var unknown = 0
+        for t in transitions {
+            let stored = transition(t)
+            if !stored.regionIsKnown { unknown += 1 }
+            try store.addTransition(stored, to: id)
+        }
+        var result = try open.finish()
+        if let last = transitions.map(\.time).max(), last > (result.session.end ?? result.session.start) {
+            try store.finishSession(id: id, end: last)
+            result.session.end = last
+        }
+        if earliest < result.session.start { result.session.start = earliest }
+        if !transitions.isEmpty {
+            var line = "imported \(transitions.count) region transitions (gpslog events)"
+            if unknown > 0 {
+                line += "; \(unknown) of them through regions whose waypoint the file does not hold (centre unknown)"
+            }
+            notes(line)
+        }
+        if !waypoints.isEmpty {
+            notes(
+                "read \(waypoints.count) waypoints for their transitions' regions; they are not added to gpslog's regions (gpslog region import reads the app's waypoints export)"
+            )
+        }
+        if !skipped.isEmpty {
+            let counts = skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            notes("skipped \(counts) messages: they are not locations, transitions or waypoints")
+        }
+        return [result]
+    }
+
+    /// A transition with its region: the file's waypoint of the same rid (the latest), else of the same creation
+    /// second (`tst` = `wtst`); without one, a region standing at the transition with no centre known.
+    private func transition(_ t: ReceivedTransition) -> Transition {
+        let second = { (time: Timestamp) in time.milliseconds / 1000 }
+        let waypoint =
+            t.regionID.flatMap { rid in
+                waypoints.filter { $0.regionID == rid }.max { $0.created < $1.created }
+            } ?? waypoints.last { second($0.created) == second(t.regionCreated) }
+        let area = waypoint.flatMap { w -> (Double, Double, Double)? in
+            guard let lat = w.latitude, let lon = w.longitude, let rad = w.radius, rad > 0 else { return nil }
+            return (lat, lon, rad)
+        }
+        let region = Region(
+            name: (t.regionName ?? waypoint?.description ?? t.regionID ?? "").truncated(to: TextLimit.label),
+            latitude: area?.0 ?? t.latitude, longitude: area?.1 ?? t.longitude, radius: area?.2 ?? 0,
+            regionID: t.regionID ?? waypoint?.regionID ?? "", created: t.regionCreated)
+        var stored = Transition(
+            region: region, event: t.event, time: t.time, latitude: t.latitude, longitude: t.longitude,
+            horizontalAccuracy: t.horizontalAccuracy, trigger: t.trigger)
+        stored.regionIsKnown = area != nil
+        return stored
     }
 }
