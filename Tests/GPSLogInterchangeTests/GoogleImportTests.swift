@@ -308,7 +308,8 @@ struct GoogleImportTests {
             #expect(results[0].session.start == visits[0].arrival && results[0].session.end == e[3].time)
             #expect(
                 notes == [
-                    "skipped 2 waypointPath point(s): they have no times",
+                    "skipped 2 waypointPath point(s): they have no times, and their segment has timed "
+                        + "simplifiedRawPath points or no start and end time",
                     "skipped 1 visit(s) to places inside the place of another visit",
                     "stored 1 visit(s) with the session(s): 'gpslog visits SESSION' lists them",
                 ])

@@ -51,13 +51,15 @@ extension GPXFieldReader {
         case .ele: current.altitude = try number("ele")
         case .time:
             let t = ByteNumber.trimmed(text)
-            // A time outside 1980 ... tomorrow is as invalid as an unreadable one (what gpslog stores, its own
-            // exports and imports must read back: OwnTracks' tst, say, refuses those years).
-            guard !textOverflowed, let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)),
-                window.contains(time)
-            else {
+            guard !textOverflowed, let time = Timestamp(iso8601Bytes: t.count == text.count ? text : Array(t)) else {
                 throw invalid("time", t)
             }
+            // A device's "no time" (GPSBabel's 1901-12-13T20:45:52Z, a 1970 clock) leaves the point untimed: it is
+            // dated as points without a time are, and counted for a note.
+            if sentinels.take(time, window: window, written: String(decoding: t, as: UTF8.self)) { return }
+            // Any other time outside 1980 ... tomorrow is as invalid as an unreadable one (what gpslog stores, its
+            // own exports and imports must read back: OwnTracks' tst, say, refuses those years).
+            guard window.contains(time) else { throw invalid("time", t) }
             current.time = time
             currentHasTime = true
         case .name: current.label = String(decoding: text, as: UTF8.self)

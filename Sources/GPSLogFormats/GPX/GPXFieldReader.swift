@@ -61,6 +61,8 @@ struct GPXFieldReader: SAXFieldReader {
     /// The root's namespace (GPX 1.0's or 1.1's, or what a file in the wild has instead), and the values read in
     /// points that gpslog has no column for.
     private var document = GPXDocumentNotes()
+    /// Point times that stand for "no time", read as none.
+    var sentinels = SentinelTimes()
 
     private mutating func capture(_ field: Field) {
         capturing = field
@@ -199,6 +201,13 @@ struct GPXFieldReader: SAXFieldReader {
             try visitor.endTrack()
         } else if depth == 0 {
             document.reportDropped(to: visitor)
+            if let note = sentinels.note(
+                "point time(s)",
+                then: "each such point took the time of the timed point before it (or after it), else the file's "
+                    + "metadata time, else its modification time")
+            {
+                visitor.note(note)
+            }
         }
     }
 

@@ -10,22 +10,21 @@ extension GeoJSONParse {
         guard try json.next() == .arrayStart else { throw json.malformed("'coordinates' is not an array") }
         let level = json.depth
         let notPositions = "a position is an array of numbers"
-        switch try json.next() {
-        case .arrayEnd: break  // empty: any geometry
-        case .number(let v):
+        let first = try json.next()
+        if let v = try number(first) {
             f.nesting = 1
             f.point = try position(startingWith: v)
-        case .arrayStart:
-            switch try json.next() {
-            case .number(let v):
+        } else if first == .arrayStart {
+            let second = try json.next()
+            if let v = try number(second) {
                 f.nesting = 2
                 try line(&f, firstNumber: v, startsPart: false)
-            case .arrayEnd:
+            } else if second == .arrayEnd {
                 f.nesting = 3  // an empty first line
                 try parts(&f)
-            case .arrayStart:
+            } else if second == .arrayStart {
                 let third = try json.next()
-                if case .number(let v) = third {
+                if third != .arrayStart, let v = try number(third) {
                     f.nesting = 3
                     try line(&f, firstNumber: v, startsPart: false)
                     try parts(&f)
@@ -34,9 +33,11 @@ extension GeoJSONParse {
                     try json.skip(third)
                     while json.depth >= level { _ = try json.next() }
                 }
-            default: throw json.malformed(notPositions)
+            } else {
+                throw json.malformed(notPositions)
             }
-        default: throw json.malformed(notPositions)
+        } else if first != .arrayEnd {  // empty: any geometry
+            throw json.malformed(notPositions)
         }
         f.positionsDone = true
         if f.streaming { try endStream(&f) }
@@ -50,7 +51,7 @@ extension GeoJSONParse {
             guard event == .arrayStart else { throw json.malformed("a line is an array of positions") }
             let first = try json.next()
             if first == .arrayEnd { continue }
-            guard first == .arrayStart, case .number(let v) = try json.next() else {
+            guard first == .arrayStart, let v = try number(json.next()) else {
                 throw json.malformed("a position is an array of numbers")
             }
             try line(&f, firstNumber: v, startsPart: true)
@@ -66,7 +67,7 @@ extension GeoJSONParse {
             partStart = false
             let event = try json.next()
             if event == .arrayEnd { return }
-            guard event == .arrayStart, case .number(let v) = try json.next() else {
+            guard event == .arrayStart, let v = try number(json.next()) else {
                 throw json.malformed("a position is an array of numbers")
             }
             p = try position(startingWith: v)
@@ -82,7 +83,7 @@ extension GeoJSONParse {
         while true {
             let event = try json.next()
             if event == .arrayEnd { break }
-            guard case .number(let v) = event else { throw json.malformed("a position holds numbers only") }
+            guard let v = try number(event) else { throw json.malformed("a position holds numbers only") }
             numbers += 1
             if numbers == 2 { lat = v } else if numbers == 3 { alt = v }
         }
@@ -92,6 +93,25 @@ extension GeoJSONParse {
                 file: json.file, line: json.line, field: json.path + " (longitude, latitude)", value: "\(lon), \(lat)")
         }
         return GeoJSONPosition(longitude: lon, latitude: lat, altitude: alt)
+    }
+
+    /// A number of a position: a JSON number, or one written as text (`"0.1"`, as an older version of a popular
+    /// self-hosted server exported them), counted for a note; nil for any other event. Text that is not a number
+    /// (JSON's grammar, white space around it allowed) is refused with its path.
+    private mutating func number(_ event: JSONStreamReader.Event) throws -> Double? {
+        switch event {
+        case .number(let v): return v
+        case .string:
+            let t = Array(ByteNumber.trimmed(json.text))
+            guard t.count < 64, JSONNumberGrammar.matches(t), let v = ByteNumber.double(t) else {
+                throw ImportError.invalidValue(
+                    file: json.file, line: json.line, field: json.path + " (a coordinate)",
+                    value: json.string.truncated(to: 60))
+            }
+            numbersAsText += 1
+            return v
+        default: return nil
+        }
     }
 
     /// A line's position: reported with its time when the times came first, else set aside for them.

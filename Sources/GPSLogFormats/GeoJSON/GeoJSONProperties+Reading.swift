@@ -4,6 +4,8 @@ import GPSLogModel
 extension GeoJSONProperties {
     private enum Field {
         case time(milliseconds: Bool)
+        /// A name some writers give a point's time, and others something else: read when it is a time.
+        case otherTime
         case speed(factor: Double)
         case battery(percent: Bool)
         case kind, name, label, address, session, track, segment, start, end, mode
@@ -17,6 +19,8 @@ extension GeoJSONProperties {
         ("timestamp", .time(milliseconds: false)), ("time", .time(milliseconds: false)),
         ("isotst", .time(milliseconds: false)), ("tst", .time(milliseconds: false)),
         ("time_long", .time(milliseconds: true)), ("timestamp_ms", .time(milliseconds: true)),
+        ("datetime", .otherTime), ("date_time", .otherTime), ("recorded_at", .otherTime), ("when", .otherTime),
+        ("date", .otherTime),
         ("kind", .kind), ("name", .name), ("session_name", .name), ("label", .label), ("address", .address),
         ("addr", .address), ("desc", .address), ("description", .address), ("session", .session),
         ("track_fid", .track), ("track_seg_id", .segment), ("start", .start), ("end", .end), ("mode", .mode),
@@ -61,6 +65,11 @@ extension GeoJSONProperties {
         case .time(let milliseconds):
             let t = try Self.time(event, &json, milliseconds: milliseconds, window: window)
             if time == nil { time = t }
+        case .otherTime:
+            // Not a time, or not a plausible one: not this point's time (the point is then untimed, and said so).
+            if otherTime == nil, let t = try? Self.time(event, &json, milliseconds: false, window: window) {
+                otherTime = t
+            }
         case .start: start = try Self.time(event, &json, milliseconds: false, window: window)
         case .end: end = try Self.time(event, &json, milliseconds: false, window: window)
         case .kind: kind = text()
@@ -100,8 +109,8 @@ extension GeoJSONProperties {
         return true
     }
 
-    /// A time value: ISO 8601 text, or Unix seconds (milliseconds when `milliseconds`, or from 1e11 on: no
-    /// plausible time has that many seconds); null is none.
+    /// A time value: ISO 8601 text, or Unix seconds as a number or text (milliseconds when `milliseconds`, or from
+    /// 1e11 on: no plausible time has that many seconds); null is none.
     static func time(
         _ event: JSONStreamReader.Event, _ json: inout JSONStreamReader, milliseconds: Bool, window: TimeWindow
     )
@@ -113,11 +122,16 @@ extension GeoJSONProperties {
         case .null: return nil
         case .string:
             shown = json.string
-            t = json.text.count <= 64 ? Timestamp(iso8601Bytes: json.text) : nil
+            t =
+                json.text.count > 64
+                ? nil
+                : Timestamp(iso8601Bytes: json.text)
+                    ?? (JSONNumberGrammar.matches(json.text) ? ByteNumber.double(json.text) : nil).flatMap {
+                        unixTime($0, milliseconds: milliseconds)
+                    }
         case .number(let v):
             shown = "\(v)"
-            let ms = milliseconds || abs(v) >= 1e11 ? v : v * 1000
-            t = abs(ms) < 1e15 ? Timestamp(milliseconds: Int64(ms.rounded())) : nil
+            t = unixTime(v, milliseconds: milliseconds)
         default:
             shown = "\(event)"
             t = nil
@@ -130,6 +144,12 @@ extension GeoJSONProperties {
                 file: json.file, line: json.line, field: json.path, value: shown + " (outside 1980 to tomorrow)")
         }
         return t
+    }
+
+    /// Unix seconds (milliseconds when `milliseconds`, or from 1e11 on); nil past any time.
+    private static func unixTime(_ v: Double, milliseconds: Bool) -> Timestamp? {
+        let ms = milliseconds || abs(v) >= 1e11 ? v : v * 1000
+        return abs(ms) < 1e15 ? Timestamp(milliseconds: Int64(ms.rounded())) : nil
     }
 
     /// An array of strings (Overland's `motion`); other values in it are skipped.

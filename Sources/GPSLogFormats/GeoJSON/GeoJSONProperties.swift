@@ -24,8 +24,11 @@ public struct GeoJSONPosition: Sendable, Equatable {
 public struct GeoJSONProperties: Sendable {
     /// The point's time: the first of `timestamp`, `time`, `isotst`, `tst`, `time_long`, `timestamp_ms`, a
     /// `coordTimes` string (a Point from togeojson); ISO 8601 text or Unix seconds (milliseconds from 1e11 on, or
-    /// for `time_long` and `timestamp_ms`).
+    /// for `time_long` and `timestamp_ms`). Else `otherTime`, once the properties are read.
     public var time: Timestamp?
+    /// The first of `datetime`, `date_time`, `recorded_at`, `when`, `date` that is a time (other writers' names for
+    /// a point's time; a value that is not one is not read).
+    public var otherTime: Timestamp?
     /// gpslog's `kind`: `track`, `mark`, `visit`, `transition`.
     public var kind: String?
     /// `name` (a track's or a waypoint's name), `session_name`.

@@ -42,6 +42,8 @@ struct GeoJSONParse {
     let window = TimeWindow.current
     /// Features skipped, by geometry type, in the order first met.
     var skipped: [(String, Int)] = []
+    /// Coordinates written as text (`"0.1"`), read as numbers.
+    var numbersAsText = 0
 
     /// One feature's (or bare geometry's) state while its members stream by.
     struct Feature {
@@ -78,6 +80,9 @@ struct GeoJSONParse {
         let notes = skipped.map { "\($0.1) \($0.0)" }
         if !notes.isEmpty {
             visitor.note("skipped \(notes.joined(separator: ", ")) feature(s): neither tracks nor points")
+        }
+        if numbersAsText > 0 {
+            visitor.note("read \(numbersAsText) coordinate(s) written as text (\"0.1\", not 0.1) as numbers")
         }
     }
 
@@ -177,6 +182,7 @@ struct GeoJSONParse {
                 try json.skipValue()
             }
         }
+        if f.properties.time == nil { f.properties.time = f.properties.otherTime }
     }
 
     /// `crs` is not in RFC 7946; GDAL writes it naming CRS84 (WGS 84, longitude first), which is what GeoJSON is.

@@ -19,14 +19,16 @@ public protocol GoogleLocationVisitor: AnyObject {
 ///   10^7), `timestamp` (ISO 8601) or, before 2022, `timestampMs` (Unix milliseconds as a string), `accuracy`,
 ///   `altitude`, `verticalAccuracy`, `velocity` (m/s), `heading`, `deviceTag`, `activity`.
 /// - Takeout's Semantic Location History, a file per month: `{"timelineObjects": [...]}` of `activitySegment`s (their
-///   start and end locations at the segment's `duration`, and the timed points of `simplifiedRawPath`) and
-///   `placeVisit`s (a place's `location` with `name` and `address`, and the visit's `duration`).
+///   start and end locations at the segment's `duration`, the timed points of `simplifiedRawPath`, else the untimed
+///   `waypointPath` placed between the segment's start and end) and `placeVisit`s (a place's `location` with `name`
+///   and `address`, and the visit's `duration`).
 /// - The Timeline export of Google Maps on the phone (2024 on): Android's `{"semanticSegments": [...], "rawSignals":
 ///   [...]}`, positions written `"52.1°, 5.2°"`, and iOS's top-level array of the same segments, positions written
 ///   `"geo:52.1,5.2"` and path times as minutes from the segment's start. A segment's `timelinePath` points and
 ///   the raw signals' `position`s are locations; a `visit`'s top candidate is a visit.
 ///
-/// Memory stays flat: nothing is kept but the record being read. Hostile input is refused with the file, the line
+/// Memory stays flat: nothing is kept but the record being read (and a segment's `waypointPath`, in a scratch file
+/// past 1 MiB). Hostile input is refused with the file, the line
 /// and the JSON path (`locations[3].latitudeE7`): the reader's own refusals (nesting, NaN, `1e400`, truncation,
 /// invalid UTF-8), a value of the wrong type, a coordinate out of range, a time that is not one or not between
 /// 1980 and tomorrow. A record without a position or a time is skipped and counted.
@@ -52,8 +54,14 @@ struct GoogleParse {
     var atZero = 0
     /// E7 values over 1,800,000,000 read as 32-bit two's complement.
     var wrapped = 0
-    /// `waypointPath` points: they have no times.
+    /// Locations reported so far.
+    var reported = 0
+    /// `waypointPath` points left out: they have no times, and their segment has timed raw path points or no start
+    /// and end.
     var untimedWaypoints = 0
+    /// `waypointPath` points placed between their segment's start and end, and those segments.
+    var placedWaypoints = 0
+    var placedSegments = 0
     /// `childVisits` and visits of a `hierarchyLevel` above 0: places inside the place of another visit.
     var nestedVisits = 0
     /// Visits without a place or a time.
@@ -142,6 +150,7 @@ struct GoogleParse {
         e.latitude = position.0
         e.longitude = position.1
         e.time = time
+        reported += 1
         try visitor.location(e)
     }
 
@@ -153,8 +162,16 @@ struct GoogleParse {
                 "read \(wrapped) latitudeE7/longitudeE7 value(s) over 1800000000 as negative (a 32-bit overflow in old exports)"
             )
         }
+        if placedWaypoints > 0 {
+            visitor.note(
+                "placed \(placedWaypoints) waypointPath point(s) of \(placedSegments) activity segment(s), which have "
+                    + "no times, between the segment's start and end: the first at the start, the last at the end, "
+                    + "the rest by distance along the path")
+        }
         if untimedWaypoints > 0 {
-            visitor.note("skipped \(untimedWaypoints) waypointPath point(s): they have no times")
+            visitor.note(
+                "skipped \(untimedWaypoints) waypointPath point(s): they have no times, and their segment has timed "
+                    + "simplifiedRawPath points or no start and end time")
         }
         if nestedVisits > 0 {
             visitor.note("skipped \(nestedVisits) visit(s) to places inside the place of another visit")

@@ -47,13 +47,17 @@ extension GoogleParse {
     }
 
     /// A journey: its start and end locations at the segment's start and end, and the timed points of its
-    /// `simplifiedRawPath`, as locations (with the segment's activity as their motion). `waypointPath` points have
-    /// no time: they are counted and skipped.
+    /// `simplifiedRawPath`, as locations (with the segment's activity as their motion). Its `waypointPath` points
+    /// have no time: without timed raw path points, they are placed between the segment's start and end
+    /// (`GoogleWaypointPath`), else counted and skipped.
     private mutating func activitySegment() throws {
         var start: Place?
         var end: Place?
         var times: (start: Timestamp?, end: Timestamp?) = (nil, nil)
         var motion: String?
+        var path = GoogleWaypointPath()
+        let reportedBefore = reported
+        var rawPathTimed = false
         while try json.next() != .objectEnd {
             if json.textEquals("startLocation") {
                 try member("'startLocation' is not an object") { start = try $0.place() }
@@ -65,24 +69,18 @@ extension GoogleParse {
                 motion = try text().flatMap { Self.motion(Array($0.utf8)) }
             } else if json.textEquals("simplifiedRawPath") {
                 try member("'simplifiedRawPath' is not an object") { try $0.rawPath(motion: motion) }
+                rawPathTimed = rawPathTimed || reported > reportedBefore
             } else if json.textEquals("waypointPath") {
-                try member("'waypointPath' is not an object") { parse in
-                    while try parse.json.next() != .objectEnd {
-                        guard parse.json.textEquals("waypoints") else {
-                            try parse.json.skipValue()
-                            continue
-                        }
-                        try parse.array("'waypoints' is not an array") { point in
-                            try point.json.skipRest()
-                            point.untimedWaypoints += 1
-                        }
-                    }
-                }
+                try member("'waypointPath' is not an object") { try $0.waypointPath(into: &path) }
             } else {
                 try json.skipValue()
             }
         }
+        let placed = try placeWaypoints(
+            path, start: times.start, end: times.end, motion: motion, rawPathTimed: rawPathTimed)
         for (place, time) in [(start, times.start), (end, times.end)] where place != nil || time != nil {
+            // The placed path's ends stand for start and end locations without a position (2013-era: `{}`).
+            if placed && place?.position == nil { continue }
             var e = Entry(id: "", latitude: 0, longitude: 0, time: Timestamp(milliseconds: 0))
             e.horizontalAccuracy = place?.accuracy
             e.motion = motion.map { [$0] }

@@ -45,22 +45,26 @@ extension KMLFieldReader {
 
     // MARK: - gx:Track
 
-    /// A `when` of a `gx:Track`: paired with the first coordinate waiting, else waits for one.
-    mutating func addTrackTime(_ time: Timestamp, visitor: any KMLVisitor) throws {
+    /// A `when` of a `gx:Track` (nil: a device's "no time"): paired with the first coordinate waiting, else waits
+    /// for one.
+    mutating func addTrackTime(_ time: Timestamp?, visitor: any KMLVisitor) throws {
         if !pairsHoldTimes, let p = try pairs.removeFirst() {
             try emitTrackPoint(lon: p.longitude, lat: p.latitude, alt: p.altitude, time: time, visitor: visitor)
             return
         }
         pairsHoldTimes = true
-        try pairs.append(KMLQueuedPoint(time: time.milliseconds))
+        try pairs.append(KMLQueuedPoint(time: time?.milliseconds ?? Self.noTime))
     }
+
+    /// A queued `when` that stood for no time.
+    private static let noTime = Int64.min
 
     /// A `gx:coord`: paired with the first time waiting, else waits for one.
     mutating func addTrackPosition(_ p: (lon: Double, lat: Double, alt: Double?), visitor: any KMLVisitor) throws {
         let alt = altitude(p.alt) ?? .nan
         if pairsHoldTimes, let t = try pairs.removeFirst() {
-            try emitTrackPoint(
-                lon: p.lon, lat: p.lat, alt: alt, time: Timestamp(milliseconds: t.time), visitor: visitor)
+            let time = t.time == Self.noTime ? nil : Timestamp(milliseconds: t.time)
+            try emitTrackPoint(lon: p.lon, lat: p.lat, alt: alt, time: time, visitor: visitor)
             return
         }
         pairsHoldTimes = false
@@ -68,7 +72,7 @@ extension KMLFieldReader {
     }
 
     private mutating func emitTrackPoint(
-        lon: Double, lat: Double, alt: Double, time: Timestamp, visitor: any KMLVisitor
+        lon: Double, lat: Double, alt: Double, time: Timestamp?, visitor: any KMLVisitor
     ) throws {
         if placemark.parts == 1 && placemark.partPoints == 0 {
             _ = containers[containers.count - 1].remember(Container.start(placemark.name, lat, lon))
@@ -76,9 +80,9 @@ extension KMLFieldReader {
         let startsPart = placemark.parts > 1 && placemark.partPoints == 0
         placemark.partPoints += 1
         guard !placemark.lineSkipped else { return }
-        var e = Entry(id: "", latitude: lat, longitude: lon, time: time)
+        var e = Entry(id: "", latitude: lat, longitude: lon, time: time ?? Timestamp(milliseconds: 0))
         e.altitude = alt.isNaN ? nil : alt
-        try visitor.linePoint(&e, hasTime: true, startsPart: startsPart)
+        try visitor.linePoint(&e, hasTime: time != nil, startsPart: startsPart)
     }
 
     /// The end of a `gx:Track`: KML pairs its `when`s and `gx:coord`s one to one, so any left over is an error.
@@ -101,12 +105,31 @@ extension KMLFieldReader {
         if !linePoints.isEmpty {
             try openLine(visitor: visitor)
             if !placemark.lineSkipped { try emitLine(visitor: visitor) }
-        } else if placemark.lineOpened {
-            return  // a gx:Track, handed on as it was read
+        }
+        if placemark.lineOpened {
+            // A MultiGeometry's Points beside its line (or gx:Track, handed on as it was read) are its marks, as
+            // the Point placemarks after a line in its folder are; its Polygons are counted for a note.
+            if !placemark.lineSkipped { try emitMarksBesideLine(visitor: visitor) }
+            skippedPolygonParts += placemark.polygons
         } else if !points.isEmpty {
             try emitPoints(visitor: visitor)
+            skippedPolygonParts += placemark.polygons
         } else if placemark.polygons > 0 {
             skippedPolygons += 1
+        }
+    }
+
+    /// The Points of a MultiGeometry whose line was read: marks at the placemark's time, named after it.
+    private mutating func emitMarksBesideLine(visitor: any KMLVisitor) throws {
+        let time = placemark.stamp ?? placemark.begin ?? placemark.end ?? placemark.data.time
+        while let q = try points.removeFirst() {
+            var e = Entry(
+                id: "", latitude: q.latitude, longitude: q.longitude, time: time ?? Timestamp(milliseconds: 0))
+            e.altitude = q.altitude.isNaN ? nil : q.altitude
+            e.label = placemark.name
+            e.address = placemark.description
+            pointsBesideLines += 1
+            try visitor.mark(&e, hasTime: time != nil)
         }
     }
 
@@ -179,7 +202,21 @@ extension KMLFieldReader {
         if skippedLinks > 0 {
             visitor.note("skipped \(skippedLinks) NetworkLink(s): gpslog reads only the file it is given")
         }
+        if skippedPolygonParts > 0 {
+            visitor.note(
+                "skipped \(skippedPolygonParts) Polygon(s) of MultiGeometry placemarks that also have points or lines: "
+                    + "areas are not tracks")
+        }
+        if pointsBesideLines > 0 {
+            visitor.note(
+                "imported \(pointsBesideLines) Point(s) of MultiGeometry placemarks that also have a line as marks")
+        }
         if let note = dropped.note { visitor.note(note) }
+        if let note = sentinels.note(
+            "time(s)", then: "their points are dated as points without a time are")
+        {
+            visitor.note(note)
+        }
     }
 }
 
@@ -194,6 +231,8 @@ struct KMLData {
     var altitude: Double?
     var speed: Double?
     var course: Double?
+    /// A `time` that stood for "no time" (`SentinelTimes`), for the reader to count.
+    var sentinel: Timestamp?
 
     mutating func read(name: [UInt8], value: ArraySlice<UInt8>, reader: KMLFieldReader) throws {
         guard !value.isEmpty else { return }
@@ -210,9 +249,14 @@ struct KMLData {
             return v
         }
         if named("time") || named("timestamp") {
-            guard case .time(let t) = CSVTime.parse(value, date: nil, unit: .seconds, decimalComma: false),
-                reader.window.contains(t)
-            else { throw refused() }
+            guard case .time(let t) = CSVTime.parse(value, date: nil, unit: .seconds, decimalComma: false) else {
+                throw refused()
+            }
+            if SentinelTimes.isSentinel(t, window: reader.window) {
+                sentinel = t
+                return
+            }
+            guard reader.window.contains(t) else { throw refused() }
             time = t
         } else if named("track_fid") {
             track = String(decoding: value, as: UTF8.self)

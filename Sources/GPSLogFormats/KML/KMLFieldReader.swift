@@ -92,6 +92,12 @@ struct KMLFieldReader: SAXFieldReader {
     var skippedPolygons = 0
     var skippedLinks = 0
     var dropped = DroppedValues()
+    /// Times that stand for "no time", read as none.
+    var sentinels = SentinelTimes()
+    /// Polygons beside a line or points in a MultiGeometry, skipped.
+    var skippedPolygonParts = 0
+    /// Points of MultiGeometry placemarks that also have a line, imported as marks.
+    var pointsBesideLines = 0
 
     init(path: String) { self.path = path }
 
@@ -293,9 +299,12 @@ struct KMLFieldReader: SAXFieldReader {
 
     func invalid(_ field: String) -> ImportError { invalid(field, text: text.shown) }
 
-    /// A time of the collected text, in 1980 ... tomorrow, else the refusal.
-    func time(_ field: String) throws -> Timestamp {
-        guard !text.overflowed, let t = KMLValues.time(text.bytes), window.contains(t) else { throw invalid(field) }
+    /// A time of the collected text, in 1980 ... tomorrow, else the refusal; nil, counted, for a device's "no time"
+    /// (`SentinelTimes`: its points are untimed).
+    mutating func time(_ field: String) throws -> Timestamp? {
+        guard !text.overflowed, let t = KMLValues.time(text.bytes) else { throw invalid(field) }
+        if sentinels.take(t, window: window, written: text.shown) { return nil }
+        guard window.contains(t) else { throw invalid(field) }
         return t
     }
 
@@ -310,7 +319,12 @@ struct KMLFieldReader: SAXFieldReader {
         case .altitudeMode:
             let mode = text.string ?? ""
             altitudeExplicit = mode == "absolute" || mode == "relativeToGround" || mode == "relativeToSeaFloor"
-        case .data: try placemark.data.read(name: dataName, value: text.trimmed, reader: self)
+        case .data:
+            try placemark.data.read(name: dataName, value: text.trimmed, reader: self)
+            if let sentinel = placemark.data.sentinel {
+                placemark.data.sentinel = nil
+                _ = sentinels.take(sentinel, window: window, written: text.shown)
+            }
         case .trackWhen: try addTrackTime(try time("when"), visitor: visitor)
         case .trackCoord:
             guard !text.overflowed, let p = KMLValues.position(text.trimmed, spaces: true) else {

@@ -33,6 +33,7 @@ struct TCXFieldReader: SAXFieldReader {
     private var skippedWithoutPosition = 0
     private var dropped = DroppedValues()
     private var outOfRange = OutOfRangeValues()
+    private var sentinels = SentinelTimes()
 
     init(path: String) { self.path = path }
 
@@ -132,6 +133,13 @@ struct TCXFieldReader: SAXFieldReader {
             }
             if let note = dropped.note { visitor.note(note) }
             if let note = outOfRange.note { visitor.note(note) }
+            if let note = sentinels.note(
+                "Time(s)",
+                then: "each such point took the time of the point before it (or after it, else the file's "
+                    + "modification time)")
+            {
+                visitor.note(note)
+            }
         }
     }
 
@@ -142,9 +150,10 @@ struct TCXFieldReader: SAXFieldReader {
     private mutating func finishField(_ field: Field) throws {
         switch field {
         case .time:
-            guard !text.overflowed, let t = Timestamp(iso8601Bytes: Array(text.trimmed)), window.contains(t) else {
-                throw invalid("Time")
-            }
+            guard !text.overflowed, let t = Timestamp(iso8601Bytes: Array(text.trimmed)) else { throw invalid("Time") }
+            // A device's "no time" leaves the point untimed (dated as points without a Time are), counted.
+            if sentinels.take(t, window: window, written: text.shown) { return }
+            guard window.contains(t) else { throw invalid("Time") }
             current.time = t
             hasTime = true
         case .latitude:

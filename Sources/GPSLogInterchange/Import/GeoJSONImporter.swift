@@ -36,6 +36,11 @@ final class GeoJSONSessions: GeoJSONVisitor {
         /// The line being read.
         var line = PointSessions.Group()
         var skippedRecords = 0
+        /// Points without a time: Point features (marks, or a GDAL track's points), and positions of lines
+        /// without `coordTimes`.
+        var untimedPoints = 0
+        var untimedMarks = 0
+        var untimedLinePoints = 0
     }
 
     init(path: String, options: TrackImportOptions, store: any ImportTarget) {
@@ -60,9 +65,11 @@ final class GeoJSONSessions: GeoJSONVisitor {
         // A Point without a time is a waypoint, unless it says it is a track's (GDAL's track_points layer).
         if p.kind == "mark" || (p.time == nil && p.track == nil && p.kind != "track") {
             e.label = p.label ?? p.name
+            if p.time == nil { state.pointee.untimedMarks += 1 }
             try state.pointee.sessions.mark(e, hasTime: p.time != nil, key: key)
             return
         }
+        if p.time == nil { state.pointee.untimedPoints += 1 }
         let group = PointSessions.Group(key: key, name: nil, mode: p.mode, preferredID: p.session)
         try state.pointee.sessions.track(e, hasTime: p.time != nil, group: group, segment: p.segment)
     }
@@ -79,6 +86,7 @@ final class GeoJSONSessions: GeoJSONVisitor {
         let e = Entry(
             id: "", latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
             time: time ?? Timestamp(milliseconds: 0))
+        if time == nil { state.pointee.untimedLinePoints += 1 }
         try state.pointee.sessions.track(e, hasTime: time != nil, group: state.pointee.line, startsPart: startsPart)
     }
 
@@ -88,9 +96,27 @@ final class GeoJSONSessions: GeoJSONVisitor {
 
     /// After the document: the sessions imported.
     func finish() throws -> [ImportResult] {
-        let skipped = state.pointee.skippedRecords
-        if skipped > 0 {
-            options.notes("skipped \(skipped) visit and transition feature(s): they are not points of a track")
+        let s = state.pointee
+        if s.skippedRecords > 0 {
+            options.notes(
+                "skipped \(s.skippedRecords) visit and transition feature(s): they are not points of a track")
+        }
+        let names = "timestamp, time, datetime, date, when, recorded_at, tst or isotst"
+        if s.untimedMarks > 0 {
+            options.notes(
+                "\(s.untimedMarks) Point feature(s) have no time (no \(names) property that is one): imported as "
+                    + "marks, each at the time of the point before it, else its session's start, else the file's "
+                    + "modification time")
+        }
+        if s.untimedPoints > 0 {
+            options.notes(
+                "\(s.untimedPoints) track Point feature(s) have no time (no \(names) property that is one): each "
+                    + "took the time of the point before it (or after it, else the file's modification time)")
+        }
+        if s.untimedLinePoints > 0 {
+            options.notes(
+                "\(s.untimedLinePoints) line position(s) have no time (no coordTimes): each took the time of the "
+                    + "point before it (or after it, else the file's modification time)")
         }
         let results = try state.pointee.sessions.finish()
         guard !results.isEmpty else {
