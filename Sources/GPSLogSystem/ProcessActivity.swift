@@ -2,12 +2,13 @@
 import Foundation
 
 /// What another process is doing, read from `/proc` (Linux): whether it is stopped, whether any of its threads waits
-/// for a CPU, and how much CPU time it has used. A client waiting for that process's answer tells a stopped or stuck
+/// for a CPU or the disk, and how much CPU time it has used. A client waiting for that process's answer tells a stopped or stuck
 /// process from one that is only slow on a busy machine: the first never gets on, the second does.
 public struct ProcessActivity: Equatable, Sendable {
     /// Stopped by a signal (SIGSTOP, Ctrl-Z: state T) or by a debugger (state t).
     public let isStopped: Bool
-    /// At least one thread is running or waits for a CPU (state R).
+    /// At least one thread is running, waits for a CPU (state R), or waits for the disk (state D): a process that
+    /// gets on as soon as the machine lets it.
     public let isRunnable: Bool
     /// User and system time of all its threads, in clock ticks.
     public let cpuTicks: UInt64
@@ -21,7 +22,7 @@ public struct ProcessActivity: Equatable, Sendable {
         let states = threads.compactMap { stat(path: "/proc/\(pid)/task/\($0)/stat")?.state }
         return ProcessActivity(
             isStopped: own.state == "T" || own.state == "t",
-            isRunnable: own.state == "R" || states.contains("R"),
+            isRunnable: ["R", "D"].contains(own.state) || states.contains { $0 == "R" || $0 == "D" },
             cpuTicks: own.ticks)
     }
 

@@ -24,7 +24,8 @@ struct ServiceNotifyTests {
             // is 10 here), and the recorder drops what does not fit rather than wait (MSG_DONTWAIT).
             async let stopped = runGPSLogAsync(["stop"], database: db, folder: dir)
             messages += await listener.receive(until: 60) { $0.contains { $0.text.contains("STOPPING=1") } }
-            #expect(try await stopped.status == 0)
+            let stop = try await stopped
+            #expect(stop.status == 0, "stop: \(stop.stderr)")
             let exit = await recorder.exitStatus(timeout: 30)
             #expect(exit == 0, "exit \(exit.map(String.init) ?? "none within 30 s"): \(recorder.stderr)")
 

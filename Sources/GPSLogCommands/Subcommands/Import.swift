@@ -138,6 +138,10 @@ extension GPSLog {
                 line +=
                     " from \(s.fixes) fixes and \(s.headings) headings; skipped \(s.badChecksum) bad checksums, \(s.unparsable) unparsable sentences"
             }
+            if result.repeats > 0 {
+                line +=
+                    "; left out \(result.repeats) repeated point\(result.repeats == 1 ? "" : "s") (the time and place of the point before)"
+            }
             print(line + ".")
         }
     }

@@ -15,6 +15,14 @@ struct EntrySink {
     private(set) var stored = 0
     private var rng: SplitMix64
     private var lastTime: Timestamp?
+    /// Whether a track point at the same time and place as the track point before it is left out as a repeat (a
+    /// phone's re-sent point, an export that lists a point twice). Two places at one time are both kept: OwnTracks
+    /// times are whole seconds, and a phone reports twice in a second. Only for files whose every point carries its
+    /// own time: the untimed points of a GPX, KML or GeoJSON are dated with one time for many places.
+    var keepsOnePointPerInstant = false
+    private var lastTrackPoint: (time: Timestamp, latitude: Double, longitude: Double)?
+    /// Track points left out as repeats.
+    private(set) var repeats = 0
     private var explicitEnd: Timestamp?
     private let keepsTrackPointIDs: Bool
 
@@ -67,7 +75,19 @@ struct EntrySink {
         return try store.entry(id: id) == nil
     }
 
+    /// Adds an entry. With `keepsOnePointPerInstant`, a track point at the time and place of the track point before
+    /// it is left out and counted in `repeats` (marks, POIs and heading changes are always kept; a point that starts
+    /// a segment too).
     mutating func add(_ entry: Entry) throws {
+        if keepsOnePointPerInstant && !entry.marked && !entry.isHeadingChanged && !entry.isPOI {
+            if let last = lastTrackPoint, last.time == entry.time, last.latitude == entry.latitude,
+                last.longitude == entry.longitude, !entry.startsSegment
+            {
+                repeats += 1
+                return
+            }
+            lastTrackPoint = (entry.time, entry.latitude, entry.longitude)
+        }
         if !entry.id.isEmpty { pendingIDs?.insert(entry.id) }
         pending.append(entry)
         lastTime = max(lastTime ?? entry.time, entry.time)
@@ -97,6 +117,6 @@ struct EntrySink {
         let end = explicitEnd ?? max(lastTime ?? session.start, session.start)
         try store.finishSession(id: session.id, end: max(end, session.start))
         session.end = max(end, session.start)
-        return ImportResult(session: session, entries: stored, statistics: nil)
+        return ImportResult(session: session, entries: stored, statistics: nil, repeats: repeats)
     }
 }

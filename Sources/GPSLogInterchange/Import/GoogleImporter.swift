@@ -93,7 +93,8 @@ final class GoogleSessions: GoogleLocationVisitor {
             return
         }
         let name = key.isEmpty ? base : "\(base) \(key)"
-        let sink = try EntrySink(store: store, name: name, start: time, mode: nil, preferredID: nil)
+        var sink = try EntrySink(store: store, name: name, start: time, mode: nil, preferredID: nil)
+        sink.keepsOnePointPerInstant = true
         active = (key, Open(sink: sink, earliest: time, latest: time))
     }
 

@@ -26,6 +26,7 @@ public struct OverlandImporter {
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         return try store.write {
             var sink = try EntrySink(store: store, name: name ?? stem, start: start, mode: mode, preferredID: nil)
+            sink.keepsOnePointPerInstant = true
             for var e in entries.sorted(by: { $0.time < $1.time }) {
                 e.id = sink.makeID(e.time)
                 try sink.add(e)
@@ -130,7 +131,10 @@ struct OwnTracksFileImport {
 
     private mutating func open(at time: Timestamp) throws {
         earliest = min(earliest ?? time, time)
-        if sink == nil { sink = try EntrySink(store: store, name: name, start: time, mode: nil, preferredID: nil) }
+        if sink == nil {
+            sink = try EntrySink(store: store, name: name, start: time, mode: nil, preferredID: nil)
+            sink?.keepsOnePointPerInstant = true
+        }
     }
 
     /// Stores the transitions, ends the session (at its last entry or transition) and says what was kept.

@@ -10,6 +10,15 @@ public struct ImportResult: Sendable {
     public var session: Session
     public var entries: Int
     public var statistics: NMEAStatistics?
+    /// Track points left out because the point before them had the same time (see `EntrySink.add`).
+    public var repeats = 0
+
+    public init(session: Session, entries: Int, statistics: NMEAStatistics?, repeats: Int = 0) {
+        self.session = session
+        self.entries = entries
+        self.statistics = statistics
+        self.repeats = repeats
+    }
 }
 
 /// Imports an NMEA 0183 log into a new session, through the same sampler as the recorder, in one transaction:
