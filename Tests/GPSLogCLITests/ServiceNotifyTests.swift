@@ -12,7 +12,9 @@ struct ServiceNotifyTests {
             let db = dir + "/gpslog.sqlite"
             let listener = try NotifyListener(path: dir + "/notify")
             let recorder = try BackgroundGPSLog(
-                ["record", "--name", "Service", "--source", "replay:sample?speed=1"], database: db, folder: dir,
+                // A quarter of the sample's pace (10 minutes): the recording is still running when `stop` comes, however
+                // long a loaded machine took to get there (at its own pace, 147 s, it once had ended by itself).
+                ["record", "--name", "Service", "--source", "replay:sample?speed=0.25"], database: db, folder: dir,
                 environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "2000000"])
             // A 2 s watchdog: WATCHDOG=1 every half of it while the recorder runs. Watch for 4 s after READY.
             // The deadline bounds a failure, not the wait: a machine busy with the rest of the suite may take long to
@@ -54,7 +56,7 @@ struct ServiceNotifyTests {
             let listener = try NotifyListener(path: name)
             // WATCHDOG_PID names another process: the watchdog is not ours to feed (sd_watchdog_enabled(3)).
             let recorder = try BackgroundGPSLog(
-                ["record", "--name", "Abstract", "--source", "replay:sample?speed=4"], database: db, folder: dir,
+                ["record", "--name", "Abstract", "--source", "replay:sample?speed=0.25"], database: db, folder: dir,
                 environment: ["NOTIFY_SOCKET": name, "WATCHDOG_USEC": "500000", "WATCHDOG_PID": "1"])
             let messages = await listener.receive(until: 180) { $0.contains { $0.text.contains("STATUS=fix ") } }
             #expect(try await runGPSLogAsync(["stop"], database: db, folder: dir).status == 0)
