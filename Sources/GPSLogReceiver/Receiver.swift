@@ -55,7 +55,16 @@ public struct Receiver: Sendable {
         // A POST to any path but the routed ones: apps differ in what they append.
         let responder = CallbackResponder<ReceiverContext> { request, context in
             guard request.method == .post, !routedPosts.contains(request.uri.path) else {
-                return try await routed.respond(to: request, context: context)
+                do {
+                    return try await routed.respond(to: request, context: context)
+                } catch let error as any HTTPResponseError {
+                    throw error
+                } catch {
+                    // Hummingbird answers 500 to any other error and says nothing: serve's log says what failed.
+                    logger.error(
+                        "\(request.method) \(request.uri.path.visible) failed: \(error.localizedDescription.visible)")
+                    throw error
+                }
             }
             return await Receiver.handle(
                 request, context: context, sink: sink, budget: budget, token: token, logger: logger)

@@ -169,15 +169,29 @@ struct ViewData: Sendable {
         }
     }
 
-    /// The session as `gpslog plot --panels speed,elevation` draws it (the page's picture without JavaScript).
+    /// The session as `gpslog plot --panels speed,elevation` draws it (the page's picture without JavaScript); a
+    /// session with nothing to draw yet (a recording before its first fix) gets a picture that says so.
     func plot(_ id: String) async throws -> [UInt8]? {
         try await readSession(id) { store, session in
-            return try Self.written { path in
-                try SVGPlotWriter(panels: [.speed, .elevation]).write(
-                    [try SessionExport(store: store, session: session, simplify: nil)], to: TrackOutputs(path: path))
+            do {
+                let export = try SessionExport(store: store, session: session, simplify: nil)
+                return try Self.written { path in
+                    try SVGPlotWriter(panels: [.speed, .elevation]).write([export], to: TrackOutputs(path: path))
+                }
+            } catch ExportError.nothingToExport {
+                return Self.nothingToPlot
             }
         }
     }
+
+    /// The picture of a session without a track point or a mark.
+    static let nothingToPlot = Array(
+        """
+        <svg xmlns="http://www.w3.org/2000/svg" width="800" height="60" viewBox="0 0 800 60">\
+        <text x="400" y="35" text-anchor="middle" font-family="sans-serif" font-size="16">\
+        Nothing to plot yet: the session has no track point and no mark.</text></svg>
+
+        """.utf8)
 
     /// The track points in a time window, thinned evenly to `maxChartPoints`, the window's heading changes (thinned
     /// the same way), and the cursor (`TIME:KEY`) of the newest point read for `/live` to go on from. A window
