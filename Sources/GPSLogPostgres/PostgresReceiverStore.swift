@@ -8,7 +8,7 @@ import PostgresNIO
 /// What `gpslog serve --store postgres://` writes through: the receiver's store protocols over PostgreSQL, with the
 /// rules of the SQLite store. Entries are checked (`Store.brokenRule`) before anything is written; a payload is one
 /// transaction, so the receiver answers only after its COMMIT; a location whose device's session holds one at the
-/// same time is skipped by the unique index `entries_received_once`, which also holds when two serve processes store
+/// same time and place is skipped by the unique index `entries_received_once`, which also holds when two serve processes store
 /// the same payload at once (the second waits for the first's COMMIT, then skips).
 ///
 /// Blocking, on the receiver's store thread (see `PostgresDatabase`): one connection per serve process.
@@ -68,13 +68,13 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
         }
     }
 
-    /// A batch's entries in time order, one per time, each with an id (made from its time when it came without), each
+    /// A batch's entries in time order, one per time and place (`ReceivedPlace`), each with an id (made from its time when it came without), each
     /// checked against the store's rules.
     static func fresh(_ entries: [Entry]) throws -> [Entry] {
         var fresh: [Entry] = []
-        var seen = Set<Int64>()
+        var seen = Set<ReceivedPlace>()
         var rng = SystemRandomNumberGenerator()
-        for var e in entries.sorted(by: { $0.time < $1.time }) where seen.insert(e.time.milliseconds).inserted {
+        for var e in entries.sorted(by: { $0.time < $1.time }) where seen.insert(ReceivedPlace(e)).inserted {
             if e.id.isEmpty { e.id = Identifier.uuidV7(time: e.time, using: &rng) }
             if let rule = Store.brokenRule(e) {
                 throw StoreError.invalidEntry(

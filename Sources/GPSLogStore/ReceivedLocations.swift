@@ -25,12 +25,27 @@ public struct ReceivedBatch: Sendable {
     }
 }
 
+/// What makes a received location a repeat: its time and place. A phone re-sending a batch it had no answer for
+/// sends the very same points; two places at one time are both kept, as `import` keeps them (OwnTracks' times are
+/// whole seconds, and a phone may report twice in one).
+public struct ReceivedPlace: Hashable, Sendable {
+    public var time: Int64
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(_ entry: Entry) {
+        time = entry.time.milliseconds
+        latitude = entry.latitude
+        longitude = entry.longitude
+    }
+}
+
 /// What storing received batches did.
 public struct ReceivedOutcome: Sendable, Equatable {
     /// The name of the (last) session written to.
     public var session: String
     public var stored: Int
-    /// Locations skipped because their session already held one at the same time (a resent payload).
+    /// Locations skipped because their session already held one at the same time and place (a resent payload).
     public var duplicates: Int
 
     public init(session: String = "", stored: Int = 0, duplicates: Int = 0) {
@@ -68,12 +83,11 @@ extension Store: ReceivedLocationStore {
         let key = batch.receiver.truncated(to: TextLimit.deviceID + 64)
         let session = try receiverSession(key, name: batch.name, start: batch.start, mode: batch.mode)
         var fresh: [Entry] = []
-        var seen = Set<Int64>()
+        var seen = Set<ReceivedPlace>()
         var rng = SystemRandomNumberGenerator()
         for var e in batch.entries.sorted(by: { $0.time < $1.time }) {
-            guard seen.insert(e.time.milliseconds).inserted, try !hasEntry(session: session.id, at: e.time) else {
-                continue
-            }
+            guard seen.insert(ReceivedPlace(e)).inserted, try !hasEntry(session: session.id, at: ReceivedPlace(e))
+            else { continue }
             if e.id.isEmpty { e.id = Identifier.uuidV7(time: e.time, using: &rng) }
             fresh.append(e)
         }
@@ -117,14 +131,15 @@ extension Store: ReceivedLocationStore {
     }
 
     /// Whether the session already holds a location at `time` (a payload sent twice).
-    func hasEntry(session: String, at time: Timestamp) throws -> Bool {
+    func hasEntry(session: String, at place: ReceivedPlace) throws -> Bool {
         try sqlite {
             try database.scalar(
                 """
                 SELECT EXISTS (SELECT 1 FROM EntryRows
-                    WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?) AND TimeStamp = ?)
+                    WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?) AND TimeStamp = ?
+                        AND Latitude = ? AND Longitude = ?)
                 """,
-                [.text(session), .integer(time.milliseconds)])?.int64 == 1
+                [.text(session), .integer(place.time), .real(place.latitude), .real(place.longitude)])?.int64 == 1
         }
     }
 

@@ -54,12 +54,14 @@ struct Answer: Equatable {
 
 /// Payloads as phones send them.
 enum Payloads {
-    /// An Overland batch of `count` locations of `device`, one a second from `start` (seconds since 1970).
+    /// An Overland batch of `count` locations of `device`, one a second from `start` (seconds since 1970), each at
+    /// the place its time gives (a phone is in one place at a time: batches that overlap repeat the same points).
     static func overland(device: String, start: Int, count: Int, latitude: Double = 52.1) -> String {
         let locations = (0..<count).map { i -> String in
             let time = Timestamp(milliseconds: Int64(start + i) * 1000).iso8601()
+            let step = Double((start + i) % 10_000) * 1e-5
             return """
-                {"type":"Feature","geometry":{"type":"Point","coordinates":[\(4.3 + Double(i) * 1e-4),\(latitude + Double(i) * 1e-4)]},\
+                {"type":"Feature","geometry":{"type":"Point","coordinates":[\(4.3 + step),\(latitude + step)]},\
                 "properties":{"timestamp":"\(time)","device_id":"\(device)","speed":\(i % 20),"horizontal_accuracy":5}}
                 """
         }
@@ -163,7 +165,8 @@ struct ServePostgresTests {
                     ),
                     (#"{"locations": [tru"#, nil),
                     (Payloads.ownTracks(tst: 1_709_300_000, latitude: 52.37), jane),
-                    (Payloads.ownTracks(tst: 1_709_300_000, latitude: 52.37), jane),
+                    (Payloads.ownTracks(tst: 1_709_300_000, latitude: 52.37), jane),  // resent: stored once
+                    (Payloads.ownTracks(tst: 1_709_300_000, latitude: 52.38), jane),  // another place: kept
                     (
                         #"{"_type":"waypoint","desc":"Office","lat":52.37,"lon":4.89,"rad":120,"tst":1709300000,"rid":"a1"}"#,
                         jane
@@ -201,7 +204,7 @@ struct ServePostgresTests {
                     "gpslog",
                     """
                     SELECT s.name, gpslog_ms(e.time), e.latitude, e.longitude FROM entries e JOIN sessions s ON s.id = e.session_id
-                    ORDER BY s.name, e.time
+                    ORDER BY s.name, e.time, e.latitude
                     """)
                 let spans = try cluster.psql(
                     "gpslog",
@@ -218,6 +221,11 @@ struct ServePostgresTests {
                     remote.append(String(line))
                 }
                 #expect(remote == local)
+                // One location per time and place: the resent ones once, two places at one time both.
+                #expect(
+                    local.filter { $0.hasPrefix("jane/phone|1709300000000|") && $0.contains(".") }.count == 2,
+                    "\(local)")
+                #expect(local.filter { $0.hasPrefix("van|1709100000000|") && $0.contains(".") }.count == 1, "\(local)")
                 #expect(
                     try cluster.psql("gpslog", "SELECT region_name, region_radius, event FROM transitions")
                         == "Office|120|enter")

@@ -236,7 +236,9 @@ struct SyncCommandTests {
                 let viaEnvironment = try runGPSLog(
                     ["sync", cluster.tcpURL("gpslog")], database: db, environment: ["PGPASSWORD": cluster.password])
                 #expect(viaEnvironment.status == 0, "\(viaEnvironment.stderr)")
-                #expect(try cluster.psql("gpslog", "SELECT version, file FROM gpslog_schema") == "1|001_schema.sql")
+                #expect(
+                    try cluster.psql("gpslog", "SELECT version, file FROM gpslog_schema ORDER BY version")
+                        == "1|001_schema.sql\n2|002_received_once_by_place.sql")
             }
         }
     }

@@ -222,8 +222,10 @@ struct UploadTests {
                 for line in lines {
                     guard let brace = line.firstIndex(of: "{") else { continue }
                     let json = String(line[brace...])
-                    if json.contains(#""_type":"location""#), let tst = json.firstRange(of: /"tst":\d+/) {
-                        locationTimes.insert(String(json[tst]))
+                    if json.contains(#""_type":"location""#), let tst = json.firstRange(of: /"tst":\d+/),
+                        let lat = json.firstRange(of: /"lat":[-0-9.]+/), let lon = json.firstRange(of: /"lon":[-0-9.]+/)
+                    {
+                        locationTimes.insert(String(json[tst]) + String(json[lat]) + String(json[lon]))
                     }
                     let (status, body) = try await post(
                         json, path: "pub",
@@ -232,7 +234,7 @@ struct UploadTests {
                 }
             }
             let stored = try serve.points()
-            // One session per device, one location per time: the files repeat a few times, stored once.
+            // One session per device, one location per time and place: the files repeat a few, stored once.
             #expect(locationTimes.count > 10 && stored.count == 1 + locationTimes.count)
 
             // Bad payloads: a 4xx with a JSON error naming the field, and nothing stored.

@@ -15,12 +15,15 @@ struct EntrySink {
     private(set) var stored = 0
     private var rng: SplitMix64
     private var lastTime: Timestamp?
+    private var firstTime: Timestamp?
     /// Whether a track point at the same time and place as the track point before it is left out as a repeat (a
     /// phone's re-sent point, an export that lists a point twice). Two places at one time are both kept: OwnTracks
     /// times are whole seconds, and a phone reports twice in a second. Only for files whose every point carries its
     /// own time: the untimed points of a GPX, KML or GeoJSON are dated with one time for many places.
     var keepsOnePointPerInstant = false
-    private var lastTrackPoint: (time: Timestamp, latitude: Double, longitude: Double)?
+    /// The time of the last track point and the places of the track points at that time (`serve`'s rule: one point
+    /// per time and place; a file in time order lists a repeat among the points of its instant).
+    private var instant: (time: Timestamp, places: Set<ReceivedPlace>)?
     /// Track points left out as repeats.
     private(set) var repeats = 0
     private var explicitEnd: Timestamp?
@@ -75,22 +78,23 @@ struct EntrySink {
         return try store.entry(id: id) == nil
     }
 
-    /// Adds an entry. With `keepsOnePointPerInstant`, a track point at the time and place of the track point before
-    /// it is left out and counted in `repeats` (marks, POIs and heading changes are always kept; a point that starts
-    /// a segment too).
+    /// Adds an entry. With `keepsOnePointPerInstant`, a track point at the time and place of a track point just
+    /// before it (among those of its instant) is left out and counted in `repeats`: `serve` keeps one location per
+    /// time and place too. Marks, POIs and heading changes are always kept; a point that starts a segment too.
     mutating func add(_ entry: Entry) throws {
         if keepsOnePointPerInstant && !entry.marked && !entry.isHeadingChanged && !entry.isPOI {
-            if let last = lastTrackPoint, last.time == entry.time, last.latitude == entry.latitude,
-                last.longitude == entry.longitude, !entry.startsSegment
-            {
+            let place = ReceivedPlace(entry)
+            if instant?.time != entry.time || entry.startsSegment {
+                instant = (entry.time, [place])
+            } else if !instant!.places.insert(place).inserted {
                 repeats += 1
                 return
             }
-            lastTrackPoint = (entry.time, entry.latitude, entry.longitude)
         }
         if !entry.id.isEmpty { pendingIDs?.insert(entry.id) }
         pending.append(entry)
         lastTime = max(lastTime ?? entry.time, entry.time)
+        firstTime = min(firstTime ?? entry.time, entry.time)
         if pending.count >= 2000 { try flush() }
     }
 
@@ -110,10 +114,15 @@ struct EntrySink {
         pendingIDs = nil
     }
 
-    /// Flushes and ends the session at the explicit end, else its newest entry.
+    /// Flushes and ends the session at the explicit end, else its newest entry; a session whose oldest entry is
+    /// before its start (tracks of a merged file out of time order) starts at that entry.
     mutating func finish() throws -> ImportResult {
         try flush()
         var session = session!
+        if let firstTime, firstTime < session.start {
+            try store.moveSessionStart(id: session.id, to: firstTime)
+            session.start = firstTime
+        }
         let end = explicitEnd ?? max(lastTime ?? session.start, session.start)
         try store.finishSession(id: session.id, end: max(end, session.start))
         session.end = max(end, session.start)

@@ -33,6 +33,10 @@ struct GPXSessionBuilder {
         var lastTime: Timestamp?
     }
     private var track = Track()
+    /// With `merge`: the points of whole tracks without a time read before the file's first timed point, and the
+    /// first such track's header. They are one track of the merged session, dated at that first time (the time after
+    /// them, as at a track's start), not at the file's metadata time.
+    private var carried: (points: MarkSpool, header: GPXTrackHeader)?
 
     init(path: String, options: TrackImportOptions, store: any ImportTarget) {
         self.path = path
@@ -70,6 +74,7 @@ struct GPXSessionBuilder {
         }
         if hasTime {
             try openTrackSession(at: entry.time)
+            try addCarried(at: entry.time)
             try addWaiting(at: entry.time)
             track.lastTime = entry.time
             entry.id = sessions.trackPointID(entry.time)
@@ -96,6 +101,18 @@ struct GPXSessionBuilder {
         }
     }
 
+    /// The carried tracks' points get `time`, as a segment of their own before the track being read.
+    private mutating func addCarried(at time: Timestamp) throws {
+        guard let points = carried?.points else { return }
+        carried = nil
+        try points.forEach(untimedAt: time) { p in
+            var p = p
+            p.id = sessions.trackPointID(p.time)
+            try sessions.add(p)
+        }
+        sessions.beginSegment()
+    }
+
     private func fallbackTime() -> Timestamp {
         if let metadataTime { return metadataTime }
         let date = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
@@ -108,14 +125,27 @@ struct GPXSessionBuilder {
         // The first timed point starts the session (a file's metadata time is when the file was written,
         // sometimes years off); marks earlier than it move the start back.
         let begin = min(track.marks?.earliest ?? time, time)
+        let header = carried?.header ?? track.header  // a merged file's session is named after its first track
         try sessions.begin(
-            ownName: track.header.name, documentName: metadataName, stem: stem, start: begin, mode: track.header.mode,
-            preferredID: track.header.sourceID)
+            ownName: header.name, documentName: metadataName, stem: stem, start: begin, mode: header.mode,
+            preferredID: header.sourceID)
     }
 
     mutating func finishTrack() throws {
         if track.skipped {
             skippedRoutes += 1
+            if let given = track.marks { marks = given }
+            return
+        }
+        if options.merge, !sessions.isOpen, let waiting = track.waiting {
+            // A track without a time before any timed one: it waits for the file's first time.
+            if var spool = carried?.points {
+                try waiting.forEach(untimedAt: Timestamp(milliseconds: 0)) { try spool.add($0, hasTime: false) }
+                carried!.points = spool
+            } else {
+                carried = (waiting, track.header)
+            }
+            track.waiting = nil
             if let given = track.marks { marks = given }
             return
         }
@@ -146,6 +176,15 @@ struct GPXSessionBuilder {
             options.notes(
                 "skipped \(skippedRoutes) route\(skippedRoutes == 1 ? "" : "s") (\(skippedRoutePoints) points); "
                     + "--routes imports each as a session")
+        }
+        if let header = carried?.header {
+            // A merged file without any time: its tracks take the metadata time, as one file's track would.
+            let time = fallbackTime()
+            track = Track(marks: marksTaken ? nil : marks, header: header)
+            if !marksTaken { marks = nil }
+            try openTrackSession(at: time)
+            try addCarried(at: time)
+            try finishTrack()
         }
         if let marks {
             let first = marks.earliest ?? fallbackTime()

@@ -117,6 +117,11 @@ struct SessionSequence {
     /// The open session.
     var session: Session? { sink?.session }
 
+    /// With `merge`: the next location starts a new segment (a track read before the one being read).
+    mutating func beginSegment() {
+        if options.merge && sink != nil { segmentPending = true }
+    }
+
     /// Stores an entry of the open session (it has its id).
     mutating func add(_ entry: Entry) throws {
         if segmentPending && !entry.marked && !entry.isHeadingChanged {
