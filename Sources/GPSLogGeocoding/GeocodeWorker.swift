@@ -10,6 +10,8 @@ public struct GeocodeRate: Sendable, Equatable, CustomStringConvertible {
     /// Milliseconds between two requests: the rate's spacing plus 5 % and 50 ms, so network jitter never makes two
     /// requests arrive closer together than the limit (the server measures arrivals, we can only time departures).
     public var spacingMilliseconds: Int64 { Int64((seconds / Double(count) * 1000 * 1.05).rounded(.up)) + 50 }
+    /// Milliseconds between two requests at exactly the rate.
+    public var periodMilliseconds: Int64 { Int64((seconds / Double(count) * 1000).rounded(.up)) }
     public var description: String {
         seconds == 60 ? "\(count)/min" : seconds == 1 ? "\(count)/s" : "\(count)/\(seconds)s"
     }
@@ -122,8 +124,7 @@ public final class GeocodeWorker {
             }
             report.requests += 1
             do {
-                let answer = try await geocoder.lookup(
-                    latitude: item.latitude, longitude: item.longitude, language: options.language)
+                let answer = try await lookup(item)
                 consecutiveFailures = 0
                 if case .none = answer { report.negatives += 1 }
                 // The answer and its addresses land in one transaction: a kill leaves both or neither. A network
@@ -233,6 +234,20 @@ public final class GeocodeWorker {
     // MARK: - Provider state (rate limit, pause, block)
 
     func providerState() throws -> GeocodeProviderState { try store.geocodeProviderState(geocoder.cacheKey) }
+
+    /// Asks the provider; when its answer (or failure) is back, the next request waits a full period from then. The
+    /// server then sees two requests at least a period apart, however late this one reached it: on a loaded machine
+    /// a request sent on time can arrive late, and the next one, sent on time, too soon after it.
+    private func lookup(_ item: WorkItem, isolation: isolated (any Actor)? = #isolation) async throws -> GeocodeAnswer {
+        defer {
+            if geocoder.isNetwork {
+                try? store.noteGeocodeAnswer(
+                    provider: geocoder.cacheKey, at: now(), spacing: options.rate.spacingMilliseconds,
+                    period: options.rate.periodMilliseconds)
+            }
+        }
+        return try await geocoder.lookup(latitude: item.latitude, longitude: item.longitude, language: options.language)
+    }
 
     /// Waits until the provider may be asked again, then claims the slot (see `Store.claimGeocodeSlot`).
     private func waitForSlot(isolation: isolated (any Actor)? = #isolation) async throws {

@@ -156,6 +156,19 @@ extension Store {
         }
     }
 
+    /// Moves the provider's last request forward so that the next slot (`spacing` after it) comes no sooner than
+    /// `period` after an answer that came back at `time` (see `GeocodeWorker`: the server measures arrivals).
+    public func noteGeocodeAnswer(provider: String, at time: Int64, spacing: Int64, period: Int64) throws {
+        try sqlite {
+            try write {
+                try ensureProvider(provider)
+                try database.run(
+                    "UPDATE GeocodeProviders SET LastRequestAt = MAX(COALESCE(LastRequestAt, ?1), ?1) WHERE Provider = ?2",
+                    [.integer(time + period - spacing), .text(provider)])
+            }
+        }
+    }
+
     /// Pauses the provider in one write transaction: `nextPause` gets the backoff stored before (nil the first
     /// time) and returns the new backoff and the end of the pause.
     /// - Returns: the end of the pause, milliseconds since the epoch.

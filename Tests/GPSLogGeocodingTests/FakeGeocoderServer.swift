@@ -28,6 +28,8 @@ final class FakeGeocoderServer: @unchecked Sendable {
     private var blocking = false
     private var seaLatitude = -90.0
     private var stormAnswered = 0
+    private var late = 0
+    private var arrivals = 0
     private var channel: Channel?
 
     // The settings are read by the server's event loop while a test changes them: each goes through the lock.
@@ -40,6 +42,19 @@ final class FakeGeocoderServer: @unchecked Sendable {
     var blockEverything: Bool {
         get { lock.withLock { blocking } }
         set { lock.withLock { blocking = newValue } }
+    }
+    /// Every second request reaches the server this many milliseconds after it was sent (0: none), as on a loaded
+    /// machine or a slow link: the server measures arrivals.
+    var lateArrivalMilliseconds: Int {
+        get { lock.withLock { late } }
+        set { lock.withLock { late = newValue } }
+    }
+    /// The delay of the request that just came in.
+    fileprivate func arrivalDelay() -> Int {
+        lock.withLock {
+            arrivals += 1
+            return arrivals % 2 == 1 ? late : 0
+        }
     }
     /// Points south of this latitude are "sea": no address.
     var seaBelowLatitude: Double {
@@ -128,17 +143,29 @@ final class FakeGeocoderServer: @unchecked Sendable {
             case .body: break
             case .end:
                 guard let head else { return }
-                let (status, headers, body) = server.answer(
-                    uri: head.uri, userAgent: head.headers.first(name: "User-Agent"))
-                var h = HTTPHeaders(headers)
-                h.add(name: "Content-Length", value: String(body.utf8.count))
-                context.write(
-                    wrapOutboundOut(
-                        .head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: h))),
-                    promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                let delay = server.arrivalDelay()
+                guard delay == 0 else {
+                    let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                    context.eventLoop.scheduleTask(in: .milliseconds(Int64(delay))) {
+                        bound.value.0.respond(to: head, context: bound.value.1)
+                    }
+                    return
+                }
+                respond(to: head, context: context)
             }
+        }
+
+        func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+            let (status, headers, body) = server.answer(
+                uri: head.uri, userAgent: head.headers.first(name: "User-Agent"))
+            var h = HTTPHeaders(headers)
+            h.add(name: "Content-Length", value: String(body.utf8.count))
+            context.write(
+                wrapOutboundOut(
+                    .head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: h))),
+                promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
     }
 }

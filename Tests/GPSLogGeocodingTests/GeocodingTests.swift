@@ -95,6 +95,27 @@ struct NetworkGeocodingTests {
         await server.stop()
     }
 
+    /// The server measures arrivals: a request that reaches it late (a loaded machine, a slow link) must not bring
+    /// the next one, sent on time, less than a second after it. The next request waits a full period from the
+    /// answer (it was 1.1 s from the send, and half of these requests came too soon).
+    @Test func requestsThatArriveLateDoNotBringTheNextTooSoon() async throws {
+        let server = FakeGeocoderServer(flavor: .nominatim)
+        server.lateArrivalMilliseconds = 700
+        try await server.start()
+        try await sampleStore { store, _ in
+            let geocoder = NominatimGeocoder(
+                baseURL: server.url, userAgent: "gpslog-tests/1 (tests@example.org)", client: .shared)
+            var options = GeocodeWorker.Options()
+            options.rate = GeocodeRate("1/s")!
+            options.precision = 6  // a few cells: a handful of requests
+            let report = try await GeocodeWorker(store: store, geocoder: geocoder, options: options).run()
+            #expect(report.requests >= 3 && server.log.count == report.requests, "\(report)")
+            #expect(server.tooSoon == 0, "the server saw requests less than a second apart")
+            #expect(report.failures == 0 && report.pausedUntil == nil)
+        }
+        await server.stop()
+    }
+
     @Test func noAddressAnswersAreCachedAndNotAskedAgain() async throws {
         let server = FakeGeocoderServer(flavor: .photon, minimumSpacing: 0)
         server.seaBelowLatitude = 90  // everything is sea
