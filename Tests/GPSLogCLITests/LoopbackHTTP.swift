@@ -6,7 +6,7 @@ import Testing
 /// A plain HTTP/1.1 client over a TCP socket bound to a chosen loopback source address (every 127.x.y.z is this
 /// machine on Linux), so tests can be many clients, and send what browsers send (any Host, Origin, Content-Type).
 enum LoopbackHTTP {
-    struct Answer {
+    struct Answer: Sendable {
         var status: Int
         var headers: [(String, String)]
         var body: [UInt8]
@@ -87,19 +87,13 @@ enum LoopbackHTTP {
         return try parse(received)
     }
 
-    /// `request` on a Dispatch thread, so that the test's own thread of Swift's cooperative pool is not blocked.
+    /// `request` on a thread of its own (`onOwnThread`), so that the test's own thread of Swift's cooperative pool
+    /// is not blocked.
     static func fetch(
         _ method: String, _ path: String, port: Int, from source: String = "127.0.0.1",
         headers: [(String, String)] = [], body: String = ""
     ) async throws -> Answer {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        try request(method, path, port: port, from: source, headers: headers, body: body)
-                    })
-            }
-        }
+        try await onOwnThread { try request(method, path, port: port, from: source, headers: headers, body: body) }
     }
 
     static func parse(_ bytes: [UInt8]) throws -> Answer {

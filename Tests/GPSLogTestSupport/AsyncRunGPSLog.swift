@@ -18,6 +18,15 @@ public func runGPSLogAsync(
     return CommandResult(stdout: run.stdout, stderr: run.stderr, status: status ?? -1)
 }
 
+/// Runs blocking work (a socket's or a pipe's read) on a thread of its own and awaits it. Not on Dispatch's global
+/// queue: in a full test run, reads blocked there starve its few threads, and work queued behind them (another test's
+/// request, Foundation's news of a process's end) waited for minutes (a 300 s time limit exceeded at load 7).
+public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
 /// `waitUntil`, sleeping 20 ms between tries instead of blocking the thread (the deadline scaled the same way).
 public func waitUntilAsync(timeout: Double, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout * deadlineScale)

@@ -34,14 +34,15 @@ public func runGPSLog(
         inPipe.fileHandleForWriting.write(Data(input.utf8))
         try inPipe.fileHandleForWriting.close()
     }
-    // Read both pipes before waiting, so a chatty child cannot block on a full pipe.
+    // Read both pipes before waiting, so a chatty child cannot block on a full pipe. The second on a thread of its
+    // own, not Dispatch's global queue, whose few threads many blocked reads would starve (see `onOwnThread`).
     let group = DispatchGroup()
     nonisolated(unsafe) var errData = Data()
     group.enter()
-    DispatchQueue.global().async {
+    Thread {
         errData = err.fileHandleForReading.readDataToEndOfFile()
         group.leave()
-    }
+    }.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
