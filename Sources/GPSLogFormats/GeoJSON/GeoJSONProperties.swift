@@ -65,6 +65,13 @@ public struct GeoJSONProperties: Sendable {
     public var deviceID: String?
     public var wifi: String?
     public var motion: [String]?
+    /// gpslog's transitions: `event` (enter, leave), `region` (its name) and `rid`.
+    public var event: RegionEvent?
+    public var region: String?
+    public var regionID: String?
+    /// gpslog's visits: `arrival` and `departure` (null while still there).
+    public var arrival: Timestamp?
+    public var departure: Timestamp?
 
     public init() {}
 

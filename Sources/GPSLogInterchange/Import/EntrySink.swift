@@ -66,6 +66,14 @@ struct EntrySink {
         return Identifier.uuidV7(time: time, using: &rng)
     }
 
+    /// The id a file gave an entry (`own`: gpslog's CSV `entry_id`) when it can be kept in this database, else
+    /// `drawn` (drawn anyway, so that the ids made are the same on every path), drawn again if that one is taken.
+    mutating func keeping(_ own: String, else drawn: String, at time: Timestamp) throws -> String {
+        guard !own.isEmpty, store is Store else { return drawn }
+        if try canKeep(entryID: own) { return own.lowercased() }
+        return try canKeep(entryID: drawn) ? drawn : makeUnusedID(time)
+    }
+
     /// Whether an entry id from the file can be kept (well-formed, and neither in the database nor in this import yet).
     mutating func canKeep(entryID: String) throws -> Bool {
         guard Identifier.isUUID(entryID), let store = store as? Store else { return false }

@@ -42,8 +42,12 @@ final class GPXSessions: GPXVisitor {
     // methods are `mutating`, so the compiler checks its accesses statically instead. Sound because the reader
     // calls one method at a time, on the parsing thread.
     private let builder: UnsafeMutablePointer<GPXSessionBuilder>
+    private let store: any ImportTarget
+    /// Waypoints of type `enter` or `leave`: gpslog's transitions, stored once the sessions are made.
+    private var records = SessionRecords()
 
     init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+        self.store = store
         builder = .allocate(capacity: 1)
         builder.initialize(to: GPXSessionBuilder(path: path, options: options, store: store))
     }
@@ -61,6 +65,12 @@ final class GPXSessions: GPXVisitor {
 
     func waypoint(_ point: inout Entry, hasTime: Bool) throws { try builder.pointee.addMark(point, hasTime: hasTime) }
 
+    func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws {
+        // Without a time it cannot be placed: a mark, as any other waypoint.
+        guard hasTime else { return try waypoint(&point, hasTime: hasTime) }
+        records.addTransition(at: point, event: event)
+    }
+
     func beginTrack(isRoute: Bool) throws { builder.pointee.beginTrack(isRoute: isRoute) }
 
     func trackHeader(_ header: GPXTrackHeader) { builder.pointee.setHeader(header) }
@@ -74,5 +84,9 @@ final class GPXSessions: GPXVisitor {
     func note(_ text: String) { builder.pointee.options.notes(text) }
 
     /// After the document: the sessions imported.
-    func finish() throws -> [ImportResult] { try builder.pointee.finish() }
+    func finish() throws -> [ImportResult] {
+        let results = try builder.pointee.finish()
+        try records.store(in: results, target: store, notes: builder.pointee.options.notes)
+        return results
+    }
 }

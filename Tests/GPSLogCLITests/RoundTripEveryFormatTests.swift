@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogTestSupport
+import Testing
+
+/// Export, import into a fresh database, export again: the same bytes, for every format gpslog writes, of one rich
+/// session made through the CLI (a real sail with heading changes, a real hike recorded with a region, a tag and
+/// visits, merged into one session of several segments, marks and a POI, addresses from a geocoder). What a format
+/// cannot carry is said in `Carriage` (as the README's format table says it) and only that is let go.
+struct RoundTripEveryFormatTests {
+    static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
+
+    /// The kinds of rows and records a session holds.
+    enum Kind: String, CaseIterable, CustomStringConvertible {
+        case trackPoints, marks, headingChanges, transitions, visits
+        var description: String { rawValue }
+    }
+
+    /// What a format carries through a round trip: the kinds it cannot carry at all (none come back; the README's
+    /// table says so).
+    struct Carriage: CustomStringConvertible {
+        let format: String
+        let fileExtension: String
+        let lost: Set<Kind>
+        var description: String { format }
+    }
+
+    static let formats: [Carriage] = [
+        Carriage(format: "xml", fileExtension: "xml", lost: [.transitions, .visits]),
+        Carriage(format: "gpx", fileExtension: "gpx", lost: [.headingChanges, .visits]),
+        Carriage(format: "geojson", fileExtension: "geojson", lost: [.headingChanges]),
+        Carriage(format: "kml", fileExtension: "kml", lost: [.headingChanges, .visits]),
+        Carriage(format: "csv", fileExtension: "csv", lost: [.transitions, .visits]),
+        Carriage(format: "overland", fileExtension: "json", lost: [.headingChanges, .transitions]),
+        Carriage(format: "owntracks", fileExtension: "jsonl", lost: [.headingChanges, .visits]),
+        Carriage(format: "rec", fileExtension: "rec", lost: [.headingChanges, .visits]),
+    ]
+
+    /// Named places for the geocoder (regions:PATH): names that need escaping in every format.
+    static let places = """
+        {"type":"FeatureCollection","features":[
+        {"type":"Feature","properties":{"name":"IJsselmeer, <NL> & \\"Friesland\\""},"geometry":{"type":"Polygon","coordinates":[[[5.2,52.8],[5.4,52.8],[5.4,52.9],[5.2,52.9],[5.2,52.8]]]}},
+        {"type":"Feature","properties":{"name":"=Wetterstein 🏔"},"geometry":{"type":"Polygon","coordinates":[[[10.9,47.4],[11.1,47.4],[11.1,47.6],[10.9,47.6],[10.9,47.4]]]}}
+        ]}
+        """
+
+    /// Makes the session 'Rich' in `db` through the CLI.
+    static func makeRichSession(db: String, dir: String) throws {
+        func run(_ arguments: [String]) throws {
+            let r = try runGPSLog(arguments, database: db)
+            try #require(r.status == 0, "\(arguments.joined(separator: " ")): \(r.stderr)")
+        }
+        // The bundled sail: track points and heading changes (a real NMEA log).
+        try run(["import", "--sample", "--name", "Rich"])
+        // A real hike recorded with a region to enter and leave, a tag, pauses (segments) and visits.
+        try run(["region", "add", #"Alm <hut> & "Kaser""#, "--lat", "47.4958102", "--lon", "10.9873623", "--radius", "150"])
+        try run([
+            "record", "--source", "replay:\(hike)?speed=0", "--geocode", "off", "--name", "Hike",
+            "--pause-when-stopped", "10m", "--visits", "--tag", "Hike, day 1",
+        ])
+        try run([
+            "mark", "--session", "Hike", "--lat", "47.495", "--lon", "10.987", "--time", "2019-05-01T07:30:00Z",
+            #"Gipfel <1> & "Top" 🏔"#,
+        ])
+        try run([
+            "mark", "--session", "Hike", "--poi", "--lat", "47.506", "--lon", "11.01", "--time", "2019-05-01T09:00:00Z",
+            "=Hütte, +1",
+        ])
+        try run([
+            "mark", "--session", "Rich", "--lat", "52.849", "--lon", "5.311", "--time", "2018-08-20T09:48:30Z", "Buoy",
+        ])
+        try run(["merge", "Rich", "Hike"])
+        try places.write(toFile: dir + "/places.geojson", atomically: true, encoding: .utf8)
+        try run(["geocode", "Rich", "--provider", "regions:" + dir + "/places.geojson"])
+    }
+
+    /// How many of each kind the session holds, as `show --json`, `events --json` and `visits --json` say.
+    static func counts(_ session: String, db: String) throws -> [Kind: Int] {
+        func json(_ arguments: [String]) throws -> Any {
+            let r = try runGPSLog(arguments, database: db)
+            try #require(r.status == 0, "\(arguments.joined(separator: " ")): \(r.stderr)")
+            return try JSONSerialization.jsonObject(with: Data(r.stdout.utf8))
+        }
+        let show = try #require(try json(["show", session, "--json"]) as? [String: Any])
+        let events = try #require(try json(["events", session, "--json"]) as? [Any])
+        let visits = try #require(try json(["visits", session, "--json"]) as? [Any])
+        return [
+            .trackPoints: show["trackPoints"] as? Int ?? -1, .marks: show["marks"] as? Int ?? -1,
+            .headingChanges: show["headingChanges"] as? Int ?? -1, .transitions: events.count, .visits: visits.count,
+        ]
+    }
+
+    /// The one session of a database.
+    static func onlySession(db: String) throws -> String {
+        let r = try runGPSLog(["sessions"], database: db)
+        let rows = r.stdout.split(separator: "\n").dropFirst()
+        try #require(rows.count == 1, "\(r.stdout)")
+        return String(rows.first!.split(separator: " ", omittingEmptySubsequences: true)[1])
+    }
+
+    @Test(arguments: formats)
+    func exportImportExportGivesTheSameBytes(carriage: Carriage) throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/rich.sqlite"
+            try Self.makeRichSession(db: db, dir: dir)
+            let before = try Self.counts("Rich", db: db)
+            // What the session must hold for the round trip to prove anything.
+            #expect(before[.trackPoints]! > 2500 && before[.marks] == 3 && before[.headingChanges]! > 0)
+            #expect(before[.transitions] == 2 && before[.visits]! > 10)
+            let gpx = try runGPSLog(["export", "Rich", "--format", "gpx"], database: db).stdout
+            #expect(gpx.components(separatedBy: "<trkseg>").count - 1 > 2, "segments")
+
+            let first = try runGPSLog(["export", "Rich", "--format", carriage.format], database: db)
+            try #require(first.status == 0, "\(first.stderr)")
+            let file = dir + "/rich." + carriage.fileExtension
+            try first.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+            let again = dir + "/again.sqlite"
+            let imported = try runGPSLog(["import", file], database: again)
+            try #require(imported.status == 0, "\(carriage): \(imported.stderr)")
+            let session = try Self.onlySession(db: again)
+            let after = try Self.counts(session, db: again)
+            for kind in Kind.allCases {
+                #expect(
+                    after[kind] == (carriage.lost.contains(kind) ? 0 : before[kind]),
+                    "\(carriage): \(kind) \(before[kind]!) before, \(after[kind]!) after")
+            }
+            let second = try runGPSLog(["export", session, "--format", carriage.format], database: again)
+            try #require(second.status == 0, "\(second.stderr)")
+            let firstLines = first.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            let secondLines = second.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            let differing = zip(firstLines, secondLines).enumerated().first { $0.element.0 != $0.element.1 }
+            #expect(
+                second.stdout == first.stdout,
+                "\(carriage): \(firstLines.count) lines, then \(secondLines.count); first difference at line \((differing?.offset ?? -1) + 1): \(String(differing?.element.0.prefix(300) ?? "")) | \(String(differing?.element.1.prefix(300) ?? ""))"
+            )
+        }
+    }
+}
