@@ -16,7 +16,7 @@ public struct OverlandImporter {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ImportError.unreadable(file: path, reason: "no such readable file")
         }
-        let payload = try OverlandPayload(data, source: path)
+        let payload = try Self.payload(data, source: path)
         let entries = payload.entries
         let mode = payload.mode
         guard let first = entries.map(\.time).min() else {
@@ -40,6 +40,36 @@ public struct OverlandImporter {
             }
             return [result]
         }
+    }
+
+    /// The file's batch, or its batches one a line (what `export --format overland` writes to standard output when
+    /// the session takes more than one), as one: their locations, visits, and the first trip's mode and start.
+    static func payload(_ data: Data, source: String) throws -> OverlandPayload {
+        let isSpace = { (b: UInt8) in b == 0x20 || b == 0x09 || b == 0x0D }
+        let lines = data.split(separator: 10).filter { $0.contains { !isSpace($0) } }
+        guard lines.count > 1, lines.allSatisfy({ $0.first(where: { !isSpace($0) }) == UInt8(ascii: "{") }) else {
+            return try OverlandPayload(data, source: source)
+        }
+        var all: OverlandPayload?
+        for (i, line) in lines.enumerated() {
+            let batch: OverlandPayload
+            do {
+                batch = try OverlandPayload(Data(line), source: source)
+            } catch where i == 0 {
+                return try OverlandPayload(data, source: source)  // one batch written over several lines
+            }
+            guard var merged = all else {
+                all = batch
+                continue
+            }
+            merged.entries += batch.entries
+            merged.visits += batch.visits
+            merged.mode = merged.mode ?? batch.mode
+            merged.tripStart = merged.tripStart ?? batch.tripStart
+            merged.skippedRecords += batch.skippedRecords
+            all = merged
+        }
+        return all!
     }
 }
 

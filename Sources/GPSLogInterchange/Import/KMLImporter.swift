@@ -30,6 +30,7 @@ public struct KMLImporter: TrackFileImporter {
 final class KMLSessions: KMLVisitor {
     private let state: UnsafeMutablePointer<State>
     private let options: TrackImportOptions
+    private let store: any ImportTarget
 
     private struct State {
         var sessions: PointSessions
@@ -38,10 +39,13 @@ final class KMLSessions: KMLVisitor {
         var lineSkipped = false
         var routes = TrackCounts()
         var untimed = 0
+        /// gpslog's transitions, stored once the sessions are made.
+        var records = SessionRecords()
     }
 
     init(path: String, options: TrackImportOptions, store: any ImportTarget) {
         self.options = options
+        self.store = store
         state = .allocate(capacity: 1)
         state.initialize(to: State(sessions: PointSessions(path: path, options: options, store: store)))
     }
@@ -90,6 +94,12 @@ final class KMLSessions: KMLVisitor {
         try state.pointee.sessions.mark(point, hasTime: hasTime, key: nil)
     }
 
+    func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws {
+        guard hasTime else { return try mark(&point, hasTime: hasTime) }
+        guard Geo.isPlausiblePosition(latitude: point.latitude, longitude: point.longitude) else { return }
+        state.pointee.records.addTransition(at: point, event: event)
+    }
+
     func note(_ text: String) { options.notes(text) }
 
     /// After the document: the sessions imported.
@@ -111,6 +121,7 @@ final class KMLSessions: KMLVisitor {
                     ? "no track or mark; \(s.routes.description) skipped: --routes imports them"
                     : "no placemark with a point, a line or a gx:Track")
         }
+        try s.records.store(in: results, target: store, notes: options.notes)
         return results
     }
 }
