@@ -53,7 +53,9 @@ struct RoundTripEveryFormatTests {
         // The bundled sail: track points and heading changes (a real NMEA log).
         try run(["import", "--sample", "--name", "Rich"])
         // A real hike recorded with a region to enter and leave, a tag, pauses (segments) and visits.
-        try run(["region", "add", #"Alm <hut> & "Kaser""#, "--lat", "47.4958102", "--lon", "10.9873623", "--radius", "150"])
+        try run([
+            "region", "add", #"Alm <hut> & "Kaser""#, "--lat", "47.4958102", "--lon", "10.9873623", "--radius", "150",
+        ])
         try run([
             "record", "--source", "replay:\(hike)?speed=0", "--geocode", "off", "--name", "Hike",
             "--pause-when-stopped", "10m", "--visits", "--tag", "Hike, day 1",
@@ -133,6 +135,40 @@ struct RoundTripEveryFormatTests {
                 second.stdout == first.stdout,
                 "\(carriage): \(firstLines.count) lines, then \(secondLines.count); first difference at line \((differing?.offset ?? -1) + 1): \(String(differing?.element.0.prefix(300) ?? "")) | \(String(differing?.element.1.prefix(300) ?? ""))"
             )
+        }
+    }
+
+    /// The KML's track is Google's `gx:Track`: GPSBabel reads a time for every point (the track's times, as the
+    /// CSV export has them), and GDAL reads as many lines as the GPX has segments.
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/ogrinfo"), "needs gpsbabel and gdal-bin"))
+    func theKMLTrackHasATimePerPointForGPSBabelAndGDAL() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/rich.sqlite"
+            try Self.makeRichSession(db: db, dir: dir)
+            let kml = dir + "/rich.kml"
+            try #require(try runGPSLog(["export", "Rich", "--format", "kml", "-o", kml], database: db).status == 0)
+            let csv = try runGPSLog(["export", "Rich", "--format", "csv"], database: db).stdout
+            let times = csv.components(separatedBy: "\r\n").dropFirst().map { $0.components(separatedBy: ",") }
+                .filter { $0.count > 3 && $0[2] == "track" }.map { $0[3] }
+            #expect(times.count > 2500)
+            let babel = try runTool("/usr/bin/gpsbabel", ["-t", "-i", "kml", "-f", kml, "-o", "unicsv", "-F", "-"])
+            try #require(babel.status == 0)
+            // No,Latitude,Longitude,Altitude,Date,Time with Date 2019/05/01 and Time 04:31:11.
+            let read = babel.output.split(separator: "\n").dropFirst().map { line -> String in
+                let cells = line.split(separator: ",")
+                return cells[4].replacingOccurrences(of: "/", with: "-") + "T" + cells[5] + "Z"
+            }
+            #expect(read == times)
+            let gpx = try runGPSLog(["export", "Rich", "--format", "gpx"], database: db).stdout
+            let segments = gpx.components(separatedBy: "<trkseg>").count - 1
+            let ogr = try runTool("/usr/bin/ogrinfo", ["-ro", "-al", "-q", kml])
+            try #require(ogr.status == 0)
+            let line = try #require(ogr.output.split(separator: "\n").first { $0.contains("MULTILINESTRING") })
+            #expect(line.components(separatedBy: "),(").count == segments)
+            #expect(ogr.output.contains("event (String) = enter") && ogr.output.contains("event (String) = leave"))
         }
     }
 }

@@ -12,7 +12,9 @@ public struct KMLWriter: TrackWriter {
     public init() {}
 
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
-        try outputs.writeXML(root: "kml", attributes: ["xmlns": "http://www.opengis.net/kml/2.2", "xmlns:gx": Self.gxNamespace]) { w in
+        try outputs.writeXML(
+            root: "kml", attributes: ["xmlns": "http://www.opengis.net/kml/2.2", "xmlns:gx": Self.gxNamespace]
+        ) { w in
             try w.startElement("Document")
             try w.element("name", sessions.count == 1 ? sessions[0].session.name : "gpslog export")
             for s in sessions {
@@ -84,7 +86,7 @@ public struct KMLWriter: TrackWriter {
 
     /// The track as Google's `gx:Track` (a `when` per point, then a `gx:coord` per point, as Google Earth, GDAL and
     /// GPSBabel read it), in a `gx:MultiTrack` when it has several segments. A track's `when`s go out as the points
-    /// are read and its coordinates wait in a `ScratchFile`: one read of the session, flat memory.
+    /// are read and its coordinates wait in a `ScratchFile`: one more read of the session, flat memory.
     private func writeTrack(_ s: SessionExport, segments: Int, hasAltitude: Bool, writer w: XMLStreamWriter) throws {
         let trackDepth = segments > 1 ? 5 : 4
         if segments > 1 {

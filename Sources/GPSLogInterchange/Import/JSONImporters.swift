@@ -55,7 +55,7 @@ public struct OverlandImporter {
             let batch: OverlandPayload
             do {
                 batch = try OverlandPayload(Data(line), source: source)
-            } catch where i == 0 {
+            } catch  where i == 0 {
                 return try OverlandPayload(data, source: source)  // one batch written over several lines
             }
             guard var merged = all else {
