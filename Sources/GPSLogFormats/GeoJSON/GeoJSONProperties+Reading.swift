@@ -108,7 +108,7 @@ extension GeoJSONProperties {
         case .deviceID: deviceID = text()
         case .wifi: wifi = text()
         case .motion: break  // not an array: not Overland's motion
-        case .event: event = text().flatMap { RegionEvent(rawValue: $0) }
+        case .event: self.event = text().flatMap { RegionEvent(rawValue: $0) }
         case .region: region = text()
         case .regionID: regionID = text()
         case .entryID: entryID = text()

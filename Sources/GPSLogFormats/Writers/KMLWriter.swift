@@ -98,9 +98,12 @@ public struct KMLWriter: TrackWriter {
         var coords = ScratchFile()
         var markup: [UInt8] = []
         markup.reserveCapacity(1 << 16)
+        // libxml2 ends the line after an element it wrote (`altitudeMode`), not after a start tag.
+        var lineEnded = false
         func startTrack() throws {
             try w.startElement("gx:Track")
             if hasAltitude { try w.element("altitudeMode", "absolute") }
+            lineEnded = hasAltitude
         }
         func endTrack() throws {
             try w.raw(markup)
@@ -119,7 +122,8 @@ public struct KMLWriter: TrackWriter {
                 try startTrack()
             }
             first = false
-            markup.append(contentsOf: indent)
+            markup.append(contentsOf: lineEnded ? indent.dropFirst() : indent[...])
+            lineEnded = false
             markup.append(contentsOf: "<when>".utf8)
             e.time.appendISO8601(to: &markup)
             markup.append(contentsOf: "</when>".utf8)

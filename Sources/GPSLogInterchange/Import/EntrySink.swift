@@ -69,18 +69,18 @@ struct EntrySink {
     /// The id a file gave an entry (`own`: gpslog's CSV `entry_id`) when it can be kept in this database, else
     /// `drawn` (drawn anyway, so that the ids made are the same on every path), drawn again if that one is taken.
     mutating func keeping(_ own: String, else drawn: String, at time: Timestamp) throws -> String {
-        guard !own.isEmpty, store is Store else { return drawn }
+        guard !own.isEmpty, !drawn.isEmpty, store.keepsFileEntryIDs else { return drawn }
         if try canKeep(entryID: own) { return own.lowercased() }
         return try canKeep(entryID: drawn) ? drawn : makeUnusedID(time)
     }
 
     /// Whether an entry id from the file can be kept (well-formed, and neither in the database nor in this import yet).
     mutating func canKeep(entryID: String) throws -> Bool {
-        guard Identifier.isUUID(entryID), let store = store as? Store else { return false }
+        guard Identifier.isUUID(entryID) else { return false }
         let id = entryID.lowercased()
         if pendingIDs == nil { pendingIDs = Set(pending.lazy.map(\.id).filter { !$0.isEmpty }) }
         if pendingIDs!.contains(id) { return false }
-        return try store.entry(id: id) == nil
+        return try store.entryIDIsFree(id)
     }
 
     /// Adds an entry. With `keepsOnePointPerInstant`, a track point at the time and place of the track point before

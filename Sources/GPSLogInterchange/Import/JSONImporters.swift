@@ -42,22 +42,15 @@ public struct OverlandImporter {
         }
     }
 
-    /// The file's batch, or its batches one a line (what `export --format overland` writes to standard output when
-    /// the session takes more than one), as one: their locations, visits, and the first trip's mode and start.
+    /// The file's batch, or its batches one after another (what `export --format overland` writes to standard
+    /// output when the session takes more than one), as one: their locations, visits, and the first trip's mode and
+    /// start.
     static func payload(_ data: Data, source: String) throws -> OverlandPayload {
-        let isSpace = { (b: UInt8) in b == 0x20 || b == 0x09 || b == 0x0D }
-        let lines = data.split(separator: 10).filter { $0.contains { !isSpace($0) } }
-        guard lines.count > 1, lines.allSatisfy({ $0.first(where: { !isSpace($0) }) == UInt8(ascii: "{") }) else {
-            return try OverlandPayload(data, source: source)
-        }
+        let documents = topLevelValues(data)
+        guard documents.count > 1 else { return try OverlandPayload(data, source: source) }
         var all: OverlandPayload?
-        for (i, line) in lines.enumerated() {
-            let batch: OverlandPayload
-            do {
-                batch = try OverlandPayload(Data(line), source: source)
-            } catch  where i == 0 {
-                return try OverlandPayload(data, source: source)  // one batch written over several lines
-            }
+        for document in documents {
+            let batch = try OverlandPayload(Data(document), source: source)
             guard var merged = all else {
                 all = batch
                 continue
@@ -70,6 +63,41 @@ public struct OverlandImporter {
             all = merged
         }
         return all!
+    }
+
+    /// The top-level JSON values of `data` one after another (outside strings, where each `{` or `[` opened at
+    /// depth 0 closes); the whole when it is one value or not JSON (then parsed whole, for its error).
+    static func topLevelValues(_ data: Data) -> [Data] {
+        var values: [Data] = []
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var start = data.startIndex
+        for i in data.indices {
+            let b = data[i]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth == 0 { start = i }
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { values.append(data[start...i]) }
+                if depth < 0 { return [data] }
+            default: break
+            }
+        }
+        return depth == 0 && !values.isEmpty ? values : [data]
     }
 }
 

@@ -40,7 +40,7 @@ struct SessionRecords {
         }
         for (t, id) in transitions { try target.importTransition(t, to: session(t.time, id)) }
         for (v, id) in visits { try target.importVisit(v, to: session(v.arrival, id)) }
-        guard target is Store else { return }  // a convert keeps neither
+        guard target.keepsFileEntryIDs else { return }  // the database: a convert keeps neither
         var kept: [String] = []
         if !transitions.isEmpty { kept.append("\(transitions.count) region transitions (gpslog events)") }
         if !visits.isEmpty { kept.append("\(visits.count) visits (gpslog visits)") }
