@@ -178,4 +178,37 @@ struct RoundTripEveryFormatTests {
             #expect(ogr.output.contains("event (String) = enter") && ogr.output.contains("event (String) = leave"))
         }
     }
+
+    /// The KML of 300,000 points is written with flat memory (a track's coordinates wait in a scratch file while its
+    /// times are written), measured in the binary's own process against the export of a few points.
+    @Test func aLongTrackExportsAsKMLInFlatMemory() throws {
+        try withTemporaryDirectory { dir in
+            var gpx = #"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="t" "#
+            gpx += #"xmlns="http://www.topografix.com/GPX/1/1"><trk><name>Long</name><trkseg>"# + "\n"
+            let start = 1_714_543_200
+            let formatter = ISO8601DateFormatter()
+            for i in 0..<300_000 {
+                let time = formatter.string(from: Date(timeIntervalSince1970: Double(start + i)))
+                gpx += String(
+                    format: #"<trkpt lat="%.7f" lon="%.7f"><ele>%d</ele>"#, 52 + Double(i) * 1e-6, 5.0, i % 100)
+                gpx += "<time>\(time)</time></trkpt>\n"
+            }
+            gpx += "</trkseg></trk></gpx>\n"
+            try gpx.write(toFile: dir + "/long.gpx", atomically: true, encoding: .utf8)
+            let db = dir + "/long.sqlite"
+            try #require(try runGPSLog(["import", dir + "/long.gpx"], database: db).status == 0)
+            try #require(try runGPSLog(["import", "--sample", "--name", "Small"], database: db).status == 0)
+            let small = try runGPSLogMeasuringMemory(
+                ["export", "Small", "--format", "kml", "-o", dir + "/small.kml"], database: db,
+                outputPath: dir + "/small")
+            let long = try runGPSLogMeasuringMemory(
+                ["export", "Long", "--format", "kml", "-o", dir + "/long.kml"], database: db, outputPath: dir + "/long")
+            #expect(small.status == 0 && long.status == 0)
+            let growth = long.peakBytes - small.peakBytes
+            #expect(growth < 32 << 20, "\(growth >> 20) MB more for 300,000 points")
+            let kml = try String(contentsOfFile: dir + "/long.kml", encoding: .utf8)
+            #expect(kml.components(separatedBy: "<when>").count - 1 == 300_000)
+            #expect(kml.components(separatedBy: "<gx:coord>").count - 1 == 300_000)
+        }
+    }
 }
