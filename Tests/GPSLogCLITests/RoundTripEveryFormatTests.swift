@@ -145,6 +145,25 @@ struct RoundTripEveryFormatTests {
         }
     }
 
+    /// `convert` of the session's GPX (transitions included) writes what importing it and exporting writes.
+    @Test func convertKeepsTheTransitionsAsImportDoes() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/rich.sqlite"
+            try Self.makeRichSession(db: db, dir: dir)
+            let gpx = dir + "/rich.gpx"
+            try #require(try runGPSLog(["export", "Rich", "--format", "gpx", "-o", gpx], database: db).status == 0)
+            let again = dir + "/again.sqlite"
+            try #require(try runGPSLog(["import", gpx], database: again).status == 0)
+            for format in ["gpx", "geojson", "kml", "xml", "csv"] {
+                let converted = try runGPSLog(["convert", gpx, "-", "--to", format])
+                #expect(converted.status == 0, "\(format): \(converted.stderr)")
+                let exported = try runGPSLog(["export", "Rich", "--format", format], database: again)
+                #expect(converted.stdout == exported.stdout, "\(format)")
+                if format != "csv" { #expect(converted.stdout.contains("leave"), "\(format)") }
+            }
+        }
+    }
+
     /// The KML's track is Google's `gx:Track`: GPSBabel reads a time for every point (the track's times, as the
     /// CSV export has them), and GDAL reads as many lines as the GPX has segments.
     @Test(
