@@ -273,8 +273,8 @@ struct KMLData {
             let v = try number()
             speed = v >= 0 ? v : nil
         } else if named("event") {
-            guard let e = RegionEvent(rawValue: String(decoding: value, as: UTF8.self)) else { throw refused() }
-            event = e
+            // Another writer's `event` field (not enter or leave) is not a transition: the placemark stays a mark.
+            event = RegionEvent(rawValue: String(decoding: value, as: UTF8.self))
         } else if named("course") || named("bearing") {
             course = try Geo.normalizedDegrees(number())
         }

@@ -6,7 +6,8 @@ import GPSLogStore
 
 /// Imports GPX 1.0 and 1.1 (read by `GPXReader`): each `trk` becomes a session (named as `SessionSequence` says;
 /// all in one with `merge`), each `rte` too with `routes` (else counted and skipped), and `wpt`s become marks of the
-/// first one (name as label, desc as address). One transaction per file. Memory stays flat for waypoints as for
+/// first one (name as label, desc as address), those of `type` `enter` or `leave` (gpslog's export of region
+/// transitions) its transitions. One transaction per file. Memory stays flat for waypoints as for
 /// track points: they wait for their track in a scratch file (`MarkSpool`), not in memory.
 ///
 /// Points without a time (planned routes, some hand-edited tracks) take the time of the timed point before them,

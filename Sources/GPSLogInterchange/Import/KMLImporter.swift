@@ -6,8 +6,9 @@ import GPSLogStore
 
 /// Imports KML and KMZ (read by `KMLReader`, streaming; what becomes what is said there): each placemark's line, and
 /// each folder's run of timed Point placemarks, becomes a session (named as `SessionSequence` says; all in one with
-/// `merge`); Point placemarks that are not a track's become marks of the session before them, or of the next. GPSBabel's
-/// routes are imported only with `routes`, as GPX's. Points without a time are dated as GPX's are (the time before
+/// `merge`); Point placemarks that are not a track's become marks of the session before them, or of the next (with
+/// an `ExtendedData` `event`, enter or leave, gpslog's transitions: the transitions of the session they fall in).
+/// GPSBabel's routes are imported only with `routes`, as GPX's. Points without a time are dated as GPX's are (the time before
 /// them, or after them at a track's start, else the file's modification time), and counted in a note. One
 /// transaction per file; memory stays flat (`PointSessions`, `KMLPointQueue`).
 public struct KMLImporter: TrackFileImporter {
