@@ -145,6 +145,36 @@ struct RoundTripEveryFormatTests {
         }
     }
 
+    /// A CSV imported where its entries already are (the same file twice) keeps no taken id: the second session
+    /// gets ids of its own, and both export whole.
+    @Test func aCSVWhoseIdsAreTakenGetsIdsOfItsOwn() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/rich.sqlite"
+            try Self.makeRichSession(db: db, dir: dir)
+            let csv = dir + "/rich.csv"
+            try #require(try runGPSLog(["export", "Rich", "--format", "csv", "-o", csv], database: db).status == 0)
+            let again = dir + "/again.sqlite"
+            for _ in 0..<2 {
+                let r = try runGPSLog(["import", csv], database: again)
+                try #require(r.status == 0, "\(r.stderr)")
+            }
+            let ids = try runGPSLog(["sessions"], database: again).stdout.split(separator: "\n").dropFirst().map {
+                String($0.split(separator: " ", omittingEmptySubsequences: true)[1])
+            }
+            try #require(ids.count == 2)
+            func entryIDs(_ session: String) throws -> [String] {
+                try runGPSLog(["export", session, "--format", "csv"], database: again).stdout
+                    .components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
+                    .map { String($0.split(separator: ",").last!) }
+            }
+            let first = try entryIDs(ids[0])
+            let second = try entryIDs(ids[1])
+            #expect(first.count == 2660 && second.count == 2660)
+            #expect(Set(first).isDisjoint(with: second))
+            #expect(try String(contentsOfFile: csv, encoding: .utf8).contains(first[0]))
+        }
+    }
+
     /// `convert` of the session's GPX (transitions included) writes what importing it and exporting writes.
     @Test func convertKeepsTheTransitionsAsImportDoes() throws {
         try withTemporaryDirectory { dir in
