@@ -50,8 +50,8 @@ struct SegmentStartTests {
                 let kml = try String(
                     contentsOfFile: try ExportFixtures.export(.kml, store: store, session: session, dir: dir),
                     encoding: .utf8)
-                #expect(kml.contains("<MultiGeometry>"))
-                #expect(kml.components(separatedBy: "<LineString>").count - 1 == 2)
+                #expect(kml.contains("<gx:MultiTrack>"))
+                #expect(kml.components(separatedBy: "<gx:Track>").count - 1 == 2)
 
                 // Simplified, each segment keeps both its ends: the track still breaks where it did.
                 let simplified = try ExportFixtures.export(

@@ -5,7 +5,7 @@ import GPSLogModel
 public struct CSVRow {
     public enum Kind: Sendable { case track, mark, heading }
 
-    /// The entry (empty id; time 0 when `hasTime` is false).
+    /// The entry (the file's `entry_id`, else an empty id; time 0 when `hasTime` is false).
     public var entry: Entry
     public var hasTime: Bool
     public var kind: Kind
@@ -91,7 +91,8 @@ extension CSVLayout {
                 file: r.file, line: r.line, field: "column '\(header[time])'",
                 value: String(decoding: r.bytes(time), as: UTF8.self) + " (outside 1980 to tomorrow)")
         }
-        var e = Entry(id: "", latitude: lat, longitude: lon, time: t ?? Timestamp(milliseconds: 0))
+        // The file's entry id (gpslog's `entry_id`), which the import keeps when it is a free UUID.
+        var e = Entry(id: text(entryID) ?? "", latitude: lat, longitude: lon, time: t ?? Timestamp(milliseconds: 0))
         e.altitude = try number(altitude)
         e.speed = try known(speed).map { $0 * speedFactor }
         e.course = try known(course).map { Geo.normalizedDegrees($0) }

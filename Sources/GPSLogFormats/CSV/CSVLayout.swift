@@ -40,6 +40,8 @@ public struct CSVLayout: Sendable {
     public var kind: Int?
     public var track: Int?
     public var segment: Int?
+    /// gpslog's `entry_id`: the entry's id, kept on import when free.
+    public var entryID: Int?
     public var battery: Int?
     public var batteryIsPercent = true
     /// The header is exactly gpslog's export's: a text cell that starts with `'` had one put in front by
@@ -131,6 +133,7 @@ public struct CSVLayout: Sendable {
         kind = column(["kind"])
         track = column(["track_fid", "track_id", "track"])
         segment = column(["track_seg_id", "segment"])
+        entryID = column(["entry_id"])
         if let b = column(["battery_level"]) {
             battery = b
             batteryIsPercent = false

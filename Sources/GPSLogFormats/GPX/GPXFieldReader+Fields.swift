@@ -77,6 +77,8 @@ extension GPXFieldReader {
             }
         case .speed: current.speed = try number("speed").flatMap { $0 >= 0 ? $0 : nil }
         case .course: current.course = try number("course").map { Geo.normalizedDegrees($0) }
+        case .pointType:
+            currentEvent = RegionEvent(rawValue: String(decoding: ByteNumber.trimmed(text), as: UTF8.self))
         case .heading:
             // Only where the point has no course of its own (OsmAnd writes both in some versions).
             if let heading = try number("heading"), current.course == nil {

@@ -32,6 +32,8 @@ struct GPXFieldReader: SAXFieldReader {
     private var inPoint = false
     var current = Entry(id: "", latitude: 0, longitude: 0, time: Timestamp(milliseconds: 0))
     var currentHasTime = false
+    /// A wpt's `type` when it names a region transition (`enter`, `leave`: gpslog's GPX export of transitions).
+    var currentEvent: RegionEvent?
     private var pointDepth = 0
     private var pointIsMark = false
 
@@ -40,7 +42,7 @@ struct GPXFieldReader: SAXFieldReader {
         case metaName(always: Bool)
         case metaTime(always: Bool)
         case trackName, trackType, trackSource
-        case ele, time, name, desc, sat, hdop, vdop, pdop, fix, speed, course, heading
+        case ele, time, name, desc, sat, hdop, vdop, pdop, fix, speed, course, heading, pointType
     }
     private var capturing: Field?
     private var captureDepth = 0
@@ -81,7 +83,8 @@ struct GPXFieldReader: SAXFieldReader {
         case .name: characters = TextLimit.label
         case .desc: characters = TextLimit.address
         case .trackType, .trackSource: characters = TextLimit.deviceID
-        case .metaTime, .ele, .time, .sat, .hdop, .vdop, .pdop, .fix, .speed, .course, .heading: return 64
+        case .metaTime, .ele, .time, .sat, .hdop, .vdop, .pdop, .fix, .speed, .course, .heading, .pointType:
+            return 64
         }
         return (characters + 1) * 4
     }
@@ -105,6 +108,8 @@ struct GPXFieldReader: SAXFieldReader {
                 capture(.name)
             } else if element.equals("desc") && depth == pointDepth + 1 {
                 capture(.desc)
+            } else if element.equals("type") && depth == pointDepth + 1 && pointIsMark {
+                capture(.pointType)
             } else if element.equals("sat") {
                 capture(.sat)
             } else if element.equals("hdop") {
@@ -226,6 +231,7 @@ struct GPXFieldReader: SAXFieldReader {
         }
         current = Entry(id: "", latitude: lat, longitude: lon, time: Timestamp(milliseconds: 0))
         currentHasTime = false
+        currentEvent = nil
         inPoint = true
         pointDepth = depth
         pointIsMark = mark
@@ -238,7 +244,11 @@ struct GPXFieldReader: SAXFieldReader {
         guard Geo.isPlausiblePosition(latitude: current.latitude, longitude: current.longitude) else { return }
         if pointIsMark {
             current.label = current.label.flatMap { $0.isEmpty ? nil : $0 }
-            try visitor.waypoint(&current, hasTime: currentHasTime)
+            if let event = currentEvent {
+                try visitor.transition(&current, event: event, hasTime: currentHasTime)
+            } else {
+                try visitor.waypoint(&current, hasTime: currentHasTime)
+            }
         } else {
             current.label = nil  // a track point's name is not a mark's label (labels are for marks only)
             current.startsSegment = segmentOpened

@@ -13,6 +13,9 @@ public protocol GPXVisitor: AnyObject {
     func metadata(name: String?, time: Timestamp?)
     /// A `wpt` (an empty `name` is no label).
     func waypoint(_ point: inout Entry, hasTime: Bool) throws
+    /// A `wpt` whose `type` is `enter` or `leave`: a region transition as gpslog's export writes it (`name` the
+    /// region's); a visitor that keeps no transitions takes it as a waypoint.
+    func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws
     /// A `trk`, or a `rte` when `isRoute`, starts.
     func beginTrack(isRoute: Bool) throws
     /// The track's `name`, `type` or `src` was read: its header as known now.
@@ -29,6 +32,9 @@ public protocol GPXVisitor: AnyObject {
 extension GPXVisitor {
     public func metadata(name: String?, time: Timestamp?) {}
     public func waypoint(_ point: inout Entry, hasTime: Bool) throws {}
+    public func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws {
+        try waypoint(&point, hasTime: hasTime)
+    }
     public func beginTrack(isRoute: Bool) throws {}
     public func trackHeader(_ header: GPXTrackHeader) {}
     public func endTrack() throws {}

@@ -12,6 +12,7 @@ extension GeoJSONProperties {
         case altitude, course, horizontalAccuracy, verticalAccuracy, speedAccuracy
         case courseAccuracy, satellites, hdop, vdop, pdop, fix, batteryState, deviceID
         case wifi, motion
+        case event, region, regionID, arrival, departure, entryID
     }
 
     // Matched in order by length and bytes: a few comparisons per key, no String made.
@@ -33,6 +34,8 @@ extension GeoJSONProperties {
         ("fix", .fix), ("battery_level", .battery(percent: false)), ("batt", .battery(percent: true)),
         ("battery", .battery(percent: true)), ("battery_state", .batteryState), ("battery_status", .batteryState),
         ("device_id", .deviceID), ("wifi", .wifi), ("ssid", .wifi), ("motion", .motion),
+        ("event", .event), ("region", .region), ("rid", .regionID), ("arrival", .arrival),
+        ("departure", .departure), ("id", .entryID),
     ]
 
     /// Reads the value of the member whose key `json` has just read, when the key is one of these; false (the value
@@ -105,6 +108,12 @@ extension GeoJSONProperties {
         case .deviceID: deviceID = text()
         case .wifi: wifi = text()
         case .motion: break  // not an array: not Overland's motion
+        case .event: self.event = text().flatMap { RegionEvent(rawValue: $0) }
+        case .region: region = text()
+        case .regionID: regionID = text()
+        case .entryID: entryID = text()
+        case .arrival: arrival = try Self.time(event, &json, milliseconds: false, window: window)
+        case .departure: departure = try Self.time(event, &json, milliseconds: false, window: window)
         }
         return true
     }

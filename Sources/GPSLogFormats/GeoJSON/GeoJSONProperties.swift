@@ -65,14 +65,24 @@ public struct GeoJSONProperties: Sendable {
     public var deviceID: String?
     public var wifi: String?
     public var motion: [String]?
+    /// gpslog's transitions: `event` (enter, leave), `region` (its name) and `rid`.
+    public var event: RegionEvent?
+    public var region: String?
+    public var regionID: String?
+    /// gpslog's `id` of a mark (kept on import when free).
+    public var entryID: String?
+    /// gpslog's visits: `arrival` and `departure` (null while still there).
+    public var arrival: Timestamp?
+    public var departure: Timestamp?
 
     public init() {}
 
-    /// What the properties say of a point at `position`: an entry with an empty id (its time is 0 when the
-    /// properties have none; `time` says whether they do).
+    /// What the properties say of a point at `position`: an entry with the `id` given, else an empty one (its time
+    /// is 0 when the properties have none; `time` says whether they do).
     public func entry(at position: GeoJSONPosition) -> Entry {
         var e = Entry(
-            id: "", latitude: position.latitude, longitude: position.longitude, time: time ?? Timestamp(milliseconds: 0)
+            id: entryID ?? "", latitude: position.latitude, longitude: position.longitude,
+            time: time ?? Timestamp(milliseconds: 0)
         )
         e.altitude = position.altitude ?? altitude
         e.speed = speed

@@ -188,7 +188,11 @@ extension KMLFieldReader {
             } else {
                 e.label = placemark.name
                 e.address = placemark.description
-                try visitor.mark(&e, hasTime: time != nil)
+                if let event = data.event {
+                    try visitor.transition(&e, event: event, hasTime: time != nil)
+                } else {
+                    try visitor.mark(&e, hasTime: time != nil)
+                }
             }
             next = try points.removeFirst()
         }
@@ -222,8 +226,8 @@ extension KMLFieldReader {
 
 /// What a Point placemark's `ExtendedData` says that gpslog keeps (GDAL's KML of a GPX's `track_points`): `time` or
 /// `timestamp` (ISO 8601, GDAL's `2010/10/03 09:36:30+00` or Unix seconds), `track_fid` and `track_seg_id`, `ele`
-/// (`altitude`, `elevation`), `speed` (m/s) and `course` (`bearing`). An empty value is none; one that is not valid
-/// is refused with its name.
+/// (`altitude`, `elevation`), `speed` (m/s) and `course` (`bearing`); gpslog's `event` (enter, leave) of a
+/// transition. An empty value is none; one that is not valid is refused with its name.
 struct KMLData {
     var time: Timestamp?
     var track: String?
@@ -231,6 +235,7 @@ struct KMLData {
     var altitude: Double?
     var speed: Double?
     var course: Double?
+    var event: RegionEvent?
     /// A `time` that stood for "no time" (`SentinelTimes`), for the reader to count.
     var sentinel: Timestamp?
 
@@ -267,6 +272,9 @@ struct KMLData {
         } else if named("speed") {
             let v = try number()
             speed = v >= 0 ? v : nil
+        } else if named("event") {
+            // Another writer's `event` field (not enter or leave) is not a transition: the placemark stays a mark.
+            event = RegionEvent(rawValue: String(decoding: value, as: UTF8.self))
         } else if named("course") || named("bearing") {
             course = try Geo.normalizedDegrees(number())
         }

@@ -17,6 +17,9 @@ public protocol KMLVisitor: AnyObject {
     func trackPoint(_ point: inout Entry, hasTime: Bool, track: KMLTrack) throws
     /// A Point placemark that is a mark (its name as the label, its description as the address).
     func mark(_ point: inout Entry, hasTime: Bool) throws
+    /// A Point placemark that is a region transition (gpslog's export: an `ExtendedData` `event`, enter or leave;
+    /// its name the region's); a visitor that keeps no transitions takes it as a mark.
+    func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws
     /// Something the user should know about the file, said once (polygons and network links skipped, values
     /// dropped for want of a column). One line, no file name.
     func note(_ text: String)
@@ -24,6 +27,9 @@ public protocol KMLVisitor: AnyObject {
 
 extension KMLVisitor {
     public func note(_ text: String) {}
+    public func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws {
+        try mark(&point, hasTime: hasTime)
+    }
 }
 
 /// A track of a KML file: a placemark's line, or the Point placemarks of one folder (of one GDAL `track_fid`).

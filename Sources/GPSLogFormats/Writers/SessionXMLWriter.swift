@@ -3,7 +3,8 @@ import GPSLogModel
 import GPSLogXML
 
 /// gpslog's XML session export, after GPS Log's: a `Session` element with the Sessions columns as attributes, an
-/// `Entry` per row with every Entries column (absent attributes are NULL). Described by `Schema/gpslog-sessions.xsd`
+/// `Entry` per row with every Entries column (absent attributes are NULL), then a `Transition` per region transition
+/// and a `Visit` per visit, with their columns. Described by `Schema/gpslog-sessions.xsd`
 /// and validated against it in the tests; `import` reads it back.
 public struct SessionXMLWriter: TrackWriter {
     public static let namespace = "urn:gpslog:sessions:1"
@@ -20,9 +21,45 @@ public struct SessionXMLWriter: TrackWriter {
                 if let end = s.session.end { try w.attribute("EndTime", end.iso8601(fraction: true)) }
                 if let mode = s.session.mode { try w.attribute("Mode", mode.rawValue) }
                 try s.forEachEntry { e in try entry(e, writer: w) }
+                for t in try s.transitions() { try transition(t, writer: w) }
+                for v in try s.visits() { try visit(v, writer: w) }
                 try w.endElement()
             }
         }
+    }
+
+    /// A region transition: the event, where and when, and its region (centre and radius only when known).
+    private func transition(_ t: Transition, writer w: XMLStreamWriter) throws {
+        try w.startElement("Transition")
+        try w.attribute("Event", t.event.rawValue)
+        try w.attribute("TimeStamp", t.time.iso8601(fraction: true))
+        try w.attribute("Latitude", DecimalText.string(t.latitude, places: Precision.coordinate))
+        try w.attribute("Longitude", DecimalText.string(t.longitude, places: Precision.coordinate))
+        if let v = t.horizontalAccuracy {
+            try w.attribute("HorizontalAccuracy", DecimalText.string(v, places: Precision.accuracy))
+        }
+        if let trigger = t.trigger { try w.attribute("Trigger", trigger.rawValue) }
+        try w.attribute("RegionName", t.region.name)
+        if !t.region.regionID.isEmpty { try w.attribute("RegionID", t.region.regionID) }
+        try w.attribute("RegionCreated", t.region.created.iso8601(fraction: true))
+        if t.regionIsKnown {
+            try w.attribute("RegionLatitude", DecimalText.string(t.region.latitude, places: Precision.coordinate))
+            try w.attribute("RegionLongitude", DecimalText.string(t.region.longitude, places: Precision.coordinate))
+            try w.attribute("RegionRadius", DecimalText.string(t.region.radius, places: Precision.accuracy))
+        }
+        try w.endElement()
+    }
+
+    /// A visit: where, how precisely, arrival and departure (none while still there), its address as text.
+    private func visit(_ v: Visit, writer w: XMLStreamWriter) throws {
+        try w.startElement("Visit")
+        try w.attribute("Arrival", v.arrival.iso8601(fraction: true))
+        if let departure = v.departure { try w.attribute("Departure", departure.iso8601(fraction: true)) }
+        try w.attribute("Latitude", DecimalText.string(v.latitude, places: Precision.coordinate))
+        try w.attribute("Longitude", DecimalText.string(v.longitude, places: Precision.coordinate))
+        try w.attribute("HorizontalAccuracy", DecimalText.string(v.horizontalAccuracy, places: Precision.accuracy))
+        if let address = v.address { try w.element("Address", address) }
+        try w.endElement()
     }
 
     private func entry(_ e: Entry, writer w: XMLStreamWriter) throws {

@@ -98,6 +98,10 @@ public final class GeoJSONStream: ImportTarget {
 
     public func renameSession(id: String, to name: String) throws { pending[id]?.session.name = name }
 
+    /// A region transition (gpslog's GPX export) comes after its session was written: the store places it (the
+    /// destination is not written yet, so the caller can take the other path as for a track out of order).
+    public func importTransition(_ transition: Transition, to sessionID: String) throws { throw NeedsSorting() }
+
     /// GeoJSON names marks by id, not track points.
     public var keepsTrackPointIDs: Bool { false }
 

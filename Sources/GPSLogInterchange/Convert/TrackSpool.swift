@@ -111,11 +111,34 @@ public final class TrackSpool: ImportTarget, SessionSource {
 
     // MARK: - SessionSource
 
-    /// None: a file being converted has entries only.
-    public func visits(of sessionID: String) throws -> [Visit] { [] }
+    /// Region transitions and visits read with the entries (gpslog's own exports): a few a day, kept in memory.
+    private var transitionsByID: [String: [Transition]] = [:]
+    private var visitsByID: [String: [Visit]] = [:]
 
-    /// None: a file being converted has entries only.
-    public func transitions(of sessionID: String) throws -> [Transition] { [] }
+    public func importTransition(_ transition: Transition, to sessionID: String) throws {
+        transitionsByID[sessionID, default: []].append(transition)
+    }
+
+    public func importVisit(_ visit: Visit, to sessionID: String) throws {
+        visitsByID[sessionID, default: []].append(visit)
+    }
+
+    /// The session's visits by arrival.
+    public func visits(of sessionID: String) throws -> [Visit] {
+        (visitsByID[sessionID] ?? []).enumerated().sorted {
+            ($0.element.arrival, $0.offset) < ($1.element.arrival, $1.offset)
+        }
+        .map(\.element)
+    }
+
+    /// The session's transitions in time order.
+    public func transitions(of sessionID: String) throws -> [Transition] {
+        // In file order within a time, as the store orders them.
+        (transitionsByID[sessionID] ?? []).enumerated().sorted {
+            ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
+        }
+        .map(\.element)
+    }
 
     /// The session's marks in time order (they are in it: a session whose marks are not sets `needsSorting`).
     public func forEachMark(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void)

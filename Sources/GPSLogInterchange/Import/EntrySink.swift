@@ -12,6 +12,9 @@ struct EntrySink {
     /// Made by the first `canKeep` of a batch: imports whose ids are all made (GPX, KML...) never ask, and hashing
     /// every id was 2 % of a GPX import's parsing thread (perf).
     private var pendingIDs: Set<String>?
+    /// Ids `keeping` gave out since the last flush: looked up in the target when the batch is flushed (for a
+    /// pipelined import, one wait for the batch before it per batch, not one per entry).
+    private var unchecked: Set<String> = []
     private(set) var stored = 0
     private var rng: SplitMix64
     private var lastTime: Timestamp?
@@ -69,13 +72,26 @@ struct EntrySink {
         return Identifier.uuidV7(time: time, using: &rng)
     }
 
+    /// The id a file gave an entry (`own`: gpslog's CSV `entry_id`, GeoJSON's mark `id`) when it is a UUID not yet
+    /// in this batch, else `drawn` (drawn anyway, so that the ids made are the same on every path). Whether the
+    /// database holds it already is asked at the flush, which draws again for one it does.
+    mutating func keeping(_ own: String, else drawn: String, at time: Timestamp) throws -> String {
+        guard !own.isEmpty, !drawn.isEmpty, store.keepsFileEntryIDs else { return drawn }
+        if pendingIDs == nil { pendingIDs = Set(pending.lazy.map(\.id).filter { !$0.isEmpty }) }
+        var id = Identifier.isUUID(own) ? own.lowercased() : drawn
+        if pendingIDs!.contains(id) { id = drawn }
+        while pendingIDs!.contains(id) { id = makeID(time) }
+        unchecked.insert(id)
+        return id
+    }
+
     /// Whether an entry id from the file can be kept (well-formed, and neither in the database nor in this import yet).
     mutating func canKeep(entryID: String) throws -> Bool {
-        guard Identifier.isUUID(entryID), let store = store as? Store else { return false }
+        guard Identifier.isUUID(entryID) else { return false }
         let id = entryID.lowercased()
         if pendingIDs == nil { pendingIDs = Set(pending.lazy.map(\.id).filter { !$0.isEmpty }) }
         if pendingIDs!.contains(id) { return false }
-        return try store.entry(id: id) == nil
+        return try store.entryIDIsFree(id)
     }
 
     /// Adds an entry. With `keepsOnePointPerInstant`, a track point at the time and place of a track point just
@@ -100,6 +116,15 @@ struct EntrySink {
 
     mutating func flush() throws {
         guard let session, !pending.isEmpty else { return }
+        if !unchecked.isEmpty {
+            for i in pending.indices where unchecked.contains(pending[i].id) {
+                if try !store.entryIDIsFree(pending[i].id) {
+                    pending[i].id = try makeUnusedID(pending[i].time)
+                    pendingIDs?.insert(pending[i].id)
+                }
+            }
+            unchecked.removeAll(keepingCapacity: true)
+        }
         try store.appendEntries(pending, to: session.id)
         stored += pending.count
         pending.removeAll(keepingCapacity: true)

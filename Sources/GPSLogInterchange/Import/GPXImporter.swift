@@ -6,7 +6,8 @@ import GPSLogStore
 
 /// Imports GPX 1.0 and 1.1 (read by `GPXReader`): each `trk` becomes a session (named as `SessionSequence` says;
 /// all in one with `merge`), each `rte` too with `routes` (else counted and skipped), and `wpt`s become marks of the
-/// first one (name as label, desc as address). One transaction per file. Memory stays flat for waypoints as for
+/// first one (name as label, desc as address), those of `type` `enter` or `leave` (gpslog's export of region
+/// transitions) its transitions. One transaction per file. Memory stays flat for waypoints as for
 /// track points: they wait for their track in a scratch file (`MarkSpool`), not in memory.
 ///
 /// Points without a time (planned routes, some hand-edited tracks) take the time of the timed point before them,
@@ -42,8 +43,12 @@ final class GPXSessions: GPXVisitor {
     // methods are `mutating`, so the compiler checks its accesses statically instead. Sound because the reader
     // calls one method at a time, on the parsing thread.
     private let builder: UnsafeMutablePointer<GPXSessionBuilder>
+    private let store: any ImportTarget
+    /// Waypoints of type `enter` or `leave`: gpslog's transitions, stored once the sessions are made.
+    private var records = SessionRecords()
 
     init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+        self.store = store
         builder = .allocate(capacity: 1)
         builder.initialize(to: GPXSessionBuilder(path: path, options: options, store: store))
     }
@@ -61,6 +66,12 @@ final class GPXSessions: GPXVisitor {
 
     func waypoint(_ point: inout Entry, hasTime: Bool) throws { try builder.pointee.addMark(point, hasTime: hasTime) }
 
+    func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws {
+        // Without a time it cannot be placed: a mark, as any other waypoint.
+        guard hasTime else { return try waypoint(&point, hasTime: hasTime) }
+        records.addTransition(at: point, event: event)
+    }
+
     func beginTrack(isRoute: Bool) throws { builder.pointee.beginTrack(isRoute: isRoute) }
 
     func trackHeader(_ header: GPXTrackHeader) { builder.pointee.setHeader(header) }
@@ -74,5 +85,9 @@ final class GPXSessions: GPXVisitor {
     func note(_ text: String) { builder.pointee.options.notes(text) }
 
     /// After the document: the sessions imported.
-    func finish() throws -> [ImportResult] { try builder.pointee.finish() }
+    func finish() throws -> [ImportResult] {
+        let results = try builder.pointee.finish()
+        try records.store(in: results, target: store, notes: builder.pointee.options.notes)
+        return results
+    }
 }

@@ -8,8 +8,8 @@ import GPSLogStore
 /// (gpslog's own export, togeojson's) each become a session (a MultiLineString's lines its segments); Points with a
 /// time (Overland's, GPSLogger's, ocat's, Dawarich's, GDAL's `track_points`) are track points, a session per group
 /// (gpslog's `session`, GDAL's `track_fid`); Points without a time, or gpslog's `kind: mark`, are marks (`label` or
-/// `name` as the label, `address` or `desc` as the address). gpslog's visits and transitions are not points and
-/// are skipped. One transaction per file; memory stays flat (see `GeoJSONReader`, `PointSessions`).
+/// `name` as the label, `address` or `desc` as the address). gpslog's visits and transitions are stored as the
+/// session's (`SessionRecords`). One transaction per file; memory stays flat (see `GeoJSONReader`, `PointSessions`).
 public struct GeoJSONImporter: TrackFileImporter {
     public var options = TrackImportOptions()
 
@@ -30,9 +30,11 @@ public struct GeoJSONImporter: TrackFileImporter {
 final class GeoJSONSessions: GeoJSONVisitor {
     private let state: UnsafeMutablePointer<State>
     private let options: TrackImportOptions
+    private let store: any ImportTarget
 
     private struct State {
         var sessions: PointSessions
+        var records = SessionRecords()
         /// The line being read.
         var line = PointSessions.Group()
         var skippedRecords = 0
@@ -45,6 +47,7 @@ final class GeoJSONSessions: GeoJSONVisitor {
 
     init(path: String, options: TrackImportOptions, store: any ImportTarget) {
         self.options = options
+        self.store = store
         state = .allocate(capacity: 1)
         state.initialize(to: State(sessions: PointSessions(path: path, options: options, store: store)))
     }
@@ -56,6 +59,21 @@ final class GeoJSONSessions: GeoJSONVisitor {
 
     func point(_ position: GeoJSONPosition, properties p: GeoJSONProperties) throws {
         guard Geo.isPlausiblePosition(latitude: position.latitude, longitude: position.longitude) else { return }
+        // gpslog's visits and transitions: stored with their session once it is made.
+        if p.kind == "transition", let event = p.event, let time = p.time {
+            var at = Entry(id: "", latitude: position.latitude, longitude: position.longitude, time: time)
+            at.label = p.region
+            state.pointee.records.addTransition(at: at, event: event, regionID: p.regionID, session: p.session)
+            return
+        }
+        if p.kind == "visit", let arrival = p.arrival {
+            let visit = Visit(
+                latitude: position.latitude, longitude: position.longitude,
+                horizontalAccuracy: p.horizontalAccuracy ?? 0, arrival: arrival, departure: p.departure,
+                address: p.address)
+            state.pointee.records.addVisit(visit, session: p.session)
+            return
+        }
         if p.kind == "visit" || p.kind == "transition" {
             state.pointee.skippedRecords += 1
             return
@@ -122,6 +140,7 @@ final class GeoJSONSessions: GeoJSONVisitor {
         guard !results.isEmpty else {
             throw ImportError.noFixes(file: state.pointee.sessions.path, detail: "no Point or line feature")
         }
+        try state.pointee.records.store(in: results, target: store, notes: options.notes)
         return results
     }
 }

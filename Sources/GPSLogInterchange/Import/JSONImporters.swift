@@ -16,7 +16,7 @@ public struct OverlandImporter {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ImportError.unreadable(file: path, reason: "no such readable file")
         }
-        let payload = try OverlandPayload(data, source: path)
+        let payload = try Self.payload(data, source: path)
         let entries = payload.entries
         let mode = payload.mode
         guard let first = entries.map(\.time).min() else {
@@ -40,6 +40,64 @@ public struct OverlandImporter {
             }
             return [result]
         }
+    }
+
+    /// The file's batch, or its batches one after another (what `export --format overland` writes to standard
+    /// output when the session takes more than one), as one: their locations, visits, and the first trip's mode and
+    /// start.
+    static func payload(_ data: Data, source: String) throws -> OverlandPayload {
+        let documents = topLevelValues(data)
+        guard documents.count > 1 else { return try OverlandPayload(data, source: source) }
+        var all: OverlandPayload?
+        for document in documents {
+            let batch = try OverlandPayload(Data(document), source: source)
+            guard var merged = all else {
+                all = batch
+                continue
+            }
+            merged.entries += batch.entries
+            merged.visits += batch.visits
+            merged.mode = merged.mode ?? batch.mode
+            merged.tripStart = merged.tripStart ?? batch.tripStart
+            merged.skippedRecords += batch.skippedRecords
+            all = merged
+        }
+        return all!
+    }
+
+    /// The top-level JSON values of `data` one after another (outside strings, where each `{` or `[` opened at
+    /// depth 0 closes); the whole when it is one value or not JSON (then parsed whole, for its error).
+    static func topLevelValues(_ data: Data) -> [Data] {
+        var values: [Data] = []
+        var depth = 0
+        var inString = false
+        var escaped = false
+        var start = data.startIndex
+        for i in data.indices {
+            let b = data[i]
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if b == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if depth == 0 { start = i }
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 { values.append(data[start...i]) }
+                if depth < 0 { return [data] }
+            default: break
+            }
+        }
+        return depth == 0 && !values.isEmpty ? values : [data]
     }
 }
 

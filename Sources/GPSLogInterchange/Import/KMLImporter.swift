@@ -6,8 +6,9 @@ import GPSLogStore
 
 /// Imports KML and KMZ (read by `KMLReader`, streaming; what becomes what is said there): each placemark's line, and
 /// each folder's run of timed Point placemarks, becomes a session (named as `SessionSequence` says; all in one with
-/// `merge`); Point placemarks that are not a track's become marks of the session before them, or of the next. GPSBabel's
-/// routes are imported only with `routes`, as GPX's. Points without a time are dated as GPX's are (the time before
+/// `merge`); Point placemarks that are not a track's become marks of the session before them, or of the next (with
+/// an `ExtendedData` `event`, enter or leave, gpslog's transitions: the transitions of the session they fall in).
+/// GPSBabel's routes are imported only with `routes`, as GPX's. Points without a time are dated as GPX's are (the time before
 /// them, or after them at a track's start, else the file's modification time), and counted in a note. One
 /// transaction per file; memory stays flat (`PointSessions`, `KMLPointQueue`).
 public struct KMLImporter: TrackFileImporter {
@@ -30,6 +31,7 @@ public struct KMLImporter: TrackFileImporter {
 final class KMLSessions: KMLVisitor {
     private let state: UnsafeMutablePointer<State>
     private let options: TrackImportOptions
+    private let store: any ImportTarget
 
     private struct State {
         var sessions: PointSessions
@@ -38,10 +40,13 @@ final class KMLSessions: KMLVisitor {
         var lineSkipped = false
         var routes = TrackCounts()
         var untimed = 0
+        /// gpslog's transitions, stored once the sessions are made.
+        var records = SessionRecords()
     }
 
     init(path: String, options: TrackImportOptions, store: any ImportTarget) {
         self.options = options
+        self.store = store
         state = .allocate(capacity: 1)
         state.initialize(to: State(sessions: PointSessions(path: path, options: options, store: store)))
     }
@@ -90,6 +95,12 @@ final class KMLSessions: KMLVisitor {
         try state.pointee.sessions.mark(point, hasTime: hasTime, key: nil)
     }
 
+    func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws {
+        guard hasTime else { return try mark(&point, hasTime: hasTime) }
+        guard Geo.isPlausiblePosition(latitude: point.latitude, longitude: point.longitude) else { return }
+        state.pointee.records.addTransition(at: point, event: event)
+    }
+
     func note(_ text: String) { options.notes(text) }
 
     /// After the document: the sessions imported.
@@ -111,6 +122,7 @@ final class KMLSessions: KMLVisitor {
                     ? "no track or mark; \(s.routes.description) skipped: --routes imports them"
                     : "no placemark with a point, a line or a gx:Track")
         }
+        try s.records.store(in: results, target: store, notes: options.notes)
         return results
     }
 }

@@ -83,10 +83,23 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
     }
 
     public var keepsTrackPointIDs: Bool { base.keepsTrackPointIDs }
+    public var keepsFileEntryIDs: Bool { base.keepsFileEntryIDs }
 
     public func importVisit(_ visit: Visit, to sessionID: String) throws {
         try drain()
         try base.importVisit(visit, to: sessionID)
+    }
+
+    public func importTransition(_ transition: Transition, to sessionID: String) throws {
+        try drain()
+        try base.importTransition(transition, to: sessionID)
+    }
+
+    /// Waits for the batches on their way (they may hold the id), so a file that keeps its ids (gpslog's CSV) is
+    /// stored a batch at a time rather than overlapped.
+    public func entryIDIsFree(_ id: String) throws -> Bool {
+        try drain()
+        return try base.entryIDIsFree(id)
     }
 
     public func moveSessionStart(id: String, to start: Timestamp) throws {

@@ -79,7 +79,7 @@ struct PointSessions {
             return
         }
         segmentNext = false
-        e.id = sessions.trackPointID(e.time)
+        e.id = try sessions.trackPointID(e.time, own: e.id)
         try sessions.add(e)
     }
 
@@ -89,7 +89,7 @@ struct PointSessions {
         e.marked = true
         if opened, key == nil || key == group?.key {
             if !hasTime { e.time = lastTime ?? sessions.session!.start }
-            e.id = sessions.markID(e.time)
+            e.id = try sessions.markID(e.time, own: e.id)
             try sessions.add(e)
             return
         }
@@ -109,7 +109,7 @@ struct PointSessions {
         if let waiting {
             try waiting.forEach(untimedAt: time) { w in
                 var w = w
-                w.id = sessions.trackPointID(w.time)
+                w.id = try sessions.trackPointID(w.time, own: w.id)
                 try sessions.add(w)
             }
             self.waiting = nil
@@ -118,7 +118,7 @@ struct PointSessions {
         if let taken = marks {
             try taken.forEach(untimedAt: start) { m in
                 var m = m
-                m.id = sessions.markID(m.time)
+                m.id = try sessions.markID(m.time, own: m.id)
                 try sessions.add(m)
             }
             marks = nil

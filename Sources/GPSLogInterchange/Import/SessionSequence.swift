@@ -114,6 +114,18 @@ struct SessionSequence {
     /// A new id for a mark of the open session at `time`.
     mutating func markID(_ time: Timestamp) -> String { sink!.makeID(time) }
 
+    /// `trackPointID`, or `own`, the file's id for the point, when that can be kept (see `EntrySink.keeping`).
+    mutating func trackPointID(_ time: Timestamp, own: String) throws -> String {
+        let drawn = sink!.makeTrackPointID(time)
+        return try sink!.keeping(own, else: drawn, at: time)
+    }
+
+    /// `markID`, or `own`, the file's id for the mark, when that can be kept.
+    mutating func markID(_ time: Timestamp, own: String) throws -> String {
+        let drawn = sink!.makeID(time)
+        return try sink!.keeping(own, else: drawn, at: time)
+    }
+
     /// The open session.
     var session: Session? { sink?.session }
 

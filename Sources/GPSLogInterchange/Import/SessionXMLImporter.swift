@@ -21,6 +21,8 @@ public struct SessionXMLImporter {
         var results: [ImportResult] = []
         var sink: EntrySink?
         var current: Entry?
+        /// A Visit whose Address is being read.
+        var currentVisit: Visit?
         var sawRoot = false
         func attribute(_ name: String) -> String? { reader.attribute(name) }
         func time(_ field: String, required: Bool) throws -> Timestamp? {
@@ -52,6 +54,47 @@ public struct SessionXMLImporter {
             }
             return v
         }
+        func position(_ field: String, limit: Double, required: Bool) throws -> Double? {
+            let v = try number(field)
+            guard let v else {
+                if required { throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: "") }
+                return nil
+            }
+            guard abs(v) <= limit else {
+                throw ImportError.invalidValue(file: path, line: reader.line, field: field, value: attribute(field)!)
+            }
+            return v
+        }
+        /// A Transition element (`SessionXMLWriter`): its region's centre and radius are known when written.
+        func transition() throws -> Transition {
+            let event = try known("Event", RegionEvent.init(rawValue:))
+            guard let event else {
+                throw ImportError.invalidValue(file: path, line: reader.line, field: "Event", value: "")
+            }
+            let lat = try position("Latitude", limit: 90, required: true)!
+            let lon = try position("Longitude", limit: 180, required: true)!
+            let centre = try (
+                position("RegionLatitude", limit: 90, required: false),
+                position("RegionLongitude", limit: 180, required: false)
+            )
+            let region = Region(
+                name: (attribute("RegionName") ?? "").truncated(to: TextLimit.label), latitude: centre.0 ?? lat,
+                longitude: centre.1 ?? lon, radius: try number("RegionRadius") ?? 0,
+                regionID: attribute("RegionID") ?? "", created: try time("RegionCreated", required: true)!)
+            var t = Transition(
+                region: region, event: event, time: try time("TimeStamp", required: true)!, latitude: lat,
+                longitude: lon, horizontalAccuracy: try number("HorizontalAccuracy"),
+                trigger: try known("Trigger", TransitionTrigger.init(rawValue:)))
+            t.regionIsKnown = centre.0 != nil && centre.1 != nil
+            return t
+        }
+        func visit() throws -> Visit {
+            Visit(
+                latitude: try position("Latitude", limit: 90, required: true)!,
+                longitude: try position("Longitude", limit: 180, required: true)!,
+                horizontalAccuracy: try number("HorizontalAccuracy") ?? 0,
+                arrival: try time("Arrival", required: true)!, departure: try time("Departure", required: false))
+        }
         while try reader.read() {
             switch reader.nodeType {
             case .element:
@@ -74,6 +117,13 @@ public struct SessionXMLImporter {
                     current = nil
                 }
                 switch local {
+                case "Transition":
+                    guard let id = sink?.session?.id else { continue }
+                    try store.addTransition(try transition(), to: id)
+                case "Visit":
+                    guard let id = sink?.session?.id else { continue }
+                    let v = try visit()
+                    if reader.isEmptyElement { try store.addVisit(v, to: id) } else { currentVisit = v }
                 case "Session":
                     if var open = sink {
                         results.append(try open.finish())
@@ -152,9 +202,11 @@ public struct SessionXMLImporter {
                         current = e
                     }
                 case "Address":
+                    // Kept to four bytes a character of the store's limit (which cuts it to characters).
                     if current != nil {
-                        // Kept to four bytes a character of the store's limit (which cuts it to characters).
                         current!.address = try reader.readElementText(limit: (TextLimit.address + 1) * 4)
+                    } else if currentVisit != nil {
+                        currentVisit!.address = try reader.readElementText(limit: (TextLimit.address + 1) * 4)
                     }
                 default:
                     continue
@@ -164,6 +216,11 @@ public struct SessionXMLImporter {
                     try sink!.add(e)
                     current = nil
                 }
+            case .endElement where reader.localName == "Visit":
+                if let v = currentVisit, let id = sink?.session?.id {
+                    try store.addVisit(v, to: id)
+                }
+                currentVisit = nil
             default:
                 continue
             }
