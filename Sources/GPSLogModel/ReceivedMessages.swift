@@ -26,6 +26,13 @@ public struct ReceivedWaypoint: Sendable, Equatable {
         self.radius = radius
         self.created = created
     }
+
+    /// The region's centre and radius when the waypoint gives all three (a beacon has no centre; a radius of 0 is a
+    /// place, not a region); a transition through it takes them.
+    public var area: (latitude: Double, longitude: Double, radius: Double)? {
+        guard let latitude, let longitude, let radius, radius > 0 else { return nil }
+        return (latitude, longitude, radius)
+    }
 }
 
 /// A transition a phone reported (OwnTracks' `_type: transition`), made by one of its own regions: the region is

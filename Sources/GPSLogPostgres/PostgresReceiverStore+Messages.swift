@@ -16,10 +16,7 @@ extension PostgresReceiverStore {
             let session = try receiverSession(key, name: device, start: t.time, mode: nil)
             let waypoint = try receivedWaypoint(device: key, regionID: t.regionID, created: t.regionCreated)
             // The waypoint gives the centre and radius; without one (or without a radius) they stay unknown.
-            let area = waypoint.flatMap { w -> (Double, Double, Double)? in
-                guard let lat = w.latitude, let lon = w.longitude, let rad = w.radius, rad > 0 else { return nil }
-                return (lat, lon, rad)
-            }
+            let area = waypoint?.area
             let name = (t.regionName ?? waypoint?.description ?? t.regionID ?? "").truncated(to: TextLimit.label)
             let region = Region(
                 name: PostgresRows.text(name)!, latitude: area?.0 ?? t.latitude, longitude: area?.1 ?? t.longitude,

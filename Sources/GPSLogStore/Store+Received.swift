@@ -57,10 +57,7 @@ extension Store: ReceivedMessageStore {
             let waypoint = try receivedWaypoint(
                 device: key, regionID: t.regionID, created: t.regionCreated)
             // The waypoint gives the centre and radius; without one (or without a radius) they stay unknown.
-            let area = waypoint.flatMap { w -> (Double, Double, Double)? in
-                guard let lat = w.latitude, let lon = w.longitude, let rad = w.radius, rad > 0 else { return nil }
-                return (lat, lon, rad)
-            }
+            let area = waypoint?.area
             let name = t.regionName ?? waypoint?.description ?? t.regionID ?? ""
             try database.run(
                 """

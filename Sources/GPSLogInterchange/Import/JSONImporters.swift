@@ -243,10 +243,7 @@ struct OwnTracksFileImport {
             t.regionID.flatMap { rid in
                 waypoints.filter { $0.regionID == rid }.max { $0.created < $1.created }
             } ?? waypoints.last { second($0.created) == second(t.regionCreated) }
-        let area = waypoint.flatMap { w -> (Double, Double, Double)? in
-            guard let lat = w.latitude, let lon = w.longitude, let rad = w.radius, rad > 0 else { return nil }
-            return (lat, lon, rad)
-        }
+        let area = waypoint?.area
         let region = Region(
             name: (t.regionName ?? waypoint?.description ?? t.regionID ?? "").truncated(to: TextLimit.label),
             latitude: area?.0 ?? t.latitude, longitude: area?.1 ?? t.longitude, radius: area?.2 ?? 0,
