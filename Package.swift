@@ -61,6 +61,12 @@ let package = Package(
             ]
         ),
         .target(name: "GPSLogSampling", dependencies: ["GPSLogModel"]),
+        // The spine: a fix's way through the sampling stages to a `SessionSink` (the Store, a dry run, a convert's
+        // spool), and the file importers' way to the same sink; region outlines and track simplification with GEOS.
+        .target(
+            name: "GPSLogPipeline",
+            dependencies: ["GPSLogModel", "GPSLogSampling", "GPSLogFormats", "GPSLogGEOS"]
+        ),
         // The config file and profiles: layers of option values, each with where it came from. No ArgumentParser:
         // the command line hands it the options each subcommand has.
         .target(name: "GPSLogConfig", dependencies: ["GPSLogModel", .product(name: "TOMLKit", package: "TOMLKit")]),
@@ -80,9 +86,8 @@ let package = Package(
         .target(
             name: "GPSLogInterchange",
             dependencies: [
-                "GPSLogModel", "GPSLogSystem", "GPSLogFormats", "GPSLogSources", "GPSLogSampling", "GPSLogStore",
-                "GPSLogXML",
-                "GPSLogGEOS",
+                "GPSLogModel", "GPSLogSystem", "GPSLogFormats", "GPSLogSources", "GPSLogSampling", "GPSLogPipeline",
+                "GPSLogStore", "GPSLogXML",
             ]
         ),
         .target(
@@ -134,7 +139,7 @@ let package = Package(
         .target(
             name: "GPSLogView",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogInterchange", "GPSLogSystem",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogPipeline", "GPSLogSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
@@ -147,9 +152,8 @@ let package = Package(
         .target(
             name: "GPSLogRecording",
             dependencies: [
-                "GPSLogModel", "GPSLogSystem", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample",
-                "GPSLogGeocoding",
-                "GPSLogUpload", "GPSLogInterchange",
+                "GPSLogModel", "GPSLogSystem", "GPSLogSources", "GPSLogSampling", "GPSLogPipeline", "GPSLogStore",
+                "GPSLogSample", "GPSLogGeocoding", "GPSLogUpload",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -157,8 +161,8 @@ let package = Package(
         .target(
             name: "GPSLogCommands",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogStore", "GPSLogSample", "GPSLogFormats",
-                "GPSLogInterchange",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogPipeline", "GPSLogStore", "GPSLogSample",
+                "GPSLogFormats", "GPSLogInterchange",
                 "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver", "GPSLogConfig", "GPSLogView",
                 "GPSLogPostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -194,8 +198,8 @@ let package = Package(
         .target(
             name: "GPSLogFuzzTargets",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogFormats", "GPSLogInterchange", "GPSLogStore", "GPSLogXML",
-                "GPSLogRecording",
+                "GPSLogModel", "GPSLogSources", "GPSLogFormats", "GPSLogInterchange", "GPSLogPipeline", "GPSLogStore",
+                "GPSLogXML", "GPSLogRecording",
             ],
             path: "Tests/GPSLogFuzzTargets"
         ),
@@ -207,6 +211,13 @@ let package = Package(
         .testTarget(name: "GPSLogMQTTTests", dependencies: ["GPSLogMQTT", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogModelTests", dependencies: ["GPSLogModel"]),
         .testTarget(name: "GPSLogSamplingTests", dependencies: ["GPSLogSampling", "GPSLogModel"]),
+        .testTarget(
+            name: "GPSLogPipelineTests",
+            dependencies: [
+                "GPSLogPipeline", "GPSLogSampling", "GPSLogModel", "GPSLogStore", "GPSLogSources", "GPSLogSample",
+                "GPSLogInterchange", "GPSLogTestSupport",
+            ]
+        ),
         .testTarget(name: "GPSLogConfigTests", dependencies: ["GPSLogConfig", "GPSLogModel"]),
         .testTarget(name: "GPSLogSourcesTests", dependencies: ["GPSLogSources", "GPSLogModel", "GPSLogTestSupport"]),
         .testTarget(
@@ -216,7 +227,7 @@ let package = Package(
             name: "GPSLogInterchangeTests",
             dependencies: [
                 "GPSLogInterchange", "GPSLogFormats", "GPSLogModel", "GPSLogStore", "GPSLogSample", "GPSLogXML",
-                "GPSLogSampling", "GPSLogTestSupport",
+                "GPSLogSampling", "GPSLogPipeline", "GPSLogTestSupport",
             ]
         ),
         .testTarget(

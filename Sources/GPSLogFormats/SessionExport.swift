@@ -1,31 +1,6 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 
-/// Where a session's rows are read from: the user's `Store`, or a convert's `TrackSpool` (both conform in
-/// GPSLogInterchange).
-public protocol SessionSource: AnyObject {
-    /// A session's marks in time order (ties in insertion order), within the range, streamed.
-    func forEachMark(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws
-    /// Every row of a session in time order (ties in insertion order), within the range, streamed. A source may
-    /// leave out what `fields` does not ask for (the store does; a spool holds every field anyway).
-    func forEachEntry(
-        of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void)
-        throws
-    /// A session's visits by arrival (a few a day).
-    func visits(of sessionID: String) throws -> [Visit]
-    /// A session's region transitions in time order (a few a day).
-    func transitions(of sessionID: String) throws -> [Transition]
-}
-
-extension SessionSource {
-    /// Every row, every field.
-    public func forEachEntry(of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void)
-        throws
-    {
-        try forEachEntry(of: sessionID, from: from, to: to, fields: .all, body)
-    }
-}
-
 /// One session as the writers see it: its row, and its marks and entries streamed from the store (GPX, whose schema
 /// puts every wpt before the first trk, reads the marks first and the track after: two reads, flat memory).
 public struct SessionExport {

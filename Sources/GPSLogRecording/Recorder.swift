@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogGeocoding
-import GPSLogInterchange
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogSampling
 import GPSLogSources
 import GPSLogStore
@@ -15,7 +15,9 @@ import Logging
 /// turns on the one database connection it owns; it runs on a `StoreThread` of its own, so its commits never block
 /// Swift's cooperative pool.
 public actor Recorder {
-    private var writer: SessionWriter
+    private var pipeline: SessionPipeline
+    /// The database the pipeline ends in (read for the path and the dropped fixes kept so far).
+    private let store: Store
     private let source: any FixSource
     private let logger: Logger
     private let thread: StoreThread
@@ -30,10 +32,10 @@ public actor Recorder {
     private var sending: SendingStatus?
     /// The mode a server's `trip_mode` asked for: the next `trip start` without `--mode` takes it.
     private var serverTripMode: TripMode?
-    /// Splits seen so far (the writer counts them).
+    /// Splits seen so far (the pipeline counts them).
     private var splitsSeen = 0
     /// The source's time drops (`SourceStatistics.implausibleTimes`) when the current session began, and the
-    /// writer's splits they were last counted at: see `keepSourceTimeDrops`.
+    /// pipeline's splits they were last counted at: see `keepSourceTimeDrops`.
     private var sourceTimeDropsBefore = 0
     private var splitsCountedForDrops = 0
     /// The sessions of this run, oldest first: the geocoder and live sending finish the ones a split ended.
@@ -64,12 +66,13 @@ public actor Recorder {
         let store = try Store(path: databasePath)
         // The regions as they are at the start (`gpslog region add` while recording counts from the next run),
         // polygons through GEOS.
-        writer = SessionWriter(
-            store: store, naming: naming, mode: mode, policy: policy, splits: splits, stays: stays,
+        self.store = store
+        pipeline = SessionPipeline(
+            sink: store, naming: naming, mode: mode, policy: policy, splits: splits, stays: stays,
             regions: try RegionWatcher.watching(store.regions()))
         readyAddresses = geocoder.map { ReadyAddresses(store: store, geocoder: $0, options: geocodeOptions) }
         if let ready = readyAddresses {
-            writer.addresses = { ready.address(latitude: $0.latitude, longitude: $0.longitude, marked: $0.marked) }
+            pipeline.addresses = { ready.address(latitude: $0.latitude, longitude: $0.longitude, marked: $0.marked) }
         }
         self.source = source
         self.thread = thread
@@ -83,18 +86,18 @@ public actor Recorder {
     public func runsOnItsOwnThread() -> Bool { thread.isCurrent }
 
     /// The session, once the first fix created it.
-    public var session: Session? { writer.session }
+    public var session: Session? { pipeline.session }
 
     /// The database file.
-    public var databasePath: String { writer.store.path }
+    public var databasePath: String { store.path }
 
     /// Rows committed so far.
-    public var committedEntries: Int { writer.storedEntries }
+    public var committedEntries: Int { pipeline.storedEntries }
 
     /// Rows committed, marks among them, and the track's length in metres, kept as the rows were written (what
     /// `record` prints at the end, without a query over the whole session).
     public var totals: (entries: Int, marks: Int, distance: Double) {
-        (writer.storedEntries, writer.markCount, writer.distance)
+        (pipeline.storedEntries, pipeline.markCount, pipeline.distance)
     }
 
     /// Takes a batch of events from the source, in order (one actor hop per batch, not per event).
@@ -109,30 +112,30 @@ public actor Recorder {
             fixesReceived += 1
             lastFix = fix
             lastFixArrival = .now
-            let hadSession = writer.session != nil
-            try writer.add(fix)
+            let hadSession = pipeline.session != nil
+            try pipeline.add(fix)
             try keepSourceTimeDropsOfSplits()
-            if writer.splits != splitsSeen, let (ended, reason) = writer.splitOff {
-                splitsSeen = writer.splits
+            if pipeline.splits != splitsSeen, let (ended, reason) = pipeline.splitOff {
+                splitsSeen = pipeline.splits
                 logger.info(
                     "session '\(ended.name.visible)' (\(ended.shortID)) ended at \(ended.end?.iso8601() ?? "?") (\(Self.words(reason)))"
                 )
             }
-            for event in writer.stayEvents { logger.info("\(Self.words(event))") }
-            for t in writer.transitions {
+            for event in pipeline.stayEvents { logger.info("\(Self.words(event))") }
+            for t in pipeline.transitions {
                 logger.info("region '\(t.region.name.visible)': \(t.event.rawValue) at \(t.time.iso8601())")
             }
-            if let session = writer.session, sessionIDs.last != session.id {
+            if let session = pipeline.session, sessionIDs.last != session.id {
                 sessionIDs.append(session.id)
                 let verb = hadSession || sessionIDs.count > 1 ? "now recording" : "recording"
                 logger.info("\(verb) session '\(session.name.visible)' (\(session.id)) from \(source.description)")
             }
         case .heading(let reading):
-            try writer.add(reading)
+            try pipeline.add(reading)
         case .resumed:
-            writer.sourceResumed()
+            pipeline.sourceResumed()
         }
-        if writer.pendingCount >= maxPending { try flush() }
+        if pipeline.pendingCount >= maxPending { try flush() }
     }
 
     /// Commits what is pending once `commitEvery` has passed since the last commit (called every second; the
@@ -143,14 +146,14 @@ public actor Recorder {
 
     /// Commits pending rows now.
     public func flush() throws {
-        let stored = try writer.flush()
+        let stored = try pipeline.flush()
         lastCommit = .now
-        if !stored.isEmpty { logger.debug("committed \(stored.count) entries (\(writer.storedEntries) in all)") }
+        if !stored.isEmpty { logger.debug("committed \(stored.count) entries (\(pipeline.storedEntries) in all)") }
     }
 
     /// Marks the freshest fix, commits it at once and returns it; `poi`: the label names a point of interest.
     public func mark(label: String?, poi: Bool = false) throws -> MarkInfo {
-        guard let entry = try writer.mark(label: label, poi: poi), let session = writer.session else {
+        guard let entry = try pipeline.mark(label: label, poi: poi), let session = pipeline.session else {
             throw RecordingError.recorder("no fix yet: nothing to mark; wait for the receiver to get a position")
         }
         try flush()
@@ -174,57 +177,57 @@ public actor Recorder {
                 throw RecordingError.recorder(
                     "'\(name.visible)' is not a monitoring mode: use quiet, manual, significant, move or interval")
             }
-            let before = Self.name(of: writer.sampler.policy.monitoring)
-            writer.setMonitoring(mode)
+            let before = Self.name(of: pipeline.sampler.policy.monitoring)
+            pipeline.setMonitoring(mode)
             logger.info("monitoring: \(before) -> \(Self.name(of: mode)) (gpslog monitoring)")
         }
-        return Self.name(of: writer.sampler.policy.monitoring)
+        return Self.name(of: pipeline.sampler.policy.monitoring)
     }
 
     /// Applies a server's setting to the sampling (`min_distance`, `min_time`, `desired_accuracy`,
     /// `tracking_mode`, `pause_automatically`, `resume_with_geofence`, `visit_tracking`) from the next fix on.
     /// Returns the value it replaced, as text for the log; nil for a change that is not the recorder's.
     func apply(_ change: RemoteChange) -> String? {
-        let policy = writer.sampler.policy
-        var rules = writer.stays?.rules ?? StayRules()
+        let policy = pipeline.sampler.policy
+        var rules = pipeline.stays?.rules ?? StayRules()
         let before: String
         switch change {
         case .minDistance(let m):
             before = SettingText.distance(policy.minDistance)
-            writer.updatePolicy { $0.minDistance = m }
+            pipeline.updatePolicy { $0.minDistance = m }
         case .minTime(let ms):
             before = SettingText.milliseconds(policy.minTimeMilliseconds)
-            writer.updatePolicy { $0.minTimeMilliseconds = ms }
+            pipeline.updatePolicy { $0.minTimeMilliseconds = ms }
         case .maxAccuracy(let m):
             before = SettingText.distance(policy.maxAccuracy)
-            writer.updatePolicy { $0.maxAccuracy = m }
+            pipeline.updatePolicy { $0.maxAccuracy = m }
         case .monitoring(let mode):
             before = Self.name(of: policy.monitoring)
-            writer.setMonitoring(mode)
+            pipeline.setMonitoring(mode)
         case .pause(let ms):
-            before = writer.stays?.rules.pauseAfterMilliseconds == nil ? "false" : "true"
+            before = pipeline.stays?.rules.pauseAfterMilliseconds == nil ? "false" : "true"
             rules.pauseAfterMilliseconds = ms
-            writer.setStayRules(rules)
+            pipeline.setStayRules(rules)
         case .resumeRadius(let m):
             before = SettingText.distance(rules.resumeRadius)
             rules.resumeRadius = m ?? max(policy.samePlaceRadius, 50)
-            writer.setStayRules(rules)
+            pipeline.setStayRules(rules)
         case .visits(let on):
             before = rules.visits ? "true" : "false"
             rules.visits = on
-            writer.setStayRules(rules)
+            pipeline.setStayRules(rules)
         case .tripMode(let mode):
-            before = serverTripMode?.rawValue ?? writer.mode?.rawValue ?? TripMode.bicycle.rawValue
+            before = serverTripMode?.rawValue ?? pipeline.mode?.rawValue ?? TripMode.bicycle.rawValue
             serverTripMode = mode
         case .tripMinDistance(let m):
-            before = SettingText.distance(writer.tripSampling.minDistance)
-            writer.updateTripSampling { $0.minDistance = m }
+            before = SettingText.distance(pipeline.tripSampling.minDistance)
+            pipeline.updateTripSampling { $0.minDistance = m }
         case .tripMinTime(let ms):
-            before = SettingText.milliseconds(writer.tripSampling.minTimeMilliseconds)
-            writer.updateTripSampling { $0.minTimeMilliseconds = ms }
+            before = SettingText.milliseconds(pipeline.tripSampling.minTimeMilliseconds)
+            pipeline.updateTripSampling { $0.minTimeMilliseconds = ms }
         case .tripMaxAccuracy(let m):
-            before = SettingText.distance(writer.tripSampling.maxAccuracy)
-            writer.updateTripSampling { $0.maxAccuracy = m }
+            before = SettingText.distance(pipeline.tripSampling.maxAccuracy)
+            pipeline.updateTripSampling { $0.maxAccuracy = m }
         case .sendInterval, .loggingMode, .batchSize:
             return nil
         }
@@ -235,25 +238,25 @@ public actor Recorder {
     public func setTag(_ tag: String?) -> String? {
         if let tag {
             let cleaned = tag.trimmedWhitespace.truncated(to: TextLimit.label)
-            writer.tag = cleaned.isEmpty ? nil : cleaned
-            logger.info("tag: \(writer.tag.map { "'\($0.visible)'" } ?? "cleared") (gpslog tag)")
+            pipeline.tag = cleaned.isEmpty ? nil : cleaned
+            logger.info("tag: \(pipeline.tag.map { "'\($0.visible)'" } ?? "cleared") (gpslog tag)")
         }
-        return writer.tag
+        return pipeline.tag
     }
 
     /// The mode of the trip running (`gpslog trip start`); nil when none.
-    public var tripMode: TripMode? { writer.trip?.mode }
+    public var tripMode: TripMode? { pipeline.trip?.mode }
 
     /// Overland's Trip Settings, used by the trips started from now on.
-    public func setTripSampling(_ sampling: TripSampling) { writer.tripSampling = sampling }
+    public func setTripSampling(_ sampling: TripSampling) { pipeline.tripSampling = sampling }
 
     /// Starts a trip (Overland's Start): the session in progress ends and the trip's opens at the next fix, with the
     /// trip settings. `mode` nil: the recording's `--mode`, else Overland's default, bicycle.
     public func startTrip(mode: TripMode?, name: String?) throws -> RecorderStatus {
-        let mode = mode ?? serverTripMode ?? writer.mode ?? .bicycle
+        let mode = mode ?? serverTripMode ?? pipeline.mode ?? .bicycle
         // A blank name would be refused when the trip's session is created, at the next fix: the default instead.
         let name = name.map(\.trimmedWhitespace).flatMap { $0.isEmpty ? nil : $0 }
-        try writer.startTrip(mode: mode, name: name)
+        try pipeline.startTrip(mode: mode, name: name)
         try keepSourceTimeDropsOfSplits()
         logger.info("trip started: \(mode.rawValue)\(name.map { " '\($0.visible)'" } ?? "") (gpslog trip start)")
         return status()
@@ -261,7 +264,7 @@ public actor Recorder {
 
     /// Ends the running trip (Overland's Stop); the recording goes on in a new session at the next fix.
     public func stopTrip() throws -> RecorderStatus {
-        let ended = try writer.stopTrip()
+        let ended = try pipeline.stopTrip()
         try keepSourceTimeDropsOfSplits()
         if let ended {
             logger.info(
@@ -281,24 +284,25 @@ public actor Recorder {
     /// What the tracker screen shows.
     public func status() -> RecorderStatus {
         let stats = source.statistics
-        let duration: Double? = writer.session.map { s in
-            Double(((writer.lastEntryTime ?? s.start).milliseconds - s.start.milliseconds)) / 1000
+        let duration: Double? = pipeline.session.map { s in
+            Double(((pipeline.lastEntryTime ?? s.start).milliseconds - s.start.milliseconds)) / 1000
         }
         return RecorderStatus(
-            sessionID: writer.session?.id, sessionName: writer.name, source: source.description, pid: getpid(),
+            sessionID: pipeline.session?.id, sessionName: pipeline.name, source: source.description, pid: getpid(),
             lastFixAgeSeconds: lastFixArrival.map { Self.seconds(ContinuousClock.now - $0) },
             lastFixTime: lastFix?.time.iso8601(), latitude: lastFix?.latitude, longitude: lastFix?.longitude,
             altitude: lastFix?.altitude, horizontalAccuracy: lastFix?.horizontalAccuracy, speed: lastFix?.speed,
-            entries: writer.storedEntries + writer.pendingCount, marks: writer.markCount, fixesReceived: fixesReceived,
+            entries: pipeline.storedEntries + pipeline.pendingCount, marks: pipeline.markCount,
+            fixesReceived: fixesReceived,
             badSentences: stats.badSentences, durationSeconds: duration,
-            distanceMeters: (writer.distance * 10).rounded() / 10,
+            distanceMeters: (pipeline.distance * 10).rounded() / 10,
             connected: stats.connected, addresses: addressReport, sending: sending,
             droppedFixes: droppedFixes, sessions: sessionIDs.count,
-            monitoring: writer.sampler.policy.monitoring?.name,
-            pausedSince: writer.stays?.pausedAt?.time.iso8601(),
-            visitSince: writer.stays?.visit?.arrival.iso8601(), trip: writer.trip?.mode.rawValue,
-            regions: writer.regionWatcher.map(\.insideNames), tag: writer.tag,
-            sampling: SamplingStatus(writer.sampler.policy, stays: writer.stays?.rules))
+            monitoring: pipeline.sampler.policy.monitoring?.name,
+            pausedSince: pipeline.stays?.pausedAt?.time.iso8601(),
+            visitSince: pipeline.stays?.visit?.arrival.iso8601(), trip: pipeline.trip?.mode.rawValue,
+            regions: pipeline.regionWatcher.map(\.insideNames), tag: pipeline.tag,
+            sampling: SamplingStatus(pipeline.sampler.policy, stays: pipeline.stays?.rules))
     }
 
     /// What the geocoder beside the recording has done so far, for `status`.
@@ -318,35 +322,35 @@ public actor Recorder {
 
     /// Commits everything and ends the session. Returns it (nil when no fix ever came).
     public func finish() throws -> Session? {
-        try writer.finish()
-        if let session = writer.session { try keepSourceTimeDrops(in: session.id) }
-        return writer.session
+        try pipeline.finish()
+        if let session = pipeline.session { try keepSourceTimeDrops(in: session.id) }
+        return pipeline.session
     }
 
     /// What this run refused before sampling: the gate's counts, with the fixes the source's own time check (the
     /// NMEA decoder's, gpsd's) dropped before the gate ever saw them counted as time drops.
     var droppedFixes: DroppedFixes {
-        var dropped = writer.gate.dropped
+        var dropped = pipeline.gate.dropped
         dropped.time += source.statistics.implausibleTimes
         return dropped
     }
 
     /// After a split (`--split`, a trip started or stopped): the session it ended keeps the source's time drops.
     private func keepSourceTimeDropsOfSplits() throws {
-        guard writer.splits != splitsCountedForDrops else { return }
-        splitsCountedForDrops = writer.splits
-        if let ended = writer.splitOff?.session { try keepSourceTimeDrops(in: ended.id) }
+        guard pipeline.splits != splitsCountedForDrops else { return }
+        splitsCountedForDrops = pipeline.splits
+        if let ended = pipeline.splitOff?.session { try keepSourceTimeDrops(in: ended.id) }
     }
 
-    /// Adds to an ended session's dropped fixes (the writer kept the gate's) what the source's time check dropped
+    /// Adds to an ended session's dropped fixes (the pipeline kept the gate's) what the source's time check dropped
     /// since the session began, so that `show` counts every fix refused for its time.
     private func keepSourceTimeDrops(in sessionID: String) throws {
         let now = source.statistics.implausibleTimes
         defer { sourceTimeDropsBefore = now }
         guard now > sourceTimeDropsBefore else { return }
-        var dropped = try writer.store.droppedFixes(of: sessionID) ?? DroppedFixes()
+        var dropped = try store.droppedFixes(of: sessionID) ?? DroppedFixes()
         dropped.time += now - sourceTimeDropsBefore
-        try writer.store.setDroppedFixes(dropped, of: sessionID)
+        try store.setDroppedFixes(dropped, of: sessionID)
     }
 
     static func words(_ event: StayEvent) -> String {

@@ -45,6 +45,9 @@ public struct SQLiteError: Error, LocalizedError, Equatable, CustomStringConvert
     /// True when another connection held a lock longer than the busy timeout (SQLITE_BUSY).
     public var isBusy: Bool { code == SQLITE_BUSY }
 
+    /// The file is not a database, or a damaged one (`SQLITE_CORRUPT`, `SQLITE_NOTADB`).
+    public var isCorruptFile: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
+
     /// True for a NULL in a NOT NULL column (SQLite checks these before a row's CHECK constraints).
     public var isNotNullViolation: Bool { extendedCode == CSQLite3_CONSTRAINT_NOTNULL }
 

@@ -25,21 +25,6 @@ public struct ReceivedBatch: Sendable {
     }
 }
 
-/// What makes a received location a repeat: its time and place. A phone re-sending a batch it had no answer for
-/// sends the very same points; two places at one time are both kept, as `import` keeps them (OwnTracks' times are
-/// whole seconds, and a phone may report twice in one).
-public struct ReceivedPlace: Hashable, Sendable {
-    public var time: Int64
-    public var latitude: Double
-    public var longitude: Double
-
-    public init(_ entry: Entry) {
-        time = entry.time.milliseconds
-        latitude = entry.latitude
-        longitude = entry.longitude
-    }
-}
-
 /// What storing received batches did.
 public struct ReceivedOutcome: Sendable, Equatable {
     /// The name of the (last) session written to.

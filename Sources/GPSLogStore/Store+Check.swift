@@ -1,4 +1,3 @@
-import CSQLite3
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 import GPSLogSQLite
@@ -96,7 +95,7 @@ extension Store {
             let s = try database.makeStatement("PRAGMA integrity_check")
             while try s.step() { lines.append(s.string(at: 0) ?? "") }
             return lines.isEmpty ? nil : lines == ["ok"] ? [] : lines
-        } catch let error as SQLiteError where error.code == SQLITE_CORRUPT || error.code == SQLITE_NOTADB {
+        } catch let error as SQLiteError where error.isCorruptFile {
             // What the check found before a page stopped it; nothing when the schema itself cannot be read.
             return lines.isEmpty
                 ? ["the schema (sqlite_schema) cannot be read: \(error.message)"]

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogFormats
-import GPSLogInterchange
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 import NIOPosix
 

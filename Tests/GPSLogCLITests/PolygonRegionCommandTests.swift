@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 import GPSLogTestSupport
 import Testing

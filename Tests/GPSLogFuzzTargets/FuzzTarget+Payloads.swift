@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogInterchange
 import GPSLogModel
+import GPSLogPipeline
 
 extension FuzzTarget {
     /// The name payload refusals must carry (a request body has no file).

@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogInterchange
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogSample
 import GPSLogStore
 import GPSLogTestSupport

@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogInterchange
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogTestSupport
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
 struct PipelineTests {
     @Test func aStoreFailureOnTheWriterThreadRollsBackTheWholeImport() throws {
         try withTemporaryStore { store, _ in
-            let target = PipelinedImportTarget(store, depth: 2)
+            let target = PipelinedSink(store, depth: 2)
             var bad = makeEntries(count: 10, seed: 3)
             bad[7].latitude = 95  // breaks latitude_in_range, found by SQLite on the writer thread
             #expect {
@@ -52,7 +53,7 @@ struct PipelineTests {
         let entries = makeEntries(count: 10_000, seed: 21)
         func load(_ pipelined: Bool) throws -> [Entry] {
             try withTemporaryStore { store, _ in
-                let target: any ImportTarget = pipelined ? PipelinedImportTarget(store) : store
+                let target: any SessionSink = pipelined ? PipelinedSink(store) : store
                 let id = try target.importTransaction(expectedBytes: nil) { () throws -> String in
                     let s = try target.createSession(
                         name: "same", start: entries[0].time, mode: nil, id: "0190f1a2-0000-7000-8000-000000000001")

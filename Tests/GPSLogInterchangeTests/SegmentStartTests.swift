@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogInterchange
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogSampling
 import GPSLogStore
 import GPSLogTestSupport
@@ -113,7 +114,7 @@ struct SegmentStartTests {
 
     @Test func theWriterStartsASegmentAtTheFirstPointAfterTheSourceCameBack() throws {
         try withTemporaryStore { store, _ in
-            var writer = SessionWriter(store: store, name: "Car", policy: SamplingPolicy())
+            var writer = SessionPipeline(sink: store, name: "Car", policy: SamplingPolicy())
             // Coming back before the first fix starts nothing: the track starts there anyway.
             writer.sourceResumed()
             let start = Timestamp(milliseconds: 1_700_000_000_000)
@@ -141,8 +142,8 @@ struct SegmentStartTests {
 struct TripPauseTests {
     @Test func thePauseEndsARunningTrip() throws {
         try withTemporaryStore { store, _ in
-            var writer = SessionWriter(
-                store: store, naming: .fixed("Day"), policy: SamplingPolicy(),
+            var writer = SessionPipeline(
+                sink: store, naming: .fixed("Day"), policy: SamplingPolicy(),
                 stays: StayRules(pauseAfterMilliseconds: 600_000))
             let start = Timestamp(milliseconds: 1_700_000_000_000)
             func fix(_ second: Int, north metres: Double = 0) -> Fix {

@@ -2,6 +2,7 @@
 import ArgumentParser
 import GPSLogFormats
 import GPSLogInterchange
+import GPSLogPipeline
 
 extension GPSLog {
     /// `gpslog region export`: the regions as OwnTracks' waypoints export, for its apps to import.

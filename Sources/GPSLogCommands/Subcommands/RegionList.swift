@@ -2,6 +2,7 @@
 import ArgumentParser
 import GPSLogInterchange
 import GPSLogModel
+import GPSLogPipeline
 
 extension GPSLog {
     /// `gpslog region list`.

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import GPSLogInterchange
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogRecording
 import GPSLogStore
 

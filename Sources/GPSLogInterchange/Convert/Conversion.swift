@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// `gpslog convert`: a file in a format `import` reads to a file in a format `export` writes, without the user's
@@ -67,7 +68,7 @@ public struct Conversion {
         let stream = try GeoJSONStream(path: output)
         stream.onAppend = progress
         do {
-            _ = try GPXImporter(options: options).importFile(input, into: PipelinedImportTarget(stream))
+            _ = try GPXImporter(options: options).importFile(input, into: PipelinedSink(stream))
         } catch is GeoJSONStream.NeedsSorting {
             return false
         }
@@ -82,7 +83,7 @@ public struct Conversion {
     {
         let spool = try TrackSpool(folder: folder)
         spool.onAppend = progress
-        let results = try GPXImporter(options: options).importFile(input, into: PipelinedImportTarget(spool))
+        let results = try GPXImporter(options: options).importFile(input, into: PipelinedSink(spool))
         if spool.needsSorting { return false }
         try export(results.map(\.session), from: spool, progress: progress)
         return true

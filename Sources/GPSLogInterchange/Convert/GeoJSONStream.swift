@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// `convert` from GPX to GeoJSON as one stream: the importer's rows are formatted as GeoJSON while the file is
-/// parsed (the track's coordinates and times on the import's second thread, see `PipelinedImportTarget`; each
+/// parsed (the track's coordinates and times on the import's second thread, see `PipelinedSink`; each
 /// session's features are put together when its import finishes it), with no spool to write and read back.
 /// GeoJSON reads each track once in time order, so a track that arrives in time order can be written as it comes;
 /// `GeoJSONDocument` and `GeoJSONTrack` write it, the same code `export` uses, so the bytes are the same.
@@ -15,7 +16,7 @@ import GPSLogStore
 /// written when its import finishes it, so only the session being read is held: its track, and its marks as
 /// features (they come after its track points and go after its track), each spilling to disk past 1 MB. Marks out
 /// of time order throw `NeedsSorting` too.
-public final class GeoJSONStream: ImportTarget {
+public final class GeoJSONStream: SessionSink {
     /// A track is not in time order: convert through a store that sorts instead.
     public struct NeedsSorting: Error {}
 
@@ -51,7 +52,9 @@ public final class GeoJSONStream: ImportTarget {
         try document.begin()
     }
 
-    public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
+    public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?, trip: Bool) throws
+        -> Session
+    {
         let session = try TrackSpool.newSession(
             name: name, start: start, mode: mode, id: id, key: taken.count + 1, taken: taken)
         taken[session.id] = taken.count
@@ -61,7 +64,8 @@ public final class GeoJSONStream: ImportTarget {
 
     public func hasSession(id: String) throws -> Bool { taken[id] != nil }
 
-    public func appendEntries(_ entries: [Entry], to sessionID: String) throws {
+    @discardableResult
+    public func appendEntries(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
         guard var p = pending.removeValue(forKey: sessionID) else {
             throw StoreError.invalidSession(reason: "no session \(sessionID)")
         }
@@ -86,6 +90,7 @@ public final class GeoJSONStream: ImportTarget {
             if !e.isHeadingChanged { try p.track.add(e) }
         }
         onAppend?(entries.count)
+        return []
     }
 
     /// Ends a session and writes its features (the importer finishes sessions in the order it returns them).
@@ -100,7 +105,8 @@ public final class GeoJSONStream: ImportTarget {
 
     /// A region transition (gpslog's GPX export) comes after its session was written: the store places it (the
     /// destination is not written yet, so the caller can take the other path as for a track out of order).
-    public func importTransition(_ transition: Transition, to sessionID: String) throws { throw NeedsSorting() }
+    @discardableResult
+    public func addTransition(_ transition: Transition, to sessionID: String) throws -> Int64 { throw NeedsSorting() }
 
     /// GeoJSON names marks by id, not track points.
     public var keepsTrackPointIDs: Bool { false }

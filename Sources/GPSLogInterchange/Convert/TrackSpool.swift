@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 import GPSLogSystem
 
@@ -12,7 +13,7 @@ import GPSLogSystem
 ///
 /// Sessions are read back in insertion order, which is time order when the file is. A session whose track or marks
 /// are not in time order sets `needsSorting`; the caller then converts through a temporary `Store`, which sorts.
-public final class TrackSpool: ImportTarget, SessionSource {
+public final class TrackSpool: SessionSink, SessionSource {
     private struct SessionInfo {
         var session: Session
         var ranges: [Range<Int64>] = []
@@ -37,9 +38,11 @@ public final class TrackSpool: ImportTarget, SessionSource {
         marks = try SpoolFile(folder: folder, name: "marks")
     }
 
-    // MARK: - ImportTarget
+    // MARK: - SessionSink
 
-    public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
+    public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?, trip: Bool) throws
+        -> Session
+    {
         let session = try TrackSpool.newSession(
             name: name, start: start, mode: mode, id: id, key: sessions.count + 1, taken: indexByID)
         indexByID[session.id] = sessions.count
@@ -49,8 +52,10 @@ public final class TrackSpool: ImportTarget, SessionSource {
 
     public func hasSession(id: String) throws -> Bool { indexByID[id] != nil }
 
-    public func appendEntries(_ entries: [Entry], to sessionID: String) throws {
+    @discardableResult
+    public func appendEntries(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
         guard let i = indexByID[sessionID] else { throw StoreError.invalidSession(reason: "no session \(sessionID)") }
+        let firstKey = nextKey
         for (index, var e) in entries.enumerated() {
             try TrackSpool.checkPosition(e, index: index)
             e.key = nextKey
@@ -66,6 +71,7 @@ public final class TrackSpool: ImportTarget, SessionSource {
             Self.extend(&sessions[i].ranges, with: try track.append(e))
         }
         onAppend?(entries.count)
+        return Array(firstKey..<nextKey)
     }
 
     /// Adds a record's range to a session's list, growing the last range when the record follows it.
@@ -115,12 +121,16 @@ public final class TrackSpool: ImportTarget, SessionSource {
     private var transitionsByID: [String: [Transition]] = [:]
     private var visitsByID: [String: [Visit]] = [:]
 
-    public func importTransition(_ transition: Transition, to sessionID: String) throws {
+    @discardableResult
+    public func addTransition(_ transition: Transition, to sessionID: String) throws -> Int64 {
         transitionsByID[sessionID, default: []].append(transition)
+        return 0
     }
 
-    public func importVisit(_ visit: Visit, to sessionID: String) throws {
+    @discardableResult
+    public func addVisit(_ visit: Visit, to sessionID: String) throws -> Int64 {
         visitsByID[sessionID, default: []].append(visit)
+        return 0
     }
 
     /// The session's visits by arrival.

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Imports CSV files of points (read by `CSVReader`, columns found by `CSVLayout`): gpslog's own export (a session
@@ -15,7 +16,7 @@ public struct CSVImporter: TrackFileImporter {
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (a convert's spool, a dry run).
-    public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
+    public func importFile(_ path: String, into store: any SessionSink) throws -> [ImportResult] {
         try FileImport.run(path, store: store) {
             var reader = try CSVReader(file: path)
             defer { reader.close() }

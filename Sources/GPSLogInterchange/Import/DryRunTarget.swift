@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// A session an import would make (`import --dry-run`).
@@ -16,11 +17,13 @@ public struct PlannedSession: Sendable, Equatable {
 }
 
 /// Where a dry run imports to: sessions and entries are counted, nothing is kept or written.
-final class DryRunTarget: ImportTarget {
+final class DryRunTarget: SessionSink {
     private var sessions: [String: PlannedSession] = [:]
     private var key: Int64 = 0
 
-    func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
+    func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?, trip: Bool) throws
+        -> Session
+    {
         let name = name.trimmedWhitespace.truncated(to: TextLimit.sessionName)
         guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the name is empty") }
         key += 1
@@ -31,7 +34,8 @@ final class DryRunTarget: ImportTarget {
 
     func hasSession(id: String) throws -> Bool { sessions[id] != nil }
 
-    func appendEntries(_ entries: [Entry], to sessionID: String) throws {
+    @discardableResult
+    func appendEntries(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
         for (index, e) in entries.enumerated() {
             // The rules the store checks, so a dry run refuses what the import would.
             if let rule = Store.brokenRule(e) {
@@ -46,15 +50,19 @@ final class DryRunTarget: ImportTarget {
                 sessions[sessionID]?.points += 1
             }
         }
+        return []
     }
 
     func finishSession(id: String, end: Timestamp) throws { sessions[id]?.end = end }
 
     func renameSession(id: String, to name: String) throws { sessions[id]?.name = name }
 
-    func importVisit(_ visit: Visit, to sessionID: String) throws { sessions[sessionID]?.visits += 1 }
+    func addVisit(_ visit: Visit, to sessionID: String) throws -> Int64 {
+        sessions[sessionID]?.visits += 1
+        return 0
+    }
 
-    func moveSessionStart(id: String, to start: Timestamp) throws { sessions[id]?.start = start }
+    func setSessionStart(id: String, start: Timestamp) throws { sessions[id]?.start = start }
 
     func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T { try body() }
 

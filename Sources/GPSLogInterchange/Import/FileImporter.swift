@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Imports any supported file.
@@ -31,7 +32,7 @@ public struct FileImporter {
         switch format {
         case .nmea: return [try nmea.importFile(path, name: name ?? stem, mode: mode, into: store)]
         case .gpx, .geojson, .csv, .google, .kml, .kmz, .tcx:
-            return try trackImport(path, format: format, into: PipelinedImportTarget(store))
+            return try trackImport(path, format: format, into: PipelinedSink(store))
         case .xml: importer = SessionXMLImporter()
         case .overland: importer = OverlandImporter()
         case .owntracks:
@@ -47,7 +48,7 @@ public struct FileImporter {
     }
 
     /// GPX, GeoJSON, CSV, KML (and KMZ) and TCX into any target.
-    private func trackImport(_ path: String, format: ImportFormat, into target: any ImportTarget) throws
+    private func trackImport(_ path: String, format: ImportFormat, into target: any SessionSink) throws
         -> [ImportResult]
     {
         switch format {

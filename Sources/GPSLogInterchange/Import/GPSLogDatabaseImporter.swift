@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Imports the SQLite database of the iOS app GPS Log (`Log.db`: TEXT-typed Sessions and Entries, documented in
@@ -97,14 +98,14 @@ public struct GPSLogDatabaseImporter {
         let sessionName =
             self.name ?? name.flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0 } ?? start
             ?? "GPS Log session \(id.prefix(8))"
-        var sink = try EntrySink(
-            store: store, name: sessionName, start: min(startTime, first ?? startTime),
+        var sink = try EntryWriter(
+            sink: store, name: sessionName, start: min(startTime, first ?? startTime),
             end: time(end), mode: nil, preferredID: id)
         for var e in entries {
             let keep = try !e.id.isEmpty && sink.canKeep(entryID: e.id)
             if !keep { e.id = try sink.makeUnusedID(e.time) }
             try sink.add(e)
         }
-        return try sink.finish()
+        return ImportResult(try sink.finish())
     }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Imports GPX 1.0 and 1.1 (read by `GPXReader`): each `trk` becomes a session (named as `SessionSequence` says;
@@ -27,7 +28,7 @@ public struct GPXImporter: TrackFileImporter {
     public init(options: TrackImportOptions) { self.options = options }
 
     /// Imports into any target (a convert's spool).
-    public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
+    public func importFile(_ path: String, into store: any SessionSink) throws -> [ImportResult] {
         try FileImport.run(path, store: store) {
             let sessions = GPXSessions(path: path, options: options, store: store)
             try GPXReader.read(path, into: sessions)
@@ -43,11 +44,11 @@ final class GPXSessions: GPXVisitor {
     // methods are `mutating`, so the compiler checks its accesses statically instead. Sound because the reader
     // calls one method at a time, on the parsing thread.
     private let builder: UnsafeMutablePointer<GPXSessionBuilder>
-    private let store: any ImportTarget
+    private let store: any SessionSink
     /// Waypoints of type `enter` or `leave`: gpslog's transitions, stored once the sessions are made.
     private var records = SessionRecords()
 
-    init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+    init(path: String, options: TrackImportOptions, store: any SessionSink) {
         self.store = store
         builder = .allocate(capacity: 1)
         builder.initialize(to: GPXSessionBuilder(path: path, options: options, store: store))

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 
 /// Sessions from GPX: the session of a track opens at its first timed point, untimed points are dated, waypoints
 /// become marks of the first track (or a session of their own). Which sessions, and their names, is
@@ -38,7 +39,7 @@ struct GPXSessionBuilder {
     /// them, as at a track's start), not at the file's metadata time.
     private var carried: (points: MarkSpool, header: GPXTrackHeader)?
 
-    init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+    init(path: String, options: TrackImportOptions, store: any SessionSink) {
         self.path = path
         self.options = options
         sessions = SessionSequence(store: store, options: options)

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Imports GeoJSON (read by `GeoJSONReader`, streaming): LineStrings and MultiLineStrings with `coordTimes`
@@ -16,7 +17,7 @@ public struct GeoJSONImporter: TrackFileImporter {
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (a convert's spool, a dry run).
-    public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
+    public func importFile(_ path: String, into store: any SessionSink) throws -> [ImportResult] {
         try FileImport.run(path, store: store) {
             let sessions = GeoJSONSessions(path: path, options: options, store: store)
             try GeoJSONReader.read(path, into: sessions)
@@ -30,7 +31,7 @@ public struct GeoJSONImporter: TrackFileImporter {
 final class GeoJSONSessions: GeoJSONVisitor {
     private let state: UnsafeMutablePointer<State>
     private let options: TrackImportOptions
-    private let store: any ImportTarget
+    private let store: any SessionSink
 
     private struct State {
         var sessions: PointSessions
@@ -45,7 +46,7 @@ final class GeoJSONSessions: GeoJSONVisitor {
         var untimedLinePoints = 0
     }
 
-    init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+    init(path: String, options: TrackImportOptions, store: any SessionSink) {
         self.options = options
         self.store = store
         state = .allocate(capacity: 1)

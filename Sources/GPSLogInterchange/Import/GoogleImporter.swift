@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Imports Google location history (Takeout's `Records.json` and Semantic Location History, the phone's Timeline
@@ -15,7 +16,7 @@ public struct GoogleLocationImporter: TrackFileImporter {
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (the user's store through a pipeline, a dry run, a convert's store).
-    public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
+    public func importFile(_ path: String, into store: any SessionSink) throws -> [ImportResult] {
         try FileImport.run(path, store: store) {
             let sessions = GoogleSessions(path: path, options: options, store: store)
             try GoogleLocationReader.read(path, into: sessions)
@@ -29,13 +30,13 @@ public struct GoogleLocationImporter: TrackFileImporter {
 /// moved when an earlier point comes later.
 final class GoogleSessions: GoogleLocationVisitor {
     private struct Open {
-        var sink: EntrySink
+        var sink: EntryWriter
         var earliest: Timestamp
         var latest: Timestamp
     }
 
     let path: String
-    private let store: any ImportTarget
+    private let store: any SessionSink
     private let options: TrackImportOptions
     private let base: String
     private var days: LocalDays?
@@ -44,7 +45,7 @@ final class GoogleSessions: GoogleLocationVisitor {
     private var others: [String: Open] = [:]
     private var visits = 0
 
-    init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+    init(path: String, options: TrackImportOptions, store: any SessionSink) {
         self.path = path
         self.store = store
         self.options = options
@@ -67,7 +68,7 @@ final class GoogleSessions: GoogleLocationVisitor {
     func visit(_ visit: Visit) throws {
         let key = self.key(visit.arrival)
         try activate(key, at: visit.arrival)
-        try store.importVisit(visit, to: active!.open.sink.session!.id)
+        try store.addVisit(visit, to: active!.open.sink.session!.id)
         visits += 1
         active!.open.earliest = min(active!.open.earliest, visit.arrival)
         // A stay that goes on past midnight does not stretch the day's session over the next.
@@ -93,7 +94,7 @@ final class GoogleSessions: GoogleLocationVisitor {
             return
         }
         let name = key.isEmpty ? base : "\(base) \(key)"
-        var sink = try EntrySink(store: store, name: name, start: time, mode: nil, preferredID: nil)
+        var sink = try EntryWriter(sink: store, name: name, start: time, mode: nil, preferredID: nil)
         sink.keepsOnePointPerInstant = true
         active = (key, Open(sink: sink, earliest: time, latest: time))
     }
@@ -107,8 +108,8 @@ final class GoogleSessions: GoogleLocationVisitor {
         for key in others.keys.sorted() {
             var open = others[key]!
             let id = open.sink.session!.id
-            if open.earliest < open.sink.session!.start { try store.moveSessionStart(id: id, to: open.earliest) }
-            var result = try open.sink.finish()
+            if open.earliest < open.sink.session!.start { try store.setSessionStart(id: id, start: open.earliest) }
+            var result = ImportResult(try open.sink.finish())
             result.session.start = open.earliest
             if let end = result.session.end, open.latest > end {
                 try store.finishSession(id: id, end: open.latest)

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Imports Overland batch bodies (`{"locations":[Feature, ...]}`, as the app POSTs them and `export --format
@@ -25,13 +26,13 @@ public struct OverlandImporter {
         let start = payload.tripStart.map { min($0, first) } ?? first
         let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         return try store.write {
-            var sink = try EntrySink(store: store, name: name ?? stem, start: start, mode: mode, preferredID: nil)
+            var sink = try EntryWriter(sink: store, name: name ?? stem, start: start, mode: mode, preferredID: nil)
             sink.keepsOnePointPerInstant = true
             for var e in entries.sorted(by: { $0.time < $1.time }) {
                 e.id = sink.makeID(e.time)
                 try sink.add(e)
             }
-            let result = try sink.finish()
+            let result = ImportResult(try sink.finish())
             // Visit records: an arrival, then the same visit with its departure; one row each.
             var visits: [Timestamp: Visit] = [:]
             for (_, v) in payload.visits where visits[v.arrival]?.departure == nil { visits[v.arrival] = v }
@@ -159,7 +160,7 @@ struct OwnTracksFileImport {
     let store: Store
     let name: String
     let path: String
-    private var sink: EntrySink?
+    private var sink: EntryWriter?
     private var earliest: Timestamp?
     private var transitions: [ReceivedTransition] = []
     private var waypoints: [ReceivedWaypoint] = []
@@ -190,7 +191,7 @@ struct OwnTracksFileImport {
     private mutating func open(at time: Timestamp) throws {
         earliest = min(earliest ?? time, time)
         if sink == nil {
-            sink = try EntrySink(store: store, name: name, start: time, mode: nil, preferredID: nil)
+            sink = try EntryWriter(sink: store, name: name, start: time, mode: nil, preferredID: nil)
             sink?.keepsOnePointPerInstant = true
         }
     }
@@ -210,7 +211,7 @@ struct OwnTracksFileImport {
             if !stored.regionIsKnown { unknown += 1 }
             try store.addTransition(stored, to: id)
         }
-        var result = try open.finish()
+        var result = ImportResult(try open.finish())
         if let last = transitions.map(\.time).max(), last > (result.session.end ?? result.session.start) {
             try store.finishSession(id: id, end: last)
             result.session.end = last

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Imports KML and KMZ (read by `KMLReader`, streaming; what becomes what is said there): each placemark's line, and
@@ -17,7 +18,7 @@ public struct KMLImporter: TrackFileImporter {
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (a convert's spool, a dry run).
-    public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
+    public func importFile(_ path: String, into store: any SessionSink) throws -> [ImportResult] {
         try FileImport.run(path, store: store) {
             let sessions = KMLSessions(path: path, options: options, store: store)
             try KMLReader.read(path, into: sessions)
@@ -31,7 +32,7 @@ public struct KMLImporter: TrackFileImporter {
 final class KMLSessions: KMLVisitor {
     private let state: UnsafeMutablePointer<State>
     private let options: TrackImportOptions
-    private let store: any ImportTarget
+    private let store: any SessionSink
 
     private struct State {
         var sessions: PointSessions
@@ -44,7 +45,7 @@ final class KMLSessions: KMLVisitor {
         var records = SessionRecords()
     }
 
-    init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+    init(path: String, options: TrackImportOptions, store: any SessionSink) {
         self.options = options
         self.store = store
         state = .allocate(capacity: 1)

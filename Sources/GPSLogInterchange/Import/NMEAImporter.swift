@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogSampling
 import GPSLogSources
 import GPSLogStore
@@ -10,7 +11,7 @@ public struct ImportResult: Sendable {
     public var session: Session
     public var entries: Int
     public var statistics: NMEAStatistics?
-    /// Track points left out because the point before them had the same time (see `EntrySink.add`).
+    /// Track points left out because the point before them had the same time (see `EntryWriter.add`).
     public var repeats = 0
 
     public init(session: Session, entries: Int, statistics: NMEAStatistics?, repeats: Int = 0) {
@@ -39,7 +40,7 @@ public struct NMEAImporter {
         -> ImportResult
     {
         let reader = NMEAFileReader(path: path, assumedDate: assumedDate)
-        var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy(for: mode))
+        var writer = SessionPipeline(sink: store, name: name, mode: mode, policy: policy(for: mode))
         return try store.write {
             let stats = try reader.read { try accept($0, into: &writer) }
             return try finish(&writer, file: path, statistics: stats)
@@ -58,7 +59,7 @@ public struct NMEAImporter {
         var decoder = NMEADecoder(assumedDate: assumedDate)
         return try store.write {
             let id = try sessionID.flatMap { id in try onlyIfFree && store.session(id: id) != nil ? nil : id }
-            var writer = SessionWriter(store: store, name: name, mode: mode, policy: policy(for: mode), sessionID: id)
+            var writer = SessionPipeline(sink: store, name: name, mode: mode, policy: policy(for: mode), sessionID: id)
             try decoder.decode(text: text) { try accept($0, into: &writer) }
             return try finish(&writer, file: file, statistics: decoder.statistics)
         }
@@ -71,7 +72,7 @@ public struct NMEAImporter {
         return policy
     }
 
-    private func accept(_ event: SourceEvent, into writer: inout SessionWriter) throws {
+    private func accept(_ event: SourceEvent, into writer: inout SessionPipeline) throws {
         switch event {
         case .fix(let fix): try writer.add(fix)
         case .heading(let reading): try writer.add(reading)
@@ -80,7 +81,8 @@ public struct NMEAImporter {
         if writer.pendingCount >= batchSize { try writer.flush() }
     }
 
-    private func finish(_ writer: inout SessionWriter, file: String, statistics: NMEAStatistics) throws -> ImportResult
+    private func finish(_ writer: inout SessionPipeline, file: String, statistics: NMEAStatistics) throws
+        -> ImportResult
     {
         try writer.finish()
         guard let session = writer.session else {
@@ -91,5 +93,12 @@ public struct NMEAImporter {
                     + "\(statistics.undated) undated fixes (give --date for logs without RMC or ZDA)")
         }
         return ImportResult(session: session, entries: writer.storedEntries, statistics: statistics)
+    }
+}
+
+extension ImportResult {
+    /// What a file importer's session holds once its writer finished.
+    init(_ written: EntryWriter.Written) {
+        self.init(session: written.session, entries: written.entries, statistics: nil, repeats: written.repeats)
     }
 }

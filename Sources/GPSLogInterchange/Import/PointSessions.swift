@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 
 /// Sessions from files of points one after the other (GeoJSON features, CSV rows): consecutive points of one group
 /// (gpslog's `session` id, GDAL's `track_fid`, a GeoJSON line) make a session, which opens at its first timed point;
@@ -36,7 +37,7 @@ struct PointSessions {
     /// Marks waiting for a session.
     private var marks: MarkSpool?
 
-    init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+    init(path: String, options: TrackImportOptions, store: any SessionSink) {
         self.path = path
         sessions = SessionSequence(store: store, options: options)
         stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension

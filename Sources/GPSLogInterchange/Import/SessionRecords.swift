@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Region transitions and visits read from a file of points (gpslog's GPX, GeoJSON and KML exports write them beside
@@ -27,7 +28,7 @@ struct SessionRecords {
     mutating func addVisit(_ visit: Visit, session: String? = nil) { visits.append((visit, session)) }
 
     /// Stores each with its session among `results`; says how many in a note.
-    func store(in results: [ImportResult], target: any ImportTarget, notes: (String) -> Void) throws {
+    func store(in results: [ImportResult], target: any SessionSink, notes: (String) -> Void) throws {
         guard !results.isEmpty, !isEmpty else { return }
         func session(_ time: Timestamp, _ id: String?) -> String {
             if let id, let named = results.first(where: { $0.session.id == id }) { return named.session.id }
@@ -38,8 +39,8 @@ struct SessionRecords {
             }
             return results.min { distance($0) < distance($1) }!.session.id
         }
-        for (t, id) in transitions { try target.importTransition(t, to: session(t.time, id)) }
-        for (v, id) in visits { try target.importVisit(v, to: session(v.arrival, id)) }
+        for (t, id) in transitions { try target.addTransition(t, to: session(t.time, id)) }
+        for (v, id) in visits { try target.addVisit(v, to: session(v.arrival, id)) }
         guard target.keepsFileEntryIDs else { return }  // the database: a convert keeps neither
         var kept: [String] = []
         if !transitions.isEmpty { kept.append("\(transitions.count) region transitions (gpslog events)") }

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// How an import makes sessions of the tracks a file holds (GPX, GeoJSON and CSV importers).
@@ -28,17 +29,17 @@ public struct TrackImportOptions {
 }
 
 /// An importer of a file of tracks (GPX, GeoJSON, CSV): into any target, and into the user's store through a
-/// `PipelinedImportTarget` (parsing on the calling thread while a second one stores).
+/// `PipelinedSink` (parsing on the calling thread while a second one stores).
 public protocol TrackFileImporter {
     var options: TrackImportOptions { get }
     /// Imports into any target (the user's store, a convert's spool, a dry run), one transaction for the file.
-    func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult]
+    func importFile(_ path: String, into store: any SessionSink) throws -> [ImportResult]
 }
 
 extension TrackFileImporter {
     /// Imports into the user's store, parsing on this thread while a second one stores.
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
-        try importFile(path, into: PipelinedImportTarget(store))
+        try importFile(path, into: PipelinedSink(store))
     }
 }
 
@@ -48,21 +49,21 @@ extension TrackFileImporter {
 /// entries stored, its end not yet written) until then or the end of the file. With `merge`, every track goes into
 /// one session, each after the first starting a new segment (`Entry.startsSegment`) at its first location.
 struct SessionSequence {
-    let store: any ImportTarget
+    let store: any SessionSink
     let options: TrackImportOptions
     /// The sessions finished so far, in file order (a held one has its place).
     private var results: [ImportResult?] = []
     /// The open session.
-    private(set) var sink: EntrySink?
+    private(set) var sink: EntryWriter?
     /// Sessions named after the file so far, and the first of them while it is held (its place in `results`).
     private var numbered = 0
-    private var held: (sink: EntrySink, index: Int, base: String)?
+    private var held: (sink: EntryWriter, index: Int, base: String)?
     /// With `merge`: the next location starts a new segment.
     private var segmentPending = false
     /// The open session is the first named after the file (held when it ends).
     private var openIsFirstNumbered = false
 
-    init(store: any ImportTarget, options: TrackImportOptions) {
+    init(store: any SessionSink, options: TrackImportOptions) {
         self.store = store
         self.options = options
     }
@@ -84,8 +85,8 @@ struct SessionSequence {
                 segmentPending = true
                 return
             }
-            sink = try EntrySink(
-                store: store, name: options.name ?? named(documentName) ?? own ?? stem, start: start,
+            sink = try EntryWriter(
+                sink: store, name: options.name ?? named(documentName) ?? own ?? stem, start: start,
                 mode: mode, preferredID: preferredID)  // its end: its last entry, whichever track that is
             return
         }
@@ -99,22 +100,22 @@ struct SessionSequence {
             if numbered == 2, var first = held {
                 // The file has several: the first is "X (1)".
                 try store.renameSession(id: first.sink.session!.id, to: "\(first.base) (1)")
-                var result = try first.sink.finish()
+                var result = ImportResult(try first.sink.finish())
                 result.session.name = "\(first.base) (1)"
                 results[first.index] = result
                 held = nil
             }
         }
-        sink = try EntrySink(store: store, name: name, start: start, end: end, mode: mode, preferredID: preferredID)
+        sink = try EntryWriter(sink: store, name: name, start: start, end: end, mode: mode, preferredID: preferredID)
     }
 
-    /// A new id for a track point of the open session at `time` (see `EntrySink.makeTrackPointID`).
+    /// A new id for a track point of the open session at `time` (see `EntryWriter.makeTrackPointID`).
     mutating func trackPointID(_ time: Timestamp) -> String { sink!.makeTrackPointID(time) }
 
     /// A new id for a mark of the open session at `time`.
     mutating func markID(_ time: Timestamp) -> String { sink!.makeID(time) }
 
-    /// `trackPointID`, or `own`, the file's id for the point, when that can be kept (see `EntrySink.keeping`).
+    /// `trackPointID`, or `own`, the file's id for the point, when that can be kept (see `EntryWriter.keeping`).
     mutating func trackPointID(_ time: Timestamp, own: String) throws -> String {
         let drawn = sink!.makeTrackPointID(time)
         return try sink!.keeping(own, else: drawn, at: time)
@@ -156,17 +157,17 @@ struct SessionSequence {
             results.append(nil)
             return
         }
-        results.append(try open.finish())
+        results.append(ImportResult(try open.finish()))
     }
 
     /// After the file: the sessions made, in file order.
     mutating func finish() throws -> [ImportResult] {
         if var open = sink {
             sink = nil
-            results.append(try open.finish())
+            results.append(ImportResult(try open.finish()))
         }
         if var first = held {
-            results[first.index] = try first.sink.finish()
+            results[first.index] = ImportResult(try first.sink.finish())
             held = nil
         }
         return results.compactMap { $0 }

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 import GPSLogXML
 
@@ -19,7 +20,7 @@ public struct SessionXMLImporter {
     private func parse(_ path: String, store: Store) throws -> [ImportResult] {
         let reader = try XMLStreamReader(path: path)
         var results: [ImportResult] = []
-        var sink: EntrySink?
+        var sink: EntryWriter?
         var current: Entry?
         /// A Visit whose Address is being read.
         var currentVisit: Visit?
@@ -126,7 +127,7 @@ public struct SessionXMLImporter {
                     if reader.isEmptyElement { try store.addVisit(v, to: id) } else { currentVisit = v }
                 case "Session":
                     if var open = sink {
-                        results.append(try open.finish())
+                        results.append(ImportResult(try open.finish()))
                         sink = nil
                     }
                     let start = try time("StartTime", required: true)!
@@ -138,8 +139,8 @@ public struct SessionXMLImporter {
                     // A blank Name is no name: the session is named after the file (as a blank GPX name is).
                     let named = attribute("Name").flatMap { $0.trimmedWhitespace.isEmpty ? nil : $0 }
                     let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-                    sink = try EntrySink(
-                        store: store, name: name ?? named ?? stem, start: start,
+                    sink = try EntryWriter(
+                        sink: store, name: name ?? named ?? stem, start: start,
                         end: try time("EndTime", required: false), mode: mode, preferredID: attribute("ID"))
                 case "Entry":
                     guard var s = sink else { continue }
@@ -225,7 +226,7 @@ public struct SessionXMLImporter {
                 continue
             }
         }
-        if var open = sink { results.append(try open.finish()) }
+        if var open = sink { results.append(ImportResult(try open.finish())) }
         guard !results.isEmpty else { throw ImportError.noFixes(file: path, detail: "no Session element") }
         return results
     }

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogStore
 
 /// Imports TCX (Garmin Training Center v2, read by `TCXReader`, streaming): each `Activity` and `Course` becomes a
@@ -14,7 +15,7 @@ public struct TCXImporter: TrackFileImporter {
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (a convert's spool, a dry run).
-    public func importFile(_ path: String, into store: any ImportTarget) throws -> [ImportResult] {
+    public func importFile(_ path: String, into store: any SessionSink) throws -> [ImportResult] {
         try FileImport.run(path, store: store) {
             let sessions = TCXSessions(path: path, options: options, store: store)
             try TCXReader.read(path, into: sessions)
@@ -28,7 +29,7 @@ final class TCXSessions: TCXVisitor {
     private let sessions: UnsafeMutablePointer<PointSessions>
     private let options: TrackImportOptions
 
-    init(path: String, options: TrackImportOptions, store: any ImportTarget) {
+    init(path: String, options: TrackImportOptions, store: any SessionSink) {
         self.options = options
         sessions = .allocate(capacity: 1)
         sessions.initialize(to: PointSessions(path: path, options: options, store: store))

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogPipeline
 
 /// A file of regions as `gpslog region import` reads it, its kind told by its content (`RegionFileKind`): OwnTracks'
 /// waypoints export, whose waypoints with a radius are circles, or GeoJSON polygons, checked with GEOS

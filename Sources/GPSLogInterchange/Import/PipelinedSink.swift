@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
+import GPSLogPipeline
 import GPSLogSystem
 
 /// Overlaps parsing with storing: the importer parses on the calling thread while a second thread inserts the
@@ -11,11 +12,11 @@ import GPSLogSystem
 /// thread; every other call first waits until the queue is empty, then runs on the caller's thread. At most
 /// `depth` batches wait, so memory stays flat. The first failure of the writer stops the import: it is thrown by
 /// the next call (or at the end of `importTransaction`), and the transaction rolls back whole as before.
-public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
+public final class PipelinedSink: SessionSink, @unchecked Sendable {
     // @unchecked: `base` is used by one thread at a time (the queue is drained before the caller touches it);
     // `queue` and `exited` are set and read on the caller's thread only.
     private typealias Batch = (entries: [Entry], session: String)
-    private let base: any ImportTarget
+    private let base: any SessionSink
     private let depth: Int
     /// The batches on their way to the writer thread; one queue per transaction. The writer cancels it with its
     /// first failure, which the caller's next `put` or `waitUntilDone` throws.
@@ -23,7 +24,7 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
     /// Signalled when the writer thread has returned.
     private var exited: DispatchSemaphore?
 
-    public init(_ base: any ImportTarget, depth: Int = 4) {
+    public init(_ base: any SessionSink, depth: Int = 4) {
         self.base = base
         self.depth = depth
         queue = BlockingQueue(capacity: depth)
@@ -58,53 +59,77 @@ public final class PipelinedImportTarget: ImportTarget, @unchecked Sendable {
         exited = nil
     }
 
-    public func appendEntries(_ entries: [Entry], to sessionID: String) throws {
+    @discardableResult
+    public func appendEntries(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
         try queue.put((entries, sessionID))
+        // Stored later, on the writer thread: their keys are not known yet. Importers do not update rows.
+        return []
     }
 
-    public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?) throws -> Session {
+    /// Runs a call on the caller's thread once every queued batch is stored.
+    private func afterDrain<T>(_ call: () throws -> T) throws -> T {
         try drain()
-        return try base.createSession(name: name, start: start, mode: mode, id: id)
+        return try call()
     }
 
-    public func hasSession(id: String) throws -> Bool {
-        try drain()
-        return try base.hasSession(id: id)
+    public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?, trip: Bool) throws
+        -> Session
+    {
+        try afterDrain { try base.createSession(name: name, start: start, mode: mode, id: id, trip: trip) }
     }
+
+    public func hasSession(id: String) throws -> Bool { try afterDrain { try base.hasSession(id: id) } }
 
     public func finishSession(id: String, end: Timestamp) throws {
-        try drain()
-        try base.finishSession(id: id, end: end)
+        try afterDrain { try base.finishSession(id: id, end: end) }
     }
 
     public func renameSession(id: String, to name: String) throws {
-        try drain()
-        try base.renameSession(id: id, to: name)
+        try afterDrain { try base.renameSession(id: id, to: name) }
+    }
+
+    public func setSessionStart(id: String, start: Timestamp) throws {
+        try afterDrain { try base.setSessionStart(id: id, start: start) }
+    }
+
+    public func writeJoiningTransaction<T>(_ body: () throws -> T) throws -> T {
+        try afterDrain { try base.writeJoiningTransaction(body) }
     }
 
     public var keepsTrackPointIDs: Bool { base.keepsTrackPointIDs }
     public var keepsFileEntryIDs: Bool { base.keepsFileEntryIDs }
 
-    public func importVisit(_ visit: Visit, to sessionID: String) throws {
-        try drain()
-        try base.importVisit(visit, to: sessionID)
-    }
-
-    public func importTransition(_ transition: Transition, to sessionID: String) throws {
-        try drain()
-        try base.importTransition(transition, to: sessionID)
-    }
-
     /// Waits for the batches on their way (they may hold the id), so a file that keeps its ids (gpslog's CSV) is
     /// stored a batch at a time rather than overlapped.
-    public func entryIDIsFree(_ id: String) throws -> Bool {
-        try drain()
-        return try base.entryIDIsFree(id)
+    public func entryIDIsFree(_ id: String) throws -> Bool { try afterDrain { try base.entryIDIsFree(id) } }
+
+    public func setInstanceCount(entryKey: Int64, to count: Int) throws {
+        try afterDrain { try base.setInstanceCount(entryKey: entryKey, to: count) }
     }
 
-    public func moveSessionStart(id: String, to start: Timestamp) throws {
-        try drain()
-        try base.moveSessionStart(id: id, to: start)
+    @discardableResult
+    public func addVisit(_ visit: Visit, to sessionID: String) throws -> Int64 {
+        try afterDrain { try base.addVisit(visit, to: sessionID) }
+    }
+
+    public func setDeparture(of visit: Visit) throws { try afterDrain { try base.setDeparture(of: visit) } }
+
+    @discardableResult
+    public func addTrackingEvent(_ event: TrackingEvent, to sessionID: String) throws -> Int64 {
+        try afterDrain { try base.addTrackingEvent(event, to: sessionID) }
+    }
+
+    @discardableResult
+    public func addTransition(_ transition: Transition, to sessionID: String) throws -> Int64 {
+        try afterDrain { try base.addTransition(transition, to: sessionID) }
+    }
+
+    public func setDroppedFixes(_ dropped: DroppedFixes, of sessionID: String) throws {
+        try afterDrain { try base.setDroppedFixes(dropped, of: sessionID) }
+    }
+
+    public func setStoppedAutomatically(_ automatically: Bool, of sessionID: String) throws {
+        try afterDrain { try base.setStoppedAutomatically(automatically, of: sessionID) }
     }
 
     public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {

@@ -2,16 +2,22 @@
 import Foundation
 import GPSLogModel
 import GPSLogSampling
-import GPSLogStore
 
-/// Feeds fixes and headings through a `FixGate` and a `Sampler` into a session, buffering new rows until `flush()`.
+/// The way of a fix from a source to a stored row: the stages of GPSLogSampling in order, ending in a `SessionSink`.
 ///
-/// The recorder and every importer write through this type, so a replayed log and a live recording of the same
-/// fixes give the same rows. The session is created at the first stored fix, which gives it its start time (and,
-/// with a template, its name). With a `SessionSplitter` (the recorder's `--split`), a fix that starts a new session
-/// ends the current one and opens the next; the gate and the id generator carry on.
-public struct SessionWriter {
-    public let store: Store
+///     fix -> FixGate -> SessionSplitter -> RegionWatcher -> StayWatcher -> Sampler -> pending rows -> sink
+///
+/// Each stage is a value type that says what it decided (`FixGate.admit`, `SplitReason`, `RegionWatcher.Event`,
+/// `StayEvent`, `SampleDecision`); this type only applies the decisions. The recorder, replay and the NMEA importer
+/// feed it, so a recording and an import of the same log give the same rows. (Files whose points carry their own
+/// times are kept as they are, through `EntryWriter`, to the same sink.)
+///
+/// New rows wait until `flush()`. The session is created at the first stored fix, which gives it its start time
+/// (and, with a template, its name). With a `SessionSplitter` (the recorder's `--split`), a fix that starts a new
+/// session ends the current one and opens the next; the gate and the id generator carry on.
+public struct SessionPipeline {
+    /// Where the rows go.
+    public let sink: any SessionSink
     public let naming: SessionNaming
     public let mode: TripMode?
     public internal(set) var sampler: Sampler
@@ -78,10 +84,10 @@ public struct SessionWriter {
     ///   - regions: watches the regions whose transitions to record (in every monitoring mode but quiet); nil: none
     ///     (`RegionWatcher.watching`).
     public init(
-        store: Store, naming: SessionNaming, mode: TripMode? = nil, policy: SamplingPolicy, splits: SplitRules? = nil,
-        stays: StayRules? = nil, regions: RegionWatcher? = nil, sessionID: String? = nil
+        sink: any SessionSink, naming: SessionNaming, mode: TripMode? = nil, policy: SamplingPolicy,
+        splits: SplitRules? = nil, stays: StayRules? = nil, regions: RegionWatcher? = nil, sessionID: String? = nil
     ) {
-        self.store = store
+        self.sink = sink
         self.naming = naming
         self.mode = mode
         fixedSessionID = sessionID
@@ -93,8 +99,10 @@ public struct SessionWriter {
     }
 
     /// A writer of one session named `name`.
-    public init(store: Store, name: String, mode: TripMode? = nil, policy: SamplingPolicy, sessionID: String? = nil) {
-        self.init(store: store, naming: .fixed(name), mode: mode, policy: policy, sessionID: sessionID)
+    public init(
+        sink: any SessionSink, name: String, mode: TripMode? = nil, policy: SamplingPolicy, sessionID: String? = nil
+    ) {
+        self.init(sink: sink, naming: .fixed(name), mode: mode, policy: policy, sessionID: sessionID)
     }
 
     /// The current session's name; before its first fix, what it will be named after.
@@ -278,9 +286,10 @@ public struct SessionWriter {
                     ?? SessionNameTemplate(
                         "\(trip.mode.rawValue) \(SessionNameTemplate.defaultPattern)", timeZone: zone
                     ).name(at: start)
-                session = try store.createSession(name: name, start: start, mode: trip.mode, id: id, trip: true)
+                session = try sink.createSession(name: name, start: start, mode: trip.mode, id: id, trip: true)
             } else {
-                session = try store.createSession(name: naming.name(at: start), start: start, mode: mode, id: id)
+                session = try sink.createSession(
+                    name: naming.name(at: start), start: start, mode: mode, id: id, trip: false)
             }
         }
     }
@@ -340,22 +349,24 @@ public struct SessionWriter {
         let update = flushedLastNeedsUpdate ? flushedLast : nil
         let stayEvents = pendingStays
         var openVisit = openVisitKey
-        let write = { [store] () throws -> [Int64] in
-            if let update { try store.setInstanceCount(entryKey: update.key, to: update.count) }
-            try Self.store(stayEvents, in: store, session: session.id, openVisit: &openVisit)
-            for transition in transitions { try store.addTransition(transition, to: session.id) }
-            return try store.appendInTransaction(batch, to: session.id)
+        let write = { [sink] () throws -> [Int64] in
+            if let update { try sink.setInstanceCount(entryKey: update.key, to: update.count) }
+            try Self.store(stayEvents, in: sink, session: session.id, openVisit: &openVisit)
+            for transition in transitions { try sink.addTransition(transition, to: session.id) }
+            return try sink.appendEntries(batch, to: session.id)
         }
-        let keys = try store.writeJoiningTransaction(write)
+        let keys = try sink.writeJoiningTransaction(write)
         openVisitKey = openVisit
         pendingStays.removeAll()
         pendingTransitions.removeAll()
         flushedLastNeedsUpdate = false
-        if let i = batch.lastIndex(where: { !$0.isHeadingChanged && !$0.marked }) {
+        // A sink that keeps no keys (a dry run) has no row to update later.
+        if let i = batch.lastIndex(where: { !$0.isHeadingChanged && !$0.marked }), i < keys.count {
             flushedLast = (keys[i], batch[i].instanceCount)
         }
         storedEntries += batch.count
         pending.removeAll(keepingCapacity: true)
+        guard keys.count == batch.count else { return batch }
         return zip(batch, keys).map { entry, key in
             var e = entry
             e.key = key
@@ -375,11 +386,11 @@ public struct SessionWriter {
         guard var session else { return }
         let endTime = max(end ?? session.start, lastEntryTime ?? session.start)
         let automatically = tripStoppedAutomatically
-        try store.writeJoiningTransaction {
-            try store.finishSession(id: session.id, end: endTime)
-            try store.setDroppedFixes(dropped - droppedBefore, of: session.id)
+        try sink.writeJoiningTransaction {
+            try sink.finishSession(id: session.id, end: endTime)
+            try sink.setDroppedFixes(dropped - droppedBefore, of: session.id)
             // A trip ended by `trip stop`, the recording's end or the automatic pause says which.
-            if session.isTrip { try store.setStoppedAutomatically(automatically, of: session.id) }
+            if session.isTrip { try sink.setStoppedAutomatically(automatically, of: session.id) }
         }
         session.end = endTime
         self.session = session

@@ -3,7 +3,7 @@ import Foundation
 import GPSLogModel
 import GPSLogSampling
 
-extension SessionWriter {
+extension SessionPipeline {
     /// A trip inside a recording: a session of its own with its mode.
     public struct Trip: Sendable, Equatable {
         public var mode: TripMode
@@ -13,9 +13,9 @@ extension SessionWriter {
 
     /// Starts a trip: the current session ends, and the next stored fix opens the trip's session, with `mode` and
     /// the trip settings (`tripSampling`) over the main ones.
-    /// - Throws: `SessionWriterError.tripRunning` when a trip already runs.
+    /// - Throws: `SessionPipelineError.tripRunning` when a trip already runs.
     public mutating func startTrip(mode: TripMode, name: String?, dropped: DroppedFixes? = nil) throws {
-        guard trip == nil else { throw SessionWriterError.tripRunning(mode: trip!.mode) }
+        guard trip == nil else { throw SessionPipelineError.tripRunning(mode: trip!.mode) }
         if session != nil { try split(.trip, dropped: dropped ?? gate.dropped) }
         trip = Trip(mode: mode, name: name)
         mainPolicy = sampler.policy
@@ -25,10 +25,10 @@ extension SessionWriter {
     /// Ends the running trip: its session ends (and says whether the automatic pause ended it), the main settings
     /// come back, and the next stored fix opens a session of the recording again.
     /// - Returns: the trip's session, nil when no fix came during the trip.
-    /// - Throws: `SessionWriterError.noTrip` when no trip runs.
+    /// - Throws: `SessionPipelineError.noTrip` when no trip runs.
     /// - Parameter dropped: the gate's counts as of the fix being added, when a fix ends the trip.
     public mutating func stopTrip(automatically: Bool = false, dropped: DroppedFixes? = nil) throws -> Session? {
-        guard trip != nil else { throw SessionWriterError.noTrip }
+        guard trip != nil else { throw SessionPipelineError.noTrip }
         // Whatever happens to the write, the trip is over and the main settings are back.
         defer {
             trip = nil
@@ -53,7 +53,7 @@ extension SessionWriter {
 }
 
 /// What a writer refuses.
-public enum SessionWriterError: LocalizedError, Equatable {
+public enum SessionPipelineError: LocalizedError, Equatable {
     /// `trip start` while a trip runs.
     case tripRunning(mode: TripMode)
     /// `trip stop` without a trip.

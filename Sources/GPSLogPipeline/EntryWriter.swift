@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
-import GPSLogStore
 
-/// Writes imported entries verbatim (no sampling: a file's points are kept as they are) into a new session,
-/// in batches, inside the import's one transaction.
-struct EntrySink {
-    let store: any ImportTarget
-    private(set) var session: Session?
+/// The file importers' way to the sink: a file's entries kept as they are (no sampling: they carry their own times
+/// and were sampled by whatever recorded them), written in batches into a new session inside the import's one
+/// transaction, with one rule for repeats (`keepsOnePointPerInstant`).
+public struct EntryWriter {
+    /// What a finished session holds.
+    public struct Written: Sendable {
+        public var session: Session
+        /// Rows stored.
+        public var entries: Int
+        /// Track points left out as repeats (see `add`).
+        public var repeats: Int
+    }
+
+    public let sink: any SessionSink
+    public private(set) var session: Session?
     private var pending: [Entry] = []
     /// The ids of `pending`: not in the database yet, so `canKeep` asks here too (a file that repeats an EntryID).
     /// Made by the first `canKeep` of a batch: imports whose ids are all made (GPX, KML...) never ask, and hashing
@@ -15,7 +24,7 @@ struct EntrySink {
     /// Ids `keeping` gave out since the last flush: looked up in the target when the batch is flushed (for a
     /// pipelined import, one wait for the batch before it per batch, not one per entry).
     private var unchecked: Set<String> = []
-    private(set) var stored = 0
+    public private(set) var stored = 0
     private var rng: SplitMix64
     private var lastTime: Timestamp?
     private var firstTime: Timestamp?
@@ -23,39 +32,39 @@ struct EntrySink {
     /// phone's re-sent point, an export that lists a point twice). Two places at one time are both kept: OwnTracks
     /// times are whole seconds, and a phone reports twice in a second. Only for files whose every point carries its
     /// own time: the untimed points of a GPX, KML or GeoJSON are dated with one time for many places.
-    var keepsOnePointPerInstant = false
+    public var keepsOnePointPerInstant = false
     /// The time of the last track point and the places of the track points at that time (`serve`'s rule: one point
     /// per time and place; a file in time order lists a repeat among the points of its instant).
     private var instant: (time: Timestamp, places: Set<ReceivedPlace>)?
     /// Track points left out as repeats.
-    private(set) var repeats = 0
+    public private(set) var repeats = 0
     private var explicitEnd: Timestamp?
     private let keepsTrackPointIDs: Bool
 
     /// Creates the session now. `preferredID` is used when no session has it yet (a re-import of our own export
     /// keeps its ids); otherwise a random id. Entry ids without one of their own are seeded from the session id.
-    init(
-        store: any ImportTarget, name: String, start: Timestamp, end: Timestamp? = nil, mode: TripMode?,
+    public init(
+        sink: any SessionSink, name: String, start: Timestamp, end: Timestamp? = nil, mode: TripMode?,
         preferredID: String?
     ) throws {
-        self.store = store
+        self.sink = sink
         var id: String?
-        if let preferredID, Identifier.isUUID(preferredID), try !store.hasSession(id: preferredID.lowercased()) {
+        if let preferredID, Identifier.isUUID(preferredID), try !sink.hasSession(id: preferredID.lowercased()) {
             id = preferredID.lowercased()
         }
-        session = try store.createSession(name: name, start: start, mode: mode, id: id)
+        session = try sink.createSession(name: name, start: start, mode: mode, id: id, trip: false)
         rng = SplitMix64(seed: SplitMix64.seed(from: session!.id))
         explicitEnd = end
-        keepsTrackPointIDs = store.keepsTrackPointIDs
+        keepsTrackPointIDs = sink.keepsTrackPointIDs
     }
 
     /// A new entry id for a point at `time`.
-    mutating func makeID(_ time: Timestamp) -> String { Identifier.uuidV7(time: time, using: &rng) }
+    public mutating func makeID(_ time: Timestamp) -> String { Identifier.uuidV7(time: time, using: &rng) }
 
     /// A new entry id for a point whose own id could not be kept: drawn again while taken. The ids are seeded from
     /// the session id, so a file that keeps its ids can hold the very id this draw makes (found by the fuzzer: a
     /// session export whose sessions repeat an entry).
-    mutating func makeUnusedID(_ time: Timestamp) throws -> String {
+    public mutating func makeUnusedID(_ time: Timestamp) throws -> String {
         while true {
             let id = makeID(time)
             if try canKeep(entryID: id) { return id }
@@ -64,7 +73,7 @@ struct EntrySink {
 
     /// An id for a track point: none ("") when the target does not keep track points' ids (a GeoJSON convert).
     /// The random draws are made either way, so the ids that are made (the marks') are the same on every path.
-    mutating func makeTrackPointID(_ time: Timestamp) -> String {
+    public mutating func makeTrackPointID(_ time: Timestamp) -> String {
         guard keepsTrackPointIDs else {
             Identifier.skipUUIDv7(using: &rng)
             return ""
@@ -75,8 +84,8 @@ struct EntrySink {
     /// The id a file gave an entry (`own`: gpslog's CSV `entry_id`, GeoJSON's mark `id`) when it is a UUID not yet
     /// in this batch, else `drawn` (drawn anyway, so that the ids made are the same on every path). Whether the
     /// database holds it already is asked at the flush, which draws again for one it does.
-    mutating func keeping(_ own: String, else drawn: String, at time: Timestamp) throws -> String {
-        guard !own.isEmpty, !drawn.isEmpty, store.keepsFileEntryIDs else { return drawn }
+    public mutating func keeping(_ own: String, else drawn: String, at time: Timestamp) throws -> String {
+        guard !own.isEmpty, !drawn.isEmpty, sink.keepsFileEntryIDs else { return drawn }
         if pendingIDs == nil { pendingIDs = Set(pending.lazy.map(\.id).filter { !$0.isEmpty }) }
         var id = Identifier.isUUID(own) ? own.lowercased() : drawn
         if pendingIDs!.contains(id) { id = drawn }
@@ -86,18 +95,18 @@ struct EntrySink {
     }
 
     /// Whether an entry id from the file can be kept (well-formed, and neither in the database nor in this import yet).
-    mutating func canKeep(entryID: String) throws -> Bool {
+    public mutating func canKeep(entryID: String) throws -> Bool {
         guard Identifier.isUUID(entryID) else { return false }
         let id = entryID.lowercased()
         if pendingIDs == nil { pendingIDs = Set(pending.lazy.map(\.id).filter { !$0.isEmpty }) }
         if pendingIDs!.contains(id) { return false }
-        return try store.entryIDIsFree(id)
+        return try sink.entryIDIsFree(id)
     }
 
     /// Adds an entry. With `keepsOnePointPerInstant`, a track point at the time and place of a track point just
     /// before it (among those of its instant) is left out and counted in `repeats`: `serve` keeps one location per
     /// time and place too. Marks, POIs and heading changes are always kept; a point that starts a segment too.
-    mutating func add(_ entry: Entry) throws {
+    public mutating func add(_ entry: Entry) throws {
         if keepsOnePointPerInstant && !entry.marked && !entry.isHeadingChanged && !entry.isPOI {
             let place = ReceivedPlace(entry)
             if instant?.time != entry.time || entry.startsSegment {
@@ -114,18 +123,18 @@ struct EntrySink {
         if pending.count >= 2000 { try flush() }
     }
 
-    mutating func flush() throws {
+    public mutating func flush() throws {
         guard let session, !pending.isEmpty else { return }
         if !unchecked.isEmpty {
             for i in pending.indices where unchecked.contains(pending[i].id) {
-                if try !store.entryIDIsFree(pending[i].id) {
+                if try !sink.entryIDIsFree(pending[i].id) {
                     pending[i].id = try makeUnusedID(pending[i].time)
                     pendingIDs?.insert(pending[i].id)
                 }
             }
             unchecked.removeAll(keepingCapacity: true)
         }
-        try store.appendEntries(pending, to: session.id)
+        try sink.appendEntries(pending, to: session.id)
         stored += pending.count
         pending.removeAll(keepingCapacity: true)
         pendingIDs = nil
@@ -133,7 +142,7 @@ struct EntrySink {
 
     /// Flushes and hands back the batch's memory: for an import that keeps many sessions open at once (one per day),
     /// only the one being written holds a batch.
-    mutating func release() throws {
+    public mutating func release() throws {
         try flush()
         pending = []
         pendingIDs = nil
@@ -141,16 +150,16 @@ struct EntrySink {
 
     /// Flushes and ends the session at the explicit end, else its newest entry; a session whose oldest entry is
     /// before its start (tracks of a merged file out of time order) starts at that entry.
-    mutating func finish() throws -> ImportResult {
+    public mutating func finish() throws -> Written {
         try flush()
         var session = session!
         if let firstTime, firstTime < session.start {
-            try store.moveSessionStart(id: session.id, to: firstTime)
+            try sink.setSessionStart(id: session.id, start: firstTime)
             session.start = firstTime
         }
         let end = explicitEnd ?? max(lastTime ?? session.start, session.start)
-        try store.finishSession(id: session.id, end: max(end, session.start))
+        try sink.finishSession(id: session.id, end: max(end, session.start))
         session.end = max(end, session.start)
-        return ImportResult(session: session, entries: stored, statistics: nil, repeats: repeats)
+        return Written(session: session, entries: stored, repeats: repeats)
     }
 }

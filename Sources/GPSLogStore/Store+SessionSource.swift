@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
-import GPSLogFormats
 import GPSLogModel
-import GPSLogStore
 
-/// Exports read the user's store as a `SessionSource`.
+/// Exports and the web view read the user's store as a `SessionSource`.
 extension Store: SessionSource {
     public func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void

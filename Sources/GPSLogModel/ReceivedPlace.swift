@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+
+/// What makes a received location a repeat: its time and place. A phone re-sending a batch it had no answer for
+/// sends the very same points; two places at one time are both kept, as `import` keeps them (OwnTracks' times are
+/// whole seconds, and a phone may report twice in one).
+public struct ReceivedPlace: Hashable, Sendable {
+    public var time: Int64
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(_ entry: Entry) {
+        time = entry.time.milliseconds
+        latitude = entry.latitude
+        longitude = entry.longitude
+    }
+}
