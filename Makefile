@@ -75,6 +75,7 @@ test: deps test-deps
 	.ci/module-graph --check
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory places PLACES_BUILD=true
+	.ci/check-docs "$$($(SWIFT) build --show-bin-path)/gpslog"
 	.ci/swift-test $(SWIFT) test --skip-build
 	@echo "make install into a temporary DESTDIR (debug build), laid out and checked (systemd-analyze verify):"
 	.ci/check-install
@@ -123,17 +124,19 @@ format:
 graph: test-deps
 	.ci/module-graph
 
-## install: the stripped binary, completions (bash, zsh, fish), the man page, systemd units, sysusers.d, examples
+## install: the stripped binary, completions (bash, zsh, fish), man pages, systemd units, sysusers.d, examples
 install: deps
 	$(SWIFT) build -c $(CONFIG) --product gpslog
 	@$(MAKE) --no-print-directory places PLACES_BUILD=true PLACES_CONFIG=$(CONFIG)
-	@# The man page comes from argument-parser's generate-manual plugin; it builds the package in CONFIG (done above).
-	$(SWIFT) package plugin generate-manual --configuration $(CONFIG) --date "$$(date -u +%Y-%m-%d)" \
+	@# The man pages come from argument-parser's generate-manual plugin, one a subcommand (gpslog.record.1...); it
+	@# builds the package in CONFIG (done above). Emptied first, so a removed subcommand's page is not installed.
+	rm -rf .build/plugins/GenerateManual/outputs/gpslog
+	$(SWIFT) package plugin generate-manual --multi-page --configuration $(CONFIG) --date "$$(date -u +%Y-%m-%d)" \
 		--section 1 --authors "the gpslog authors"
 	@set -e; bin="$$($(SWIFT) build -c $(CONFIG) --show-bin-path)/gpslog"; \
-	man=.build/plugins/GenerateManual/outputs/gpslog/gpslog.1; \
+	man=.build/plugins/GenerateManual/outputs/gpslog; \
 	set -x; \
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" \
 		"$(DESTDIR)$(DATADIR)/bash-completion/completions" "$(DESTDIR)$(DATADIR)/zsh/site-functions" \
 		"$(DESTDIR)$(DATADIR)/fish/vendor_completions.d" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(SYSCONFDIR)/default" \
 		"$(DESTDIR)$(DATADIR)/gpslog"; \
@@ -145,7 +148,8 @@ install: deps
 	install -m 0644 .build/gpslog.bash "$(DESTDIR)$(DATADIR)/bash-completion/completions/gpslog"; \
 	install -m 0644 .build/gpslog.zsh "$(DESTDIR)$(DATADIR)/zsh/site-functions/_gpslog"; \
 	install -m 0644 .build/gpslog.fish "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/gpslog.fish"; \
-	install -m 0644 "$$man" "$(DESTDIR)$(MANDIR)/man1/gpslog.1"; \
+	install -m 0644 "$$man"/*.1 "$(DESTDIR)$(MANDIR)/man1/"; \
+	install -m 0644 docs/man/gpslog.toml.5 "$(DESTDIR)$(MANDIR)/man5/gpslog.toml.5"; \
 	for unit in gpslog-record.service gpslog-serve.service; do \
 		sed 's|@BINDIR@|$(BINDIR)|g' dist/$$unit > .build/$$unit; \
 		install -m 0644 .build/$$unit "$(DESTDIR)$(UNITDIR)/$$unit"; \
