@@ -199,7 +199,9 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     /// True once the broker acknowledged message `mid` (for QoS 0, once it was written to the socket).
-    public func isAcknowledged(_ mid: Int32) -> Bool { connection.shared.withLock { connection.acknowledged.contains(mid) } }
+    public func isAcknowledged(_ mid: Int32) -> Bool {
+        connection.shared.withLock { connection.acknowledged.contains(mid) }
+    }
 
     /// Stops tracking these messages, confirmed or not (their ids may come round again).
     public func forget(_ mids: some Collection<Int32>) {

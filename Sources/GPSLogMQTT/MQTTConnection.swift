@@ -122,11 +122,6 @@ final class MQTTConnection: @unchecked Sendable {
         _ = write(wakePipe.write, &byte, 1)  // a full pipe already wakes it
     }
 
-    /// True on the loop thread (in a callback, say).
-    var onLoopThread: Bool {
-        shared.withLock { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-    }
-
     /// Runs `body` on the loop thread and returns its result: at once when called there (from a callback), else
     /// handed over and waited for (the loop wakes at once). Without a loop (before it starts: setting the client up;
     /// after it was joined) it runs on the caller's thread, which then owns the handle.
