@@ -27,10 +27,15 @@ public enum MQTTError: LocalizedError, Equatable {
     /// Turns a libmosquitto status into a Swift error (the one place that reads `mosquitto_strerror`).
     static func check(_ code: Int32, _ operation: @autoclosure () -> String) throws {
         guard code != Int32(MOSQ_ERR_SUCCESS.rawValue) else { return }
-        // MOSQ_ERR_ERRNO: the system call's own error says more than "see errno".
+        throw make(code, errno: errno, operation())
+    }
+
+    /// The error of a failed libmosquitto call, with errno as it was right after it (taken on the thread that made
+    /// the call: MOSQ_ERR_ERRNO's own error says more than "see errno").
+    static func make(_ code: Int32, errno saved: Int32, _ operation: String) -> MQTTError {
         let message =
             code == Int32(MOSQ_ERR_ERRNO.rawValue)
-            ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(code))
-        throw MQTTError.library(operation: operation(), code: code, message: message)
+            ? String(cString: strerror(saved)) : String(cString: mosquitto_strerror(code))
+        return .library(operation: operation, code: code, message: message)
     }
 }

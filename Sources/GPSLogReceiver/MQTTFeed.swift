@@ -40,7 +40,7 @@ public struct MQTTSubscription: Sendable {
 /// What `serve --mqtt` does with an MQTT broker, as the OwnTracks Recorder does: subscribes, and stores what the
 /// devices publish on `owntracks/USER/DEVICE` and below (locations and transitions in that device's session,
 /// waypoints, cards and last wills per device; a message already stored is not stored twice). A broker that is away,
-/// at the start or later, is reconnected by libmosquitto, and the subscription made again on each connection.
+/// at the start or later, is reconnected by the client's thread, and the subscription made again on each connection.
 final class MQTTFeed: Sendable {
     let sink: ReceiverStore
     let logger: Logger

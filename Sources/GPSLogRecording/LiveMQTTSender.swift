@@ -38,7 +38,7 @@ extension LiveSender: LiveSending {
 }
 
 /// Live publishing inside `record --send mqtt://`, as an OwnTracks app publishes: one connection kept open (its last
-/// will set, its card published at each connection, reconnected by libmosquitto when the broker goes away), the
+/// will set, its card published at each connection, reconnected by its client when the broker goes away), the
 /// regions published once, and at each look (every second by default) what the recorder committed since, in
 /// batches confirmed by the broker. The database is the queue: while the broker is away nothing is published and
 /// nothing is lost; `gpslog upload --url mqtt://` resumes the same queue after the recording. It runs on a
@@ -148,8 +148,8 @@ actor LiveMQTTSender: LiveSending {
     /// The last publish, then a clean DISCONNECT (no last will: the recorder did not vanish, it stopped). A broker
     /// away at the end leaves the rest for `gpslog upload --url mqtt://`.
     func finish() async -> SendingStatus {
-        // A broker reconnecting right now gets a moment.
-        for _ in 0..<30 where !link.isConnected { try? await Task.sleep(for: .milliseconds(100)) }
+        // A broker reconnecting right now gets a moment (woken as soon as the connection is made).
+        _ = await link.waitUntilConnected(timeout: .seconds(3))
         // A send the loop began may have counted before the last commit: it ends first, then one more goes.
         if let inFlight { _ = await inFlight.value }
         let status = await perform()

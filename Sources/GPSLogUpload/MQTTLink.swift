@@ -5,8 +5,8 @@ import GPSLogMQTT
 import GPSLogModel
 
 /// One publishing connection to a broker, as an OwnTracks app keeps it: the last will (`_type: lwt`) set at
-/// CONNECT, the card published (retained) on `.../info` at each connection, and libmosquitto reconnecting by
-/// itself when the broker goes away. A persistent session (a fixed client id, clean session off) lets
+/// CONNECT, the card published (retained) on `.../info` at each connection, and the client's thread reconnecting
+/// by itself when the broker goes away. A persistent session (a fixed client id, clean session off) lets
 /// libmosquitto and the broker finish the QoS 1 messages that were in flight when the connection broke.
 public final class MQTTLink: @unchecked Sendable {
     // @unchecked: `failure` goes through `state`; the client is Sendable.
@@ -28,7 +28,7 @@ public final class MQTTLink: @unchecked Sendable {
     /// - Parameters:
     ///   - oneShot: a client of its own with a clean session (`upload`), so that it does not take the place of a
     ///     recorder publishing for the same device (a broker drops the older of two connections with one id).
-    ///   - onEvent: called on the network thread at each change of the connection.
+    ///   - onEvent: called on the client's thread at each change of the connection.
     public init(destination: MQTTDestination, oneShot: Bool = false, onEvent: (@Sendable (Event) -> Void)? = nil)
         throws
     {
@@ -84,7 +84,7 @@ public final class MQTTLink: @unchecked Sendable {
         }
     }
 
-    /// Starts connecting in the background (the broker may be away; libmosquitto keeps trying).
+    /// Starts connecting in the background (the broker may be away; the client's thread keeps trying).
     public func start() throws {
         do { try client.connectInBackground(host: destination.host, port: destination.port) } catch let e as MQTTError {
             throw MQTTSendError.library(e.errorDescription ?? "\(e)")
@@ -133,39 +133,35 @@ public final class MQTTLink: @unchecked Sendable {
     /// or at once when the connection is lost (the caller publishes them again from the database once it is back;
     /// libmosquitto may also finish them, so the broker can see a batch twice, never a gap).
     func confirmed(_ mids: [Int32], timeout: Double) async -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
-        // PUBACKs come on the network thread; a look every 5 ms costs nothing next to a round trip. The ids are
-        // forgotten however this ends: they come round again after 65,535 messages.
+        // Woken by the client's thread at the last PUBACK. The ids are forgotten however this ends: they come round
+        // again after 65,535 messages.
         defer { client.forget(mids) }
-        while !mids.allSatisfy(client.isAcknowledged) {
-            guard ContinuousClock.now < deadline, !Task.isCancelled, client.isConnected else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        let done = await client.acknowledgements(
+            of: mids, atLeast: mids.count, timeout: .milliseconds(Int64(timeout * 1000)))
+        return done.count == Set(mids).count
     }
 
     /// Waits until at most `limit` of `mids` (in publishing order) await the broker's confirmation, dropping the
     /// confirmed ones from it: the in-flight window of a paced upload. False when nothing was confirmed for
     /// `timeout` seconds, or at once when the connection is lost.
     func settle(_ mids: inout [Int32], toAtMost limit: Int, timeout: Double) async -> Bool {
-        var lastProgress = ContinuousClock.now
-        while true {
-            let done = mids.filter(client.isAcknowledged)
-            if !done.isEmpty {
-                client.forget(done)
-                let set = Set(done)
-                mids.removeAll(where: set.contains)
-                lastProgress = .now
-            }
-            if mids.count <= limit { return true }
-            guard ContinuousClock.now - lastProgress < .milliseconds(Int64(timeout * 1000)), !Task.isCancelled,
-                client.isConnected
-            else {
+        while mids.count > limit {
+            // Woken by the client's thread at the next PUBACK among them.
+            let done = await client.acknowledgements(
+                of: mids, atLeast: 1, timeout: .milliseconds(Int64(timeout * 1000)))
+            guard !done.isEmpty else {
                 client.forget(mids)
                 return false
             }
-            try? await Task.sleep(for: .milliseconds(5))
+            client.forget(done)
+            mids.removeAll(where: done.contains)
         }
+        return true
+    }
+
+    /// Waits, without holding a thread, until connected; false after `timeout`.
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        await client.waitUntilConnected(timeout: timeout)
     }
 
     /// Disconnects cleanly: no last will.
