@@ -10,13 +10,44 @@ import Testing
 struct ConfigTableTests {
     typealias Setup = ConfigFileTests.Setup
 
-    /// `value` of `config show --json` as the arguments that give it on the command line.
-    static func arguments(_ key: String, _ value: Any) -> [String] {
-        switch value {
-        case let flag as Bool where flag: ["--" + key]
-        case is Bool: []
-        case let items as [Any]: items.flatMap { arguments(key, $0) }
-        default: ["--\(key)=\(value)"]
+    /// `config show --json`'s part this test reads.
+    struct Shown: Decodable {
+        struct Setting: Decodable {
+            var key: String
+            var value: Value
+            var origin: String
+        }
+        var settings: [Setting]
+    }
+
+    /// A setting's value, as JSON has it.
+    enum Value: Decodable {
+        case flag(Bool)
+        case word(String)
+        case list([Value])
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let b = try? c.decode(Bool.self) {
+                self = .flag(b)
+            } else if let i = try? c.decode(Int.self) {
+                self = .word(String(i))
+            } else if let d = try? c.decode(Double.self) {
+                self = .word(String(d))
+            } else if let items = try? c.decode([Value].self) {
+                self = .list(items)
+            } else {
+                self = .word(try c.decode(String.self))
+            }
+        }
+
+        /// The arguments that give this value to `--key`.
+        func arguments(_ key: String) -> [String] {
+            switch self {
+            case .flag(let on): on ? ["--" + key] : []
+            case .word(let word): ["--\(key)=\(word)"]
+            case .list(let items): items.flatMap { $0.arguments(key) }
+            }
         }
     }
 
@@ -41,14 +72,8 @@ struct ConfigTableTests {
             ] {
                 let shown = try await s.gpslog(["config", "show", "--for", "record", "--json"] + profile)
                 try #require(shown.status == 0, "\(shown.stderr)")
-                let json = try #require(
-                    try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
-                let settings = try #require(json["settings"] as? [[String: Any]])
-                var flags: [String] = []
-                for setting in settings where setting["origin"] as? String != "default" {
-                    let key = try #require(setting["key"] as? String)
-                    flags += Self.arguments(key, try #require(setting["value"]))
-                }
+                let settings = try JSONDecoder().decode(Shown.self, from: Data(shown.stdout.utf8)).settings
+                let flags = settings.filter { $0.origin != "default" }.flatMap { $0.value.arguments($0.key) }
                 let configured = try #require(try await s.entries(profile))
                 let explicit = try await s.entries(flags, environment: ["XDG_CONFIG_HOME": dir + "/none"])
                 #expect(configured == explicit, "\(profile): config show said \(flags)")
@@ -118,6 +143,11 @@ struct ConfigTableTests {
             #expect(FileManager.default.fileExists(atPath: dir + "/mine.sqlite"))
             let shown = try await gpslog(["config", "show", "--for", "sessions"])
             #expect(shown.stdout.contains("db = \"\(dir)/mine.sqlite\"  # \(s.userFile):1"), "\(shown.stdout)")
+            // A path the command itself does not expand: export's file.
+            try s.write("db = \"~/mine.sqlite\"\n[export]\noutput = \"~/sail.gpx\"\n", to: s.userFile)
+            let exported = try await gpslog(["export", "Sail"])
+            #expect(exported.status == 0, "\(exported.stderr)")
+            #expect(FileManager.default.fileExists(atPath: dir + "/sail.gpx"), "\(exported.stdout)")
 
             let flag = try await gpslog(["geocode", "--all", "--provider", "places:~/no.bin"])
             #expect(flag.status != 0 && flag.stderr.contains("\(dir)/no.bin: cannot be read"), "\(flag.stderr)")
