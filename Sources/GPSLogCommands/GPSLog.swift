@@ -50,10 +50,10 @@ public struct GPSLog: AsyncParsableCommand {
     /// name sessions, files and answers that came from outside.
     public static func main() async {
         do {
-            let subcommands = Set(configuration.subcommands.flatMap { [$0._commandName] + $0.configuration.aliases })
-            // The config files' and profiles' settings become arguments, so the commands read them as flags.
+            // The config files' and profiles' settings, checked and resolved, join the command line, so the commands
+            // read them with their own parsers and checks.
             let configured = try ConfiguredArguments(
-                GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst()), subcommands: subcommands))
+                GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames))
             var command: any ParsableCommand
             do {
                 command = try parseAsRoot(configured.arguments)

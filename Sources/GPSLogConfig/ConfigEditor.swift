@@ -26,7 +26,9 @@ public struct ConfigEditor {
             let equals = lines[line - 1].firstIndex(of: "=")
         {
             let old = lines[line - 1][lines[line - 1].index(after: equals)...]
-            lines[line - 1] = lines[line - 1][..<equals] + "= " + value.display
+            // A comment after the old value stays after the new one (`min-distance = 50  # metres`).
+            let comment = LineLocator.commentStart(in: old).map { "  " + old[$0...] } ?? ""
+            lines[line - 1] = lines[line - 1][..<equals] + "= " + value.display + comment
             return old.trimmingCharacters(in: .whitespaces)
         }
         let headers = locator.headers

@@ -20,6 +20,10 @@ public enum ConfigError: LocalizedError, Equatable {
     case notConfigurable(FileLocation, key: String)
     /// `--profile`, `$GPSLOG_PROFILE` or `profile =` names no profile.
     case unknownProfile(name: String, origin: String, known: [String])
+    /// The command refused the settings together, naming none of them: each as `FILE:LINE: key`.
+    case refusedSettings(message: String, settings: [String])
+    /// gpslog could not read its own option table from the command-line parser's description of it.
+    case optionTable(reason: String)
 
     public var errorDescription: String? {
         switch self {
@@ -48,6 +52,12 @@ public enum ConfigError: LocalizedError, Equatable {
         case .notConfigurable(let location, let key):
             return
                 "\(location): '\(key.visible)' cannot be set in a config file: give --\(key.visible) on the command line."
+        case .refusedSettings(let message, let settings):
+            return
+                "\(message.visible) (with these settings: \(settings.map(\.visible).joined(separator: "; ")); fix them there, or give the options on the command line)"
+        case .optionTable(let reason):
+            return
+                "gpslog could not read its own option table (\(reason.visible)), so it cannot check the config files: this is a bug: report it, and move the config files aside to run without them."
         case .unknownProfile(let name, let origin, let known):
             return
                 "\(origin) names the profile '\(name.visible)', which does not exist: use one of \(known.map(\.visible).joined(separator: ", ")), or define [profile.\(name.visible)] in the config file."

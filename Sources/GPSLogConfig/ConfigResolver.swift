@@ -104,8 +104,27 @@ public struct ConfigResolver: Sendable {
 
     /// The values the layers below the command line give `command`'s options, by key.
     public func settings(for command: String) throws(ConfigError) -> [String: EffectiveSetting] {
+        try merge(for: command).settings
+    }
+
+    /// The values of lower layers that a profile took away (a built-in's "none"), by key: `record` says so, so
+    /// that a file's setting never goes unused in silence.
+    public func cleared(for command: String) throws(ConfigError) -> [ClearedSetting] {
+        let merged = try merge(for: command)
+        return merged.cleared.values.filter { merged.settings[$0.setting.key] == nil }.sorted {
+            $0.setting.key < $1.setting.key
+        }
+    }
+
+    /// The layers merged, and what a profile cleared on the way.
+    private struct Merge {
+        var settings: [String: EffectiveSetting] = [:]
+        var cleared: [String: ClearedSetting] = [:]
+    }
+
+    private func merge(for command: String) throws(ConfigError) -> Merge {
         let active = try activeProfile()
-        var merged: [String: EffectiveSetting] = [:]
+        var merged = Merge()
         for (document, level) in [(sources.system, ChoiceLevel.system), (sources.user, .user)] {
             if let (profile, at) = active, at == level { apply(profile, command: command, into: &merged) }
             guard let document else { continue }
@@ -123,7 +142,7 @@ public struct ConfigResolver: Sendable {
         return merged
     }
 
-    private func apply(_ profile: Profile, command: String, into merged: inout [String: EffectiveSetting]) {
+    private func apply(_ profile: Profile, command: String, into merged: inout Merge) {
         apply(profile.settings, command: command, builtIn: profile.path == nil, into: &merged) { line in
             profile.path.map { .file(path: $0, line: line, profile: profile.name) } ?? .builtInProfile(profile.name)
         }
@@ -132,20 +151,52 @@ public struct ConfigResolver: Sendable {
     /// Applies the common keys, then `command`'s section. A built-in's key for an option `command` lacks is skipped;
     /// a file's was refused when the file was read.
     private func apply(
-        _ settings: ConfigSettings, command: String, builtIn: Bool, into merged: inout [String: EffectiveSetting],
+        _ settings: ConfigSettings, command: String, builtIn: Bool, into merged: inout Merge,
         origin: (Int?) -> ConfigOrigin
     ) {
         for entry in settings.common + settings.sections[command, default: []] {
             guard let spec = catalog.spec(entry.key, in: command),
                 entry.value == .unset || DocumentReader.mismatch(entry.value, spec) == nil
             else { continue }
-            set(EffectiveSetting(key: entry.key, value: entry.value, origin: origin(entry.line)), into: &merged)
+            let value = resolved(entry.value, spec)
+            set(EffectiveSetting(key: entry.key, value: value, origin: origin(entry.line)), into: &merged)
         }
     }
 
-    /// Sets one key, dropping what stands for it from the layers below; `.unset` only drops.
-    private func set(_ setting: EffectiveSetting, into merged: inout [String: EffectiveSetting]) {
-        for key in OptionCatalog.alternatives(of: setting.key) { merged[key] = nil }
-        if setting.value != .unset { merged[setting.key] = setting }
+    /// `value` as the option takes it: a path's `~` is `$HOME` (no shell reads a config file).
+    private func resolved(_ value: ConfigValue, _ spec: OptionSpec) -> ConfigValue {
+        guard spec.valueType == .path else { return value }
+        let home = sources.environment["HOME"]
+        switch value {
+        case .string(let path): return .string(HomePath.expand(path, home: home))
+        case .array(let items): return .array(items.map { resolved($0, spec) })
+        default: return value
+        }
+    }
+
+    /// Sets one key, dropping what stands for it from the layers below; `.unset` only drops (and notes what it
+    /// dropped).
+    private func set(_ setting: EffectiveSetting, into merged: inout Merge) {
+        for key in OptionCatalog.alternatives(of: setting.key) {
+            if setting.value == .unset, let dropped = merged.settings[key] {
+                merged.cleared[key] = ClearedSetting(setting: dropped, clearedBy: setting.origin)
+            }
+            merged.settings[key] = nil
+        }
+        if setting.value != .unset { merged.settings[setting.key] = setting }
+    }
+}
+
+/// A lower layer's value that a profile's "none" took away.
+public struct ClearedSetting: Sendable, Equatable {
+    /// The value that is not used, and where it came from.
+    public var setting: EffectiveSetting
+    /// The profile that cleared it.
+    public var clearedBy: ConfigOrigin
+
+    /// What the user is told, without the value (it may be a secret): `profile battery-saving leaves min-distance
+    /// unset: the value of /c/config.toml:3 is not used`.
+    public var notice: String {
+        "\(clearedBy) leaves \(setting.key) unset: the value of \(setting.origin) is not used"
     }
 }

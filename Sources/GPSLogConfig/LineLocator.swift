@@ -91,6 +91,26 @@ struct LineLocator {
         }
     }
 
+    /// Where the comment after a one-line value starts (its `#`), outside strings; nil when there is none.
+    static func commentStart(in value: Substring) -> Substring.Index? {
+        var i = value.startIndex
+        while i < value.endIndex {
+            let c = value[i]
+            if c == "#" { return i }
+            if c == "\"" || c == "'" {
+                // A string: skip to its end (basic strings escape their quote).
+                var j = value.index(after: i)
+                while j < value.endIndex && value[j] != c {
+                    if c == "\"" && value[j] == "\\" { j = value.index(after: j) }
+                    if j < value.endIndex { j = value.index(after: j) }
+                }
+                i = j
+            }
+            if i < value.endIndex { i = value.index(after: i) }
+        }
+        return nil
+    }
+
     /// The bracket depth after reading `value`, outside strings and comments; sets `closing` when a multi-line
     /// string opens and does not close on this line.
     static func scanValue(_ value: Substring, depth start: Int, closing: inout String?) -> Int {

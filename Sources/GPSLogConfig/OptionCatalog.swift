@@ -2,13 +2,22 @@
 import Foundation
 
 /// One option of a subcommand, as the config layer needs to know it: its key (the long name), whether it takes a
-/// value, whether it repeats.
+/// value, whether it repeats, what its value is (any word, or a path), and its default.
 public struct OptionSpec: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// `--name VALUE`.
         case option
         /// `--name` alone (true); `inversion` names the `--no-name` spelling when there is one.
         case flag
+    }
+
+    /// What an option's value is, as far as a config file's value is checked and resolved before the command runs
+    /// (the command's own parser then reads the word into the option's Swift type, and its checks judge it).
+    public enum ValueType: Sendable, Equatable {
+        /// Any word: a number, a duration, a URL... the option's parser judges it.
+        case text
+        /// A file: `~` and `~/` in a config file's value stand for `$HOME`.
+        case path
     }
 
     /// The long name without dashes: the key in a config file.
@@ -21,10 +30,11 @@ public struct OptionSpec: Sendable, Equatable {
     public var shortNames: [String]
     /// The default as `--help` shows it.
     public var defaultValue: String?
+    public var valueType: ValueType
 
     public init(
         name: String, kind: Kind, isRepeating: Bool = false, inversion: String? = nil, shortNames: [String] = [],
-        defaultValue: String? = nil
+        defaultValue: String? = nil, valueType: ValueType = .text
     ) {
         self.name = name
         self.kind = kind
@@ -32,7 +42,15 @@ public struct OptionSpec: Sendable, Equatable {
         self.inversion = inversion
         self.shortNames = shortNames
         self.defaultValue = defaultValue
+        self.valueType = valueType
     }
+}
+
+/// One row of the option table: a config key, the subcommands that take it, and the option it is there.
+public struct OptionEntry: Sendable, Equatable {
+    public var key: String
+    public var commands: [String]
+    public var spec: OptionSpec
 }
 
 /// The options of every configurable subcommand, read from the command-line parser (so there is no second list).
@@ -55,6 +73,21 @@ public struct OptionCatalog: Sendable {
 
     public init(commands: [String: [String: OptionSpec]]) {
         self.commands = commands
+    }
+
+    /// The table: one row per key and option, with the subcommands that take that option, by key.
+    public var entries: [OptionEntry] {
+        var rows: [OptionEntry] = []
+        for (command, options) in commands.sorted(by: { $0.key < $1.key }) {
+            for (key, spec) in options.sorted(by: { $0.key < $1.key }) {
+                if let i = rows.firstIndex(where: { $0.key == key && $0.spec == spec }) {
+                    rows[i].commands.append(command)
+                } else {
+                    rows.append(OptionEntry(key: key, commands: [command], spec: spec))
+                }
+            }
+        }
+        return rows.sorted { ($0.key, $0.commands.first ?? "") < ($1.key, $1.commands.first ?? "") }
     }
 
     /// Every key some subcommand takes.

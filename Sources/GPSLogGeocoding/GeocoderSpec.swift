@@ -37,6 +37,14 @@ public struct GeocoderSpec: Sendable {
         }
     }
 
+    /// A provider's file, with a leading `~` or `~/` as `$HOME` (`places:~/x.bin` reaches no shell to expand it).
+    static func path(_ text: Substring) -> String {
+        guard text == "~" || text.hasPrefix("~/"),
+            let home = ProcessInfo.processInfo.environment["HOME"].flatMap({ $0.isEmpty ? nil : $0 })
+        else { return String(text) }
+        return (home.hasSuffix("/") && home.count > 1 ? String(home.dropLast()) : home) + text.dropFirst()
+    }
+
     /// The version in the User-Agent.
     public static let version = "0.1.0"
 
@@ -49,7 +57,7 @@ public struct GeocoderSpec: Sendable {
             "gpslog/\(GeocoderSpec.version) (reverse geocoding of personal GPS tracks\(contact.map { "; \($0)" } ?? ""))"
         if text.hasPrefix("places:") {
             let geocoder =
-                isDefault ? try PlacesGeocoder.world() : try PlacesGeocoder(path: String(text.dropFirst(7)))
+                isDefault ? try PlacesGeocoder.world() : try PlacesGeocoder(path: Self.path(text.dropFirst(7)))
             return Made(geocoder: geocoder, defaultRate: GeocodeRate(count: 1000, seconds: 1))
         }
         if text == "regions:demo" || text == "regions" {
@@ -59,12 +67,12 @@ public struct GeocoderSpec: Sendable {
         }
         if text.hasPrefix("regions:") {
             return Made(
-                geocoder: try RegionsGeocoder(path: String(text.dropFirst(8))),
+                geocoder: try RegionsGeocoder(path: Self.path(text.dropFirst(8))),
                 defaultRate: GeocodeRate(count: 1000, seconds: 1))
         }
         if text.hasPrefix("geonames:") {
             return Made(
-                geocoder: try GeoNamesGeocoder(path: String(text.dropFirst(9))),
+                geocoder: try GeoNamesGeocoder(path: Self.path(text.dropFirst(9))),
                 defaultRate: GeocodeRate(count: 1000, seconds: 1))
         }
         for prefix in ["nominatim:", "photon:"] where text.hasPrefix(prefix) {

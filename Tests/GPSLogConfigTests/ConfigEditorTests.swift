@@ -42,6 +42,24 @@ import Testing
                 """)
     }
 
+    /// A value replaced in place keeps the comment after it; a `#` inside the old string is no comment.
+    @Test func aReplacedLineKeepsItsTrailingComment() throws {
+        var editor = ConfigEditor(
+            text: "[record]\ntoken-file = \"/old/#x\"  # my token\ninterval = '5s'# walking\nverbose = false\n")
+        #expect(editor.set("token-file", to: .string("/new"), in: "record") == "\"/old/#x\"  # my token")
+        editor.set("interval", to: .string("1s # no comment"), in: "record")
+        editor.set("verbose", to: .boolean(true), in: "record")
+        #expect(
+            editor.text
+                == "[record]\ntoken-file = \"/new\"  # my token\ninterval = \"1s # no comment\"  # walking\nverbose = true\n"
+        )
+        let document = try ConfigDocument.parse(editor.text, path: "/c/config.toml", catalog: catalog)
+        #expect(
+            document.settings.sections["record"]?.map(\.value) == [
+                .string("/new"), .string("1s # no comment"), .boolean(true),
+            ])
+    }
+
     @Test func anEmptyFileGetsItsTables() {
         var editor = ConfigEditor(text: "")
         editor.set("device-id", to: .string("a \"pi\""), in: "record")

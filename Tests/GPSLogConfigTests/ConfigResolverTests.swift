@@ -83,4 +83,73 @@ import Testing
         #expect(shown.first { $0.key == "verbose" }?.origin == .default)
         #expect(try r.effective(for: "record", commandLine: ["--token-file", "/t"]).first { $0.key == "token" } == nil)
     }
+
+    /// A profile overrides the keys it sets and no others, wherever it is chosen from.
+    @Test func aProfileKeepsTheFileKeysItDoesNotSet() throws {
+        let profiles = "[profile.walk.record]\ninterval = \"5s\"\n"
+        let file = "min-distance = 50\n[record]\nmax-accuracy = 7\n" + profiles
+        for r in [
+            try resolver(user: file, profile: "walk"),
+            try resolver(user: file, environment: ["GPSLOG_PROFILE": "walk"]),
+            try resolver(user: "default-profile = \"walk\"\n" + file),
+            try resolver(
+                system: "default-profile = \"walk\"\n" + profiles,
+                user: "min-distance = 50\n[record]\nmax-accuracy = 7\n"),
+        ] {
+            #expect(try arguments(r) == ["--interval=5s", "--max-accuracy=7", "--min-distance=50"])
+            let shown = try r.effective(for: "record")
+            #expect(shown.first { $0.key == "min-distance" }?.value == .integer(50))
+            #expect(shown.first { $0.key == "interval" }?.origin.description.hasSuffix("(profile walk)") == true)
+        }
+    }
+
+    /// A built-in's "none" over a file's value is reported, with the file's line and not the value.
+    @Test func whatABuiltInProfileClearsIsReported() throws {
+        let user = "[record]\nmax-accuracy = 5\nmin-distance = 50\ninterval = \"3s\"\n"
+        let high = try resolver(user: user, profile: "high-resolution")
+        #expect(
+            try high.cleared(for: "record").map(\.notice) == [
+                "profile high-resolution leaves max-accuracy unset: the value of /home/u/config.toml:2 is not used",
+                "profile high-resolution leaves min-distance unset: the value of /home/u/config.toml:3 is not used",
+            ])
+        // Chosen in the file, the profile is under the file's own keys: nothing is cleared.
+        #expect(try resolver(user: "profile = \"high-resolution\"\n" + user).cleared(for: "record").isEmpty)
+        #expect(try resolver(user: user, profile: "high-resolution").cleared(for: "sessions").isEmpty)
+    }
+
+    /// `~` and `~/` in a path option's value are `$HOME`; other options' values and `~user` stay as written.
+    @Test func pathsFromAFileExpandTheHomeFolder() throws {
+        let paths = OptionCatalog(commands: [
+            "record": [
+                "token-file": OptionSpec(name: "token-file", kind: .option, valueType: .path),
+                "db": OptionSpec(name: "db", kind: .option, valueType: .path),
+                "name": OptionSpec(name: "name", kind: .option),
+                "split": OptionSpec(name: "split", kind: .option, isRepeating: true, valueType: .path),
+            ]
+        ])
+        let text =
+            "db = \"~\"\n[record]\ntoken-file = \"~/gpslog/token\"\nname = \"~/x\"\nsplit = [\"~/a\", \"~bob/b\"]\n"
+        let r = ConfigResolver(
+            catalog: paths,
+            sources: ConfigSources(
+                user: try ConfigDocument.parse(text, path: "/c/config.toml", catalog: paths),
+                environment: ["HOME": "/home/u"]))
+        #expect(
+            try r.injection(for: "record", commandLine: []).arguments == [
+                "--db=/home/u", "--name=~/x", "--split=/home/u/a", "--split=~bob/b",
+                "--token-file=/home/u/gpslog/token",
+            ])
+        #expect(
+            try r.effective(for: "record").first { $0.key == "token-file" }?.value == .string("/home/u/gpslog/token"))
+        #expect(HomePath.expand("~", home: "/home/u/") == "/home/u")
+        #expect(HomePath.expand("a/~/b", home: "/home/u") == "a/~/b")
+    }
+
+    /// The table: each key once per kind of option, with every subcommand that takes it.
+    @Test func theTableListsEachKeyWithItsSubcommands() {
+        let db = catalog.entries.filter { $0.key == "db" }
+        #expect(db.count == 1 && db.first?.commands == ["record", "sessions"])
+        #expect(catalog.entries.first { $0.key == "interval" }?.spec.defaultValue == "1s")
+        #expect(catalog.entries.map(\.key) == catalog.entries.map(\.key).sorted())
+    }
 }

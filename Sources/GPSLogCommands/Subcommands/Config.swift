@@ -13,7 +13,8 @@ extension GPSLog {
                 Settings come from $XDG_CONFIG_HOME/gpslog/config.toml (~/.config/gpslog/config.toml; --config PATH \
                 or $GPSLOG_CONFIG instead) and /etc/gpslog/config.toml. Keys are the long option names \
                 (min-distance = 50, send-interval = "30s"); top-level keys apply to every subcommand that has the \
-                option, [record], [upload], ... to one subcommand, [profile.NAME] to a profile. A flag wins over \
+                option, [record], [upload], ... to one subcommand, [profile.NAME] to a profile; a profile sets only \
+                the keys it names. A path may start with ~/ (the home folder). A flag wins over \
                 $GPSLOG_DB, $GPSLOG_TOKEN and --profile's settings, which win over the user's file, then the \
                 system's, then the default. Built-in profiles: high-resolution, battery-saving.
                 """,
@@ -23,10 +24,11 @@ extension GPSLog {
         static func resolver(_ global: GlobalOptions) throws -> (ConfigLocations, ConfigResolver) {
             let environment = ProcessInfo.processInfo.environment
             let locations = ConfigLocations(explicit: global.config, environment: environment)
-            let (system, user) = try locations.load(catalog: OptionCatalog.gpslog)
+            let catalog = try OptionCatalog.gpslog()
+            let (system, user) = try locations.load(catalog: catalog)
             let sources = ConfigSources(
                 system: system, user: user, environment: environment, profileFlag: global.profile)
-            return (locations, ConfigResolver(catalog: OptionCatalog.gpslog, sources: sources))
+            return (locations, ConfigResolver(catalog: catalog, sources: sources))
         }
 
         /// A value as it may be shown: tokens as `***`, URLs (a server's, a broker's) without their secrets.

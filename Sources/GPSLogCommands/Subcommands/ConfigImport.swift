@@ -28,7 +28,8 @@ extension GPSLog.Config {
             let path = locations.user
             let old = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? ""
             // The file must read before it is edited, and after: an edit never leaves a broken file behind.
-            if !old.isEmpty { _ = try ConfigDocument.parse(old, path: path, catalog: OptionCatalog.gpslog) }
+            let catalog = try OptionCatalog.gpslog()
+            if !old.isEmpty { _ = try ConfigDocument.parse(old, path: path, catalog: catalog) }
             let tokenPath = locations.userFileDirectory + "/token"
             var editor = ConfigEditor(text: old)
             var stored: [String] = []
@@ -47,7 +48,7 @@ extension GPSLog.Config {
                 }
             }
             do {
-                _ = try ConfigDocument.parse(editor.text, path: path, catalog: OptionCatalog.gpslog)
+                _ = try ConfigDocument.parse(editor.text, path: path, catalog: catalog)
             } catch {
                 throw CommandError.refused(
                     "\(path.visible) could not be edited safely (\(error.localizedDescription)): add the settings by hand."

@@ -25,9 +25,9 @@ extension GPSLog.Config {
                 []
 
         func validate() throws {
-            if let subcommand, OptionCatalog.gpslog.commands[subcommand] == nil {
+            if let subcommand, !GPSLog.configurableCommands.contains(subcommand) {
                 throw ValidationError(
-                    "--for must name a subcommand: \(OptionCatalog.gpslog.commands.keys.sorted().joined(separator: ", "))."
+                    "--for must name a subcommand: \(GPSLog.configurableCommands.sorted().joined(separator: ", "))."
                 )
             }
             if subcommand == nil && !arguments.isEmpty { throw ValidationError("Arguments after -- need --for.") }
@@ -36,7 +36,7 @@ extension GPSLog.Config {
         func run() throws {
             let (locations, resolver) = try GPSLog.Config.resolver(global)
             var settings: [ShownSetting] = []
-            for command in subcommand.map({ [$0] }) ?? OptionCatalog.gpslog.commands.keys.sorted() {
+            for command in subcommand.map({ [$0] }) ?? resolver.catalog.commands.keys.sorted() {
                 // The overview names the environment once, above, not in every subcommand.
                 let effective =
                     subcommand == nil
@@ -44,6 +44,13 @@ extension GPSLog.Config {
                         $0.key < $1.key
                     }
                     : try resolver.effective(for: command, commandLine: arguments)
+                if subcommand != nil {
+                    // As the command itself says it (on stderr: the settings above are what it uses).
+                    let given = ArgumentScan.given(arguments, options: resolver.catalog.commands[command, default: [:]])
+                    for cleared in try resolver.cleared(for: command) where given[cleared.setting.key] == nil {
+                        FileHandle.standardError.write(Data("note: \(cleared.notice.visible).\n".utf8))
+                    }
+                }
                 settings += effective.map {
                     ShownSetting(
                         subcommand: command, key: $0.key, value: GPSLog.Config.shown($0.key, $0.value),
