@@ -25,6 +25,8 @@ public struct SessionPipeline {
     public private(set) var splitter: SessionSplitter?
     /// Sessions ended by a split so far.
     public private(set) var splits = 0
+    /// Sessions of the recording made so far (trips not counted).
+    private var plainSessions = 0
     /// The session the last split ended, and why.
     public private(set) var splitOff: (session: Session, reason: SplitReason)?
     /// The gate's counts when the current session began (a session keeps its own counts).
@@ -53,7 +55,7 @@ public struct SessionPipeline {
     /// The source lost its receiver and got it back: the next location row starts a track segment.
     private var resumed = false
     /// The automatic pause and visits (`record --pause-when-stopped`, `--visits`); nil when neither is on.
-    public private(set) var stays: StayWatcher?
+    public internal(set) var stays: StayWatcher?
     /// What the stay watcher saw at the last fix (for the recorder's log).
     public private(set) var stayEvents: [StayEvent] = []
     /// Tracking events and visit changes waiting for the next flush.
@@ -203,48 +205,6 @@ public struct SessionPipeline {
         sampler.startOver()
     }
 
-    /// Switches the sampler to an OwnTracks monitoring mode (nil: GPS Log's interval sampling); its rules measure
-    /// from the last entry, so the switch takes effect at the next fix.
-    public mutating func setMonitoring(_ mode: MonitoringMode?) {
-        sampler.policy.monitoring = mode
-    }
-
-    /// Changes the main sampling policy from the next fix on (a server's `set`: min distance, min time, accuracy);
-    /// during a trip, the trip's settings stay over it.
-    public mutating func updatePolicy(_ change: (inout SamplingPolicy) -> Void) {
-        guard trip != nil, var main = mainPolicy else { return change(&sampler.policy) }
-        change(&main)
-        mainPolicy = main
-        reapplyTripSampling()
-    }
-
-    /// Changes the trip settings (a server's `set` under `trip`): for the trips to come, and the one running.
-    public mutating func updateTripSampling(_ change: (inout TripSampling) -> Void) {
-        change(&tripSampling)
-        if trip != nil { reapplyTripSampling() }
-    }
-
-    private mutating func reapplyTripSampling() {
-        guard let main = mainPolicy else { return }
-        var policy = tripSampling.applied(to: main)
-        policy.monitoring = sampler.policy.monitoring
-        sampler.policy = policy
-    }
-
-    /// Changes the automatic pause and visits from the next fix on (a server's `set`); nil or rules that watch
-    /// nothing turn both off.
-    public mutating func setStayRules(_ rules: StayRules?) {
-        guard let rules, rules.watches else {
-            stays = nil
-            return
-        }
-        if stays == nil {
-            stays = StayWatcher(rules: rules, policy: sampler.policy)
-        } else {
-            stays!.update(rules: rules)
-        }
-    }
-
     /// The source lost its receiver and has it back (a device reopened, gpsd reached again): the next location row
     /// starts a new track segment, however little time passed, and is stored whatever the sampler's distance and
     /// time filters say, so the segment has its first point.
@@ -289,9 +249,18 @@ public struct SessionPipeline {
                 session = try sink.createSession(name: name, start: start, mode: trip.mode, id: id, trip: true)
             } else {
                 session = try sink.createSession(
-                    name: naming.name(at: start), start: start, mode: mode, id: id, trip: false)
+                    name: continuationName(at: start), start: start, mode: mode, id: id, trip: false)
+                plainSessions += 1
             }
         }
+    }
+
+    /// The name of a session of the recording (not a trip). A fixed name is the first one's; the recording going on
+    /// after a trip gets its start time after the name (as `--split` names a plain name's sessions), so no two
+    /// sessions of one run share a name and `gpslog show NAME` finds one.
+    private func continuationName(at start: Timestamp) -> String {
+        guard case .fixed(let name) = naming, plainSessions > 0 else { return naming.name(at: start) }
+        return SessionNameTemplate("\(name) \(SessionNameTemplate.defaultPattern)", timeZone: zone).name(at: start)
     }
 
     /// The zone of names: the template's, else the split rules', else the system's.

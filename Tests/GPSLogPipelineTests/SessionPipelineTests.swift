@@ -151,4 +151,29 @@ struct SessionPipelineTests {
             #expect(made.map(\.time) == transitions.map(\.time))
         }
     }
+
+    /// A recording that goes on after a trip is a session of its own, named apart from the recording's first part
+    /// (`gpslog show Day` finds one session, not two).
+    @Test func theRecordingAfterATripIsNamedApart() throws {
+        try withTemporaryStore { store, _ in
+            let start = Timestamp(milliseconds: 1_700_000_000_000)
+            var pipeline = SessionPipeline(sink: store, name: "Day", policy: SamplingPolicy())
+            func fix(_ second: Int) -> Fix {
+                Fix(
+                    time: start.adding(milliseconds: Int64(second) * 1000), latitude: 52 + Double(second) / 11_119,
+                    longitude: 5, horizontalAccuracy: 4, speed: 1)
+            }
+            for s in 0..<10 { try pipeline.add(fix(s)) }
+            try pipeline.startTrip(mode: .walk, name: "Summit")
+            for s in 10..<20 { try pipeline.add(fix(s)) }
+            _ = try pipeline.stopTrip()
+            for s in 20..<30 { try pipeline.add(fix(s)) }
+            try pipeline.finish()
+            let names = try store.sessions().map(\.name)
+            #expect(names.count == 3)
+            #expect(names.first == "Day" && names.dropFirst().first == "Summit")
+            #expect(names.last?.hasPrefix("Day 2023-11-") == true, "\(names)")
+            #expect(Set(names).count == 3)
+        }
+    }
 }
