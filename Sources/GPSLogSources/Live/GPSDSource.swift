@@ -49,7 +49,17 @@ public struct GPSDSource: FixSource {
                         break
                     } catch {
                         let wait = Backoff.seconds(backoff.next())
-                        logger.warning("cannot reach gpsd at \(host):\(port) (\(error)); retrying in \(wait) s")
+                        connection.unreachableInARow += 1
+                        let why = Self.words(for: error)
+                        // gpsd not running (yet) is a state, not news every few seconds: say it once.
+                        if connection.unreachableInARow == 1 {
+                            logger.warning(
+                                "cannot reach gpsd at \(host):\(port) (\(why)); retrying, repeats are logged at debug level")
+                        } else {
+                            logger.debug(
+                                "cannot reach gpsd at \(host):\(port) (\(why)); retrying in \(wait) s (\(connection.unreachableInARow) times in a row)"
+                            )
+                        }
                         stats.update { $0.startWaiting(for: .daemon) }
                         guard !Task.isCancelled else { break }
                         try? await Task.sleep(for: .seconds(wait))
@@ -79,6 +89,24 @@ public struct GPSDSource: FixSource {
         var hadData = false
         /// Connections the watchdog dropped in a row.
         var silentInARow = 0
+        /// Attempts in a row that found no gpsd listening.
+        var unreachableInARow = 0
+    }
+
+    /// Why a connection could not be made, in words: the system's reason for a refused or unreachable socket, not
+    /// SwiftNIO's types (`NIOConnectionError(... SingleConnectionFailure(target: [IPv4]...`).
+    static func words(for error: any Error) -> String {
+        var error = error
+        if let failed = error as? NIOConnectionError, let first = failed.connectionErrors.first?.error {
+            error = first
+        } else if let failed = error as? NIOConnectionError, failed.dnsAError != nil || failed.dnsAAAAError != nil {
+            return "the name \(failed.host) is not known"
+        }
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)).lowercased() }
+        if let channel = error as? ChannelError, case .connectTimeout(let limit) = channel {
+            return "no answer within \(limit.nanoseconds / 1_000_000_000) s"
+        }
+        return (error as? LocalizedError)?.errorDescription ?? "the connection failed"
     }
 
     private func log(_ ending: Ending, _ connection: inout ConnectionLog) {
@@ -111,6 +139,7 @@ public struct GPSDSource: FixSource {
                 }
             }
         logger.info("connected to gpsd at \(host):\(port)")
+        connection.unreachableInARow = 0
         var gotData = false
         var reconnected = false
         var decoderCopy = decoder
