@@ -54,7 +54,8 @@ public struct GPSDSource: FixSource {
                         // gpsd not running (yet) is a state, not news every few seconds: say it once.
                         if connection.unreachableInARow == 1 {
                             logger.warning(
-                                "cannot reach gpsd at \(host):\(port) (\(why)); retrying, repeats are logged at debug level")
+                                "cannot reach gpsd at \(host):\(port) (\(why)); retrying, repeats are logged at debug level"
+                            )
                         } else {
                             logger.debug(
                                 "cannot reach gpsd at \(host):\(port) (\(why)); retrying in \(wait) s (\(connection.unreachableInARow) times in a row)"
