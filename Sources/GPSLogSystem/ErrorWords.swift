@@ -52,7 +52,10 @@ private struct ErrorWords {
         case "PSQLError":
             // Its description hides everything on purpose; the words are in its (class) backing's fields.
             let backing = mirror.descendant("backing")
-            if depth < 4, let underlying = Self.unwrap(backing.flatMap { Mirror(reflecting: $0).descendant("underlying") }) as? any Error {
+            if depth < 4,
+                let underlying = Self.unwrap(backing.flatMap { Mirror(reflecting: $0).descendant("underlying") })
+                    as? any Error
+            {
                 return describe(underlying, depth: depth + 1)
             }
             if let code = backing.flatMap({ Mirror(reflecting: $0).descendant("code", "base") }) {
@@ -88,7 +91,7 @@ private struct ErrorWords {
         let words = text.prefix(1).lowercased() + text.dropFirst()
         switch code {
         case ECONNREFUSED, ECONNRESET, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT:
-            if let peer { return words + (code == ECONNREFUSED ? " by " : " from ") + peer }
+            if let peer { return words + (code == ECONNREFUSED ? " by " : " talking to ") + peer }
         default: break
         }
         return words

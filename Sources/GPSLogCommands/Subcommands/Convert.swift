@@ -69,7 +69,9 @@ extension GPSLog {
         func run() throws {
             if deprecatedFrom != nil {
                 FileHandle.standardError.write(
-                    Data("warning: convert's --from is deprecated; use --input-format (--from is a time elsewhere).\n".utf8))
+                    Data(
+                        "warning: convert's --from is deprecated; use --input-format (--from is a time elsewhere).\n"
+                            .utf8))
             }
             let progress = ProgressBar(label: "Converting")
             defer { progress.finish() }

@@ -102,7 +102,9 @@ extension GPSLog {
                 return
             }
             guard
-                try confirm("Delete '\(found.name.visible)' (\(found.shortID)) with its \(counted(summary.entryCount, "entry", "entries"))?")
+                try confirm(
+                    "Delete '\(found.name.visible)' (\(found.shortID)) with its \(counted(summary.entryCount, "entry", "entries"))?"
+                )
             else { return }
             let count = try store.deleteSession(id: found.id)
             print("Deleted '\(found.name.visible)' (\(found.shortID)) and its \(counted(count, "entry", "entries")).")

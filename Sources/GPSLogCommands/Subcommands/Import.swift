@@ -133,7 +133,8 @@ extension GPSLog {
 
         private func report(_ result: ImportResult, progress: ProgressBar? = nil) {
             progress?.finish()
-            var line = "Imported '\(result.session.name)' (\(result.session.shortID)): \(counted(result.entries, "entry", "entries"))"
+            var line =
+                "Imported '\(result.session.name)' (\(result.session.shortID)): \(counted(result.entries, "entry", "entries"))"
             if let s = result.statistics {
                 line +=
                     " from \(counted(s.fixes, "fix", "fixes")) and \(counted(s.headings, "heading")); skipped \(counted(s.badChecksum, "bad checksum")), \(counted(s.unparsable, "unparsable sentence"))"

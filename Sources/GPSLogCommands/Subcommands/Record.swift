@@ -40,7 +40,9 @@ extension GPSLog {
         @Flag(help: "Log every commit.") var verbose = false
 
         func validate() throws {
-            do { _ = try SourceSpec.parse(sourceOptions.source) } catch { throw ValidationError(error.localizedDescription) }
+            do { _ = try SourceSpec.parse(sourceOptions.source) } catch {
+                throw ValidationError(error.localizedDescription)
+            }
             try monitoring.validate(with: sampling)
         }
 

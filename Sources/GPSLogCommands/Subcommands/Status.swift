@@ -54,7 +54,8 @@ enum StatusText {
             lines.append(("Location", loc))
         }
         if let v = s.speed { lines.append(("Speed", Format.speed(v))) }
-        lines.append(("Entries", "\(s.entries) (\(counted(s.marks, "mark"))) from \(counted(s.fixesReceived, "fix", "fixes"))"))
+        lines.append(
+            ("Entries", "\(s.entries) (\(counted(s.marks, "mark"))) from \(counted(s.fixesReceived, "fix", "fixes"))"))
         lines.append(("Monitoring", s.monitoring.map { "\($0) (OwnTracks)" } ?? "interval sampling (GPS Log)"))
         if let regions = s.regions {
             lines.append(

@@ -97,7 +97,9 @@ extension GPSLog {
             let regions = try MQTTPublisher.waypoints(regions: store.regions(), sessions: sessions, store: store)
             if !regions.isEmpty {
                 try await publisher.publishWaypoints(regions)
-                if !json { print("Published \(counted(regions.count, "region")) (waypoints) to \(destination.displayURL).") }
+                if !json {
+                    print("Published \(counted(regions.count, "region")) (waypoints) to \(destination.displayURL).")
+                }
             }
             var reports: [UploadReport] = []
             for session in sessions {
