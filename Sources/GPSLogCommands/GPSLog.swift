@@ -26,7 +26,7 @@ public struct GPSLog: AsyncParsableCommand {
             CommandGroup(
                 name: "Sessions",
                 subcommands: [
-                    Sessions.self, Show.self, Visits.self, Events.self, Rename.self, Delete.self, Split.self,
+                    Sessions.self, Show.self, Last.self, Visits.self, Events.self, Rename.self, Delete.self, Split.self,
                     Merge.self,
                     Prune.self,
                 ]),

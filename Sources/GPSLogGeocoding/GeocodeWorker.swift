@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 
 /// How fast a provider may be asked: `count` requests per `seconds`, spaced evenly (no bursts).
 public struct GeocodeRate: Sendable, Equatable, CustomStringConvertible {
@@ -83,10 +84,12 @@ public final class GeocodeWorker {
     /// Geocodes the entries without an address of `sessions` (all sessions when nil).
     /// - Parameters:
     ///   - progress: called with (items done, items in all).
+    ///   - onFailure: called with each failed request's reason in words, as it happens.
     ///   - isolation: the actor the run's store work stays on between lookups (the recorder's geocoding loop pins
     ///     it to a thread of its own); the caller's by default.
     public func run(
-        sessions: [String]? = nil, progress: ((Int, Int) -> Void)? = nil, isolation: isolated (any Actor)? = #isolation
+        sessions: [String]? = nil, progress: ((Int, Int) -> Void)? = nil, onFailure: ((String) -> Void)? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> GeocodeReport {
         var report = GeocodeReport(provider: geocoder.cacheKey)
         let state = try providerState()
@@ -146,6 +149,7 @@ public final class GeocodeWorker {
                     return report
                 case .transient, .rejected, .setup:
                     report.failures += 1
+                    onFailure?(describeForPeople(failure))
                     consecutiveFailures += 1
                     if consecutiveFailures >= options.maxConsecutiveFailures { return report }
                 }

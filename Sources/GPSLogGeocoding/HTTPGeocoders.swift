@@ -104,7 +104,7 @@ struct GeocoderHTTP: Sendable {
             response = try await client.execute(request, timeout: .seconds(15))
             body = try await response.body.collect(upTo: 4 << 20)
         } catch {
-            throw GeocodeFailure.transient("network: \(error)")
+            throw GeocodeFailure.transient("network: " + describeForPeople(error, peer: url, timeout: 15))
         }
         let status = Int(response.status.code)
         let text = String(buffer: body)

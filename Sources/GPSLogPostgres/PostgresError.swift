@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 import PostgresNIO
 
 /// What went wrong with a PostgreSQL database, in words that say where and what to do. The database is named by its
@@ -49,7 +50,7 @@ public enum PostgresError: LocalizedError, Equatable {
     static func from(_ error: any Error, database: String, doing: String) -> PostgresError {
         if let known = error as? PostgresError { return known }
         guard let psql = error as? PSQLError else {
-            return .cannotConnect(database: database, reason: String(describing: error))
+            return .cannotConnect(database: database, reason: describeForPeople(error, peer: database))
         }
         if let info = psql.serverInfo, let message = info[.message] {
             var words = message
@@ -63,7 +64,7 @@ public enum PostgresError: LocalizedError, Equatable {
         case .sslUnsupported:
             return .cannotConnect(database: database, reason: "the server does not offer TLS (sslmode=require)")
         default:
-            let underlying = psql.underlying.map { String(describing: $0) } ?? psql.code.description
+            let underlying = describeForPeople(psql, peer: database)
             return .cannotConnect(database: database, reason: underlying)
         }
     }

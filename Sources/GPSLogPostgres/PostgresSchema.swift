@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 import PostgresNIO
 
 /// gpslog's PostgreSQL schema: the scripts of `Schema/postgres/NNN_name.sql`, embedded at build time, applied in
@@ -56,7 +57,7 @@ public enum PostgresSchema {
                         try db.execute(statement, doing: "applying \(script.fileName)")
                     } catch let error as PostgresError where statement.contains("CREATE EXTENSION") {
                         throw PostgresError.postgisMissing(
-                            database: db.location.description, message: error.serverMessage ?? "\(error)")
+                            database: db.location.description, message: error.serverMessage ?? describeForPeople(error))
                     }
                 }
                 var binds = PostgresBindings()

@@ -116,7 +116,7 @@ final class MQTTFeed: Sendable {
             switch code {
             case 0?:
                 logger.info("connected to the MQTT broker \(broker); subscribing to \(topic.visible)")
-                do { try client?.subscribe(topic) } catch { logger.error("\(error.localizedDescription.visible)") }
+                do { try client?.subscribe(topic) } catch { logger.error("\(describeForPeople(error).visible)") }
             case _?:
                 break  // a refusal: told by onFailure
             case nil:
@@ -162,11 +162,11 @@ final class MQTTFeed: Sendable {
                 }
                 return
             }
-            logger.info("\(words) (MQTT \(topic.visible))")
+            logger.debug("\(words) (MQTT \(topic.visible))")
         } catch let error as ImportError {
-            logger.warning("skipped a message on \(topic.visible): \((error.errorDescription ?? "\(error)").visible)")
+            logger.warning("skipped a message on \(topic.visible): \(describeForPeople(error).visible)")
         } catch {
-            logger.error("cannot store a message on \(topic.visible): \(error.localizedDescription.visible)")
+            logger.error("cannot store a message on \(topic.visible): \(describeForPeople(error).visible)")
         }
     }
 }

@@ -62,7 +62,7 @@ public struct Receiver: Sendable {
                 } catch {
                     // Hummingbird answers 500 to any other error and says nothing: serve's log says what failed.
                     logger.error(
-                        "\(request.method) \(request.uri.path.visible) failed: \(error.localizedDescription.visible)")
+                        "\(request.method) \(request.uri.path.visible) failed: \(describeForPeople(error).visible)")
                     throw error
                 }
             }
@@ -140,24 +140,24 @@ public struct Receiver: Sendable {
         } catch ImportError.malformed(_, _, let reason) {
             return json(.badRequest, errorJSON("the body is \(reason)"))
         } catch {
-            return json(.unprocessableContent, errorJSON((error as? LocalizedError)?.errorDescription ?? "\(error)"))
+            return json(.unprocessableContent, errorJSON(describeForPeople(error)))
         }
         do {
             switch payload {
             case .overland(let body):
                 let batch = try OverlandPayload(body: body, source: "request")
                 let stored = try await sink.storeOverland(batch)
-                var extra = batch.visits.isEmpty ? "" : ", \(batch.visits.count) visit records"
-                if batch.skippedRecords > 0 { extra += ", \(batch.skippedRecords) other records skipped" }
-                logger.info(
-                    "stored \(stored.stored) of \(batch.entries.count) Overland locations in '\(stored.session)' (\(stored.duplicates) already there)\(extra)"
+                var extra = batch.visits.isEmpty ? "" : ", \(counted(batch.visits.count, "visit record"))"
+                if batch.skippedRecords > 0 { extra += ", \(counted(batch.skippedRecords, "other record")) skipped" }
+                logger.debug(
+                    "stored \(stored.stored) of \(counted(batch.entries.count, "Overland location")) in '\(stored.session)' (\(stored.duplicates) already there)\(extra)"
                 )
                 return json(.ok, #"{"result":"ok"}"#)
             case .ownTracks(let message):
                 let device = credentials.ownTracksDevice(topic: message.topic, tid: message.tid)
                 let received = try OwnTracksMessage.received(message, data: data, source: "request")
                 if let words = try await sink.storeOwnTracks(received, device: device) {
-                    logger.info("\(words)")
+                    logger.debug("\(words)")
                 } else if case .other(let type) = received {
                     logger.debug("skipped an OwnTracks \(type.visible) message: not stored")
                 }
@@ -169,12 +169,12 @@ public struct Receiver: Sendable {
                         "neither an Overland batch ({\"locations\":[...]}) nor an OwnTracks message ({\"_type\":...})"))
             }
         } catch let error as ImportError {
-            return json(.unprocessableContent, errorJSON(error.errorDescription ?? "\(error)"))
+            return json(.unprocessableContent, errorJSON(describeForPeople(error)))
         } catch {
-            logger.error("cannot store a payload: \("\(error)".visible)")
+            logger.error("cannot store a payload: \(describeForPeople(error).visible)")
             return json(
                 .serviceUnavailable,
-                errorJSON("cannot store it now (\(error.localizedDescription)); send it again later"))
+                errorJSON("cannot store it now (\(describeForPeople(error))); send it again later"))
         }
     }
 

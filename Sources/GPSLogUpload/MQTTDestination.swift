@@ -90,7 +90,8 @@ public enum MQTTSendError: LocalizedError, Equatable {
             return "not connected to the MQTT broker \(broker)\(reason.map { ": \($0)" } ?? ""). What waits stays "
                 + "queued in the database."
         case .notConfirmed(let broker, let count, let seconds):
-            return "the MQTT broker \(broker) did not confirm \(count) messages within \(Int(seconds)) s; they stay "
+            return
+                "the MQTT broker \(broker) did not confirm \(counted(count, "message")) within \(Int(seconds)) s; they stay "
                 + "queued and go again (the broker may see them twice)."
         case .library(let message):
             return message

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogModel
 
 /// Why an upload stopped. What was confirmed before stays confirmed: a re-run resumes after it.
 public enum UploadError: LocalizedError, Equatable {
@@ -19,7 +20,8 @@ public enum UploadError: LocalizedError, Equatable {
                 "\(url) refused the batch with HTTP \(status): \(message). Nothing after the last confirmed batch was "
                 + "marked as sent; check --url and --token, then run again."
         case .gaveUp(let url, let attempts, let lastReason):
-            return "\(url) did not confirm a batch after \(attempts) attempts (last: \(lastReason)). What it confirmed "
+            return
+                "\(url) did not confirm a batch after \(counted(attempts, "attempt")) (last: \(lastReason)). What it confirmed "
                 + "before is kept; run the same command again to resume."
         }
     }

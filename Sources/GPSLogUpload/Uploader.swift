@@ -266,7 +266,7 @@ public final class Uploader {
                 status = Int(response.status.code)
                 answer = try await response.body.collect(upTo: 1 << 20)
             } catch {
-                reason = scrub("network: \(error)")
+                reason = scrub("network: " + describeForPeople(error, peer: destination.url, timeout: options.timeout))
                 continue
             }
             let text = String(buffer: answer)

@@ -176,7 +176,7 @@ struct PolygonRegionCommandTests {
                 .replacingOccurrences(of: "meadow01", with: "meadow02")
             try renamed.write(toFile: dir + "/waypoints.json", atomically: true, encoding: .utf8)
             let again = try runGPSLog(["region", "import", dir + "/waypoints.json"], database: db)
-            #expect(again.stdout.hasPrefix("Imported 1 regions; 1 already there"), "\(again.stdout)\(again.stderr)")
+            #expect(again.stdout.hasPrefix("Imported 1 region; 1 already there"), "\(again.stdout)\(again.stderr)")
             #expect(try runGPSLog(["region", "list"], database: db).stdout.contains("Meadow circle  "))
 
             #expect(try runGPSLog(["region", "remove", "Meadow"], database: db).status == 0)

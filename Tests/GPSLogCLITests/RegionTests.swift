@@ -153,7 +153,7 @@ struct RegionImportTests {
             try good.write(toFile: dir + "/waypoints.json", atomically: true, encoding: .utf8)
             let imported = try runGPSLog(["region", "import", dir + "/waypoints.json"], database: db)
             #expect(
-                imported.stdout.contains("Imported 1 regions; 1 waypoints without a radius skipped"),
+                imported.stdout.contains("Imported 1 region; 1 waypoint without a radius skipped"),
                 "\(imported.stderr)")
             let again = try runGPSLog(["region", "import", dir + "/waypoints.json"], database: db)
             #expect(again.stdout.contains("Imported 0 regions; 1 already there"))

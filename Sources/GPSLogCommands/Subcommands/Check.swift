@@ -52,7 +52,7 @@ extension GPSLog {
             }
             if check.orphanRows > 0 { print("Removed the kept figures of \(check.orphanRows) deleted sessions.") }
             let verdict = check.repairs.isEmpty ? "every kept figure was right" : "\(check.repairs.count) repaired"
-            print("\(check.sessions) sessions, \(check.entries) entries: \(verdict).")
+            print("\(counted(check.sessions, "session")), \(counted(check.entries, "entry", "entries")): \(verdict).")
             let problems = try store.integrityProblems()
             guard problems.isEmpty else { throw CommandError.damaged(path: store.path, problems: problems) }
             print("integrity_check: ok")

@@ -21,7 +21,9 @@ extension GPSLog {
             help: ArgumentHelp(
                 "Input format, when the content does not say it.",
                 valueName: ImportFormat.allCases.map(\.rawValue).joined(separator: "|")))
-        var from: String?
+        var inputFormat: String?
+        /// The old name of --input-format: elsewhere --from is a time, so it is kept only for old scripts.
+        @Option(name: .customLong("from"), help: .hidden) var deprecatedFrom: String?
         @Option(
             help: ArgumentHelp(
                 "Output format (default: from the output file's extension).",
@@ -36,9 +38,13 @@ extension GPSLog {
         var timezone: String?
 
         func validate() throws {
-            if let from, ImportFormat(rawValue: from) == nil {
+            if inputFormat != nil, deprecatedFrom != nil {
+                throw ValidationError("Give --input-format only (--from is its old name).")
+            }
+            if let given = inputFormat ?? deprecatedFrom, ImportFormat(rawValue: given) == nil {
+                let option = inputFormat != nil ? "--input-format" : "--from"
                 throw ValidationError(
-                    "--from must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+                    "\(option) must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             if outputFormat == nil {
                 throw ValidationError(
@@ -61,11 +67,17 @@ extension GPSLog {
         }
 
         func run() throws {
+            if deprecatedFrom != nil {
+                FileHandle.standardError.write(
+                    Data(
+                        "warning: convert's --from is deprecated; use --input-format (--from is a time elsewhere).\n"
+                            .utf8))
+            }
             let progress = ProgressBar(label: "Converting")
             defer { progress.finish() }
             try withInputFile(input) { path in
                 var conversion = Conversion(input: path, output: output, to: outputFormat!)
-                conversion.inputFormat = from.flatMap(ImportFormat.init(rawValue:))
+                conversion.inputFormat = (inputFormat ?? deprecatedFrom).flatMap(ImportFormat.init(rawValue:))
                 conversion.simplify = simplify
                 conversion.assumedDate = date.flatMap(ImportOptions.parseDate)
                 conversion.options = tracks.options(

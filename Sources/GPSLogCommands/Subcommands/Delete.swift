@@ -97,15 +97,17 @@ extension GPSLog {
             let summary = try store.summary(of: found)
             if dryRun {
                 print(
-                    "Would delete '\(found.name.visible)' (\(found.shortID)) and its \(summary.entryCount) entries; nothing was deleted."
+                    "Would delete '\(found.name.visible)' (\(found.shortID)) and its \(counted(summary.entryCount, "entry", "entries")); nothing was deleted."
                 )
                 return
             }
             guard
-                try confirm("Delete '\(found.name.visible)' (\(found.shortID)) with its \(summary.entryCount) entries?")
+                try confirm(
+                    "Delete '\(found.name.visible)' (\(found.shortID)) with its \(counted(summary.entryCount, "entry", "entries"))?"
+                )
             else { return }
             let count = try store.deleteSession(id: found.id)
-            print("Deleted '\(found.name.visible)' (\(found.shortID)) and its \(count) entries.")
+            print("Deleted '\(found.name.visible)' (\(found.shortID)) and its \(counted(count, "entry", "entries")).")
             CleaningText.printSpace(try store.giveSpaceBack())
         }
 

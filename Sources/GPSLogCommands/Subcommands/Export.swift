@@ -13,7 +13,8 @@ extension GPSLog {
             discussion: """
                 Output streams (memory stays flat whatever the session size) into a private file (0600) that \
                 appears whole or not at all. Overland batches past the first go to numbered files \
-                (track-0002.json, ...), or one per line on stdout. rec is the OwnTracks Recorder layout.
+                (track-0002.json, ...), or one per line on stdout. rec is the OwnTracks Recorder layout. Without --format, \
+                the output file's extension says the format, and standard output gets GPX.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -49,8 +50,10 @@ extension GPSLog {
             }
         }
 
+        /// --format, else the output file's extension, else GPX on standard output (as other GPS tools do).
         var resolvedFormat: ExportFormat? {
-            format.flatMap(ExportFormat.init(rawValue:)) ?? (format == nil ? ExportFormat.guess(fromPath: output) : nil)
+            guard let format else { return output == "-" ? .gpx : ExportFormat.guess(fromPath: output) }
+            return ExportFormat(rawValue: format)
         }
 
         func run() throws {

@@ -3,6 +3,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import GPSLogGeocoding
+import GPSLogModel
 import GPSLogStore
 
 extension GPSLog {
@@ -62,22 +63,39 @@ extension GPSLog {
             if reset { try worker.reset() }
             let progress = ProgressBar(label: "Geocoding")
             var last = 0
-            let report = try await worker.run(sessions: ids) { done, _ in
-                progress.advance(by: done - last)
-                last = done
-            }
+            var failuresSaid = false
+            let report = try await worker.run(
+                sessions: ids,
+                progress: { done, _ in
+                    progress.advance(by: done - last)
+                    last = done
+                },
+                onFailure: { reason in
+                    // The first failure at once, not after a long silence; the summary counts the rest.
+                    guard !failuresSaid else { return }
+                    failuresSaid = true
+                    progress.finish()
+                    FileHandle.standardError.write(
+                        Data("warning: a request to \(made.geocoder.cacheKey) failed: \(reason.visible)\n".utf8))
+                })
             progress.finish()
             if json {
                 print(try JSONOutput.render(report))
             } else {
                 var line =
-                    "Geocoded with \(made.geocoder.cacheKey): \(report.addressed) entries addressed; \(report.cells) cells, "
+                    "Geocoded with \(made.geocoder.cacheKey): \(counted(report.addressed, "entry", "entries")) addressed; \(counted(report.cells, "cell")), "
                 line +=
-                    "\(report.requests) requests, \(report.cacheHits) cache hits, \(report.negatives) without an address, \(report.failures) failures"
+                    "\(counted(report.requests, "request")), \(counted(report.cacheHits, "cache hit")), \(report.negatives) without an address, \(counted(report.failures, "failure"))"
                 if let r = report.requestsPerUncachedCell {
                     line += String(format: ", %.2f requests per uncached cell", r)
                 }
                 print(line + ".")
+            }
+            // Every request failed (the provider is unreachable): nothing was geocoded, and the exit says so.
+            if report.failures > 0, report.failures == report.requests, report.addressed == 0 {
+                throw CommandError.refused(
+                    "every request to \(made.geocoder.cacheKey) failed (\(counted(report.failures, "failure"))): "
+                        + "nothing was geocoded; check the provider's URL and the network, then run it again.")
             }
             if let blocked = report.blocked {
                 throw CommandError.refused(

@@ -133,10 +133,11 @@ extension GPSLog {
 
         private func report(_ result: ImportResult, progress: ProgressBar? = nil) {
             progress?.finish()
-            var line = "Imported '\(result.session.name)' (\(result.session.shortID)): \(result.entries) entries"
+            var line =
+                "Imported '\(result.session.name)' (\(result.session.shortID)): \(counted(result.entries, "entry", "entries"))"
             if let s = result.statistics {
                 line +=
-                    " from \(s.fixes) fixes and \(s.headings) headings; skipped \(s.badChecksum) bad checksums, \(s.unparsable) unparsable sentences"
+                    " from \(counted(s.fixes, "fix", "fixes")) and \(counted(s.headings, "heading")); skipped \(counted(s.badChecksum, "bad checksum")), \(counted(s.unparsable, "unparsable sentence"))"
             }
             if result.repeats > 0 {
                 line +=

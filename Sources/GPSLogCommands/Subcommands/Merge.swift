@@ -29,7 +29,7 @@ extension GPSLog {
             let summary = try store.summary(of: merged)
             print(
                 "Merged '\(b.name.visible)' (\(b.shortID)) into '\(a.name.visible)' (\(a.shortID)): "
-                    + "\(summary.entryCount) entries, \(Format.time(merged.start)) to "
+                    + "\(counted(summary.entryCount, "entry", "entries")), \(Format.time(merged.start)) to "
                     + (merged.end.map(Format.time) ?? "open") + ".")
             CleaningText.printSpace(try store.giveSpaceBack())
         }

@@ -37,8 +37,8 @@ extension GPSLog {
             _ = try? FileManager.default.removeItem(atPath: output)
             try FileManager.default.moveItem(atPath: temporary, toPath: output)
             let seconds = Date().timeIntervalSince(started)
-            var line = "Indexed \(index.count) places from \(name.visible)"
-            if table.unnamed > 0 { line += " (\(table.unnamed) rows without a name left out)" }
+            var line = "Indexed \(counted(index.count, "place")) from \(name.visible)"
+            if table.unnamed > 0 { line += " (\(counted(table.unnamed, "row")) without a name left out)" }
             line += String(format: " into %@ (%.1f MB) in %.1f s.", output.visible, Double(bytes.count) / 1e6, seconds)
             print(line)
         }

@@ -55,7 +55,8 @@ extension GPSLog {
 
         private func list(_ r: PruneReport) {
             for (session, entries) in r.deleted {
-                print("  whole: '\(session.name.visible)' (\(session.shortID)), \(entries) entries")
+                print(
+                    "  whole: '\(session.name.visible)' (\(session.shortID)), \(counted(entries, "entry", "entries"))")
             }
             for (session, entries) in r.trimmed {
                 print("  \(entries) older entries of '\(session.name.visible)' (\(session.shortID))")

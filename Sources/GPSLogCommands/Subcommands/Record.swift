@@ -25,7 +25,6 @@ extension GPSLog {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup(title: "Sessions") var sessions: SessionOptions
-        @Option(help: "Where fixes come from.") var source: String = SourceSpec.defaultSource.text
         @OptionGroup(title: "Source") var sourceOptions: RecordSourceOptions
         @OptionGroup(title: "Sampling") var sampling: SamplingOptions
         @OptionGroup(title: "Monitoring (OwnTracks)") var monitoring: MonitoringOptions
@@ -41,7 +40,9 @@ extension GPSLog {
         @Flag(help: "Log every commit.") var verbose = false
 
         func validate() throws {
-            do { _ = try SourceSpec.parse(source) } catch { throw ValidationError(error.localizedDescription) }
+            do { _ = try SourceSpec.parse(sourceOptions.source) } catch {
+                throw ValidationError(error.localizedDescription)
+            }
             try monitoring.validate(with: sampling)
         }
 
@@ -50,7 +51,7 @@ extension GPSLog {
             var plan = RecordingPlan(
                 databasePath: global.databasePath, naming: try sessions.naming(), mode: mode,
                 policy: monitoring.applied(to: sampling.policy(mode: mode)), splits: try sessions.rules(),
-                source: try SourceSpec.parse(source),
+                source: try SourceSpec.parse(sourceOptions.source),
                 geocoding: geocoding.plan, sending: try sending.plan)
             plan.watchdog = sourceOptions.plan
             plan.commitEvery = commits.interval
@@ -64,7 +65,7 @@ extension GPSLog {
             case .recorded(let session, let entries, let marks, let distance, let count):
                 let earlier = count > 1 ? " (the last of \(count) sessions)" : ""
                 print(
-                    "Recorded '\(session.name.visible)' (\(session.shortID))\(earlier): \(entries) entries, \(marks) marks, \(Format.distance(distance))."
+                    "Recorded '\(session.name.visible)' (\(session.shortID))\(earlier): \(counted(entries, "entry", "entries")), \(counted(marks, "mark")), \(Format.distance(distance))."
                 )
             case .noFix:
                 print(

@@ -2,6 +2,7 @@
 import ArgumentParser
 import GPSLogFormats
 import GPSLogInterchange
+import GPSLogModel
 
 extension GPSLog {
     /// `gpslog region import`: OwnTracks' exported waypoints (those with a radius), or GeoJSON polygons.
@@ -30,15 +31,15 @@ extension GPSLog {
             let new = contents.regions.filter { !names.contains($0.name) && !ids.contains($0.regionID) }
             // All or nothing: one transaction.
             try store.write { for region in new { try store.addRegion(region) } }
-            var line = "Imported \(new.count) regions"
+            var line = "Imported \(counted(new.count, "region"))"
             if new.count < contents.regions.count {
                 line += "; \(contents.regions.count - new.count) already there (same name or rid)"
             }
             if contents.skipped > 0 {
                 line +=
                     contents.kind == .geoJSON
-                    ? "; \(contents.skipped) features that are not polygons skipped"
-                    : "; \(contents.skipped) waypoints without a radius skipped"
+                    ? "; \(contents.skipped == 1 ? "1 feature that is not a polygon" : "\(contents.skipped) features that are not polygons") skipped"
+                    : "; \(counted(contents.skipped, "waypoint")) without a radius skipped"
             }
             print(line + ".")
         }

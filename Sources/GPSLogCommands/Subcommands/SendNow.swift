@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
+import GPSLogModel
 import GPSLogRecording
 
 extension GPSLog {
@@ -24,11 +25,11 @@ extension GPSLog {
                 print(try JSONOutput.render(sending))
             } else if let error = sending.lastError {
                 print(
-                    "Sent to \(sending.destination) up to \(sending.lastSentAt ?? "never"); \(sending.queued) points wait: \(error)"
+                    "Sent to \(sending.destination) up to \(sending.lastSentAt ?? "never"); \(counted(sending.queued, "point")) waiting: \(error)"
                 )
             } else {
                 print(
-                    "Sent to \(sending.destination): \(sending.sent) points confirmed, \(sending.queued) waiting, last batch \(sending.lastSentAt ?? "never")."
+                    "Sent to \(sending.destination): \(counted(sending.sent, "point")) confirmed, \(sending.queued) waiting, last batch \(sending.lastSentAt ?? "never")."
                 )
             }
         }

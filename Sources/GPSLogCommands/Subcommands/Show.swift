@@ -45,7 +45,7 @@ extension GPSLog {
             lines.append(
                 (
                     "Entries",
-                    "\(summary.entryCount) (\(summary.trackPointCount) track points standing for \(summary.fixCount) fixes, \(summary.markCount) marks, \(summary.headingChangeCount) heading changes)"
+                    "\(summary.entryCount) (\(counted(summary.trackPointCount, "track point")) standing for \(counted(summary.fixCount, "fix", "fixes")), \(counted(summary.markCount, "mark")), \(counted(summary.headingChangeCount, "heading change")))"
                 ))
             if let a = summary.minLatitude, let b = summary.minLongitude, let c = summary.maxLatitude,
                 let d = summary.maxLongitude

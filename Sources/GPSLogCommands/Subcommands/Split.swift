@@ -35,7 +35,7 @@ extension GPSLog {
             let before = try store.summary(of: try store.session(id: found.id)!)
             let after = try store.summary(of: new)
             print(
-                "Split '\(found.name.visible)' at \(at.visible): it keeps \(before.entryCount) entries; "
+                "Split '\(found.name.visible)' at \(at.visible): it keeps \(counted(before.entryCount, "entry", "entries")); "
                     + "'\(new.name.visible)' (\(new.shortID)) has the \(after.entryCount) from then on.")
         }
     }

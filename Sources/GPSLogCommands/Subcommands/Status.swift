@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
+import GPSLogModel
 import GPSLogRecording
 
 extension GPSLog {
@@ -53,7 +54,8 @@ enum StatusText {
             lines.append(("Location", loc))
         }
         if let v = s.speed { lines.append(("Speed", Format.speed(v))) }
-        lines.append(("Entries", "\(s.entries) (\(s.marks) marks) from \(s.fixesReceived) fixes"))
+        lines.append(
+            ("Entries", "\(s.entries) (\(counted(s.marks, "mark"))) from \(counted(s.fixesReceived, "fix", "fixes"))"))
         lines.append(("Monitoring", s.monitoring.map { "\($0) (OwnTracks)" } ?? "interval sampling (GPS Log)"))
         if let regions = s.regions {
             lines.append(
@@ -73,7 +75,7 @@ enum StatusText {
         lines.append(("Distance", Format.distance(s.distanceMeters)))
         if let a = s.addresses {
             var text =
-                "\(a.addressed) entries addressed by \(a.provider): \(a.cells) cells, \(a.requests) requests, \(a.cacheHits) cache hits, \(a.negatives) without an address, \(a.failures) failures"
+                "\(counted(a.addressed, "entry", "entries")) addressed by \(a.provider): \(counted(a.cells, "cell")), \(counted(a.requests, "request")), \(counted(a.cacheHits, "cache hit")), \(a.negatives) without an address, \(counted(a.failures, "failure"))"
             if a.cells > 0 { text += String(format: ", %.2f requests per cell", Double(a.requests) / Double(a.cells)) }
             if let until = a.pausedUntil { text += "; paused until \(until)" }
             if let blocked = a.blocked { text += "; blocked: \(blocked)" }
@@ -82,7 +84,7 @@ enum StatusText {
         if let sending = s.sending {
             var text =
                 "\(sending.queued) queued for \(sending.destination), \(sending.sent) sent, last batch \(sending.lastSentAt ?? "never")"
-            if sending.records > 0 { text += ", \(sending.records) records" }
+            if sending.records > 0 { text += ", \(counted(sending.records, "record"))" }
             if let connected = sending.connected { text += connected ? "; connected" : "; not connected" }
             if let mode = sending.loggingMode, mode != "all" {
                 text += "; \(mode) only: \(sending.skipped) skipped"

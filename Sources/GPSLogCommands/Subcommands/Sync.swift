@@ -110,7 +110,7 @@ final class SyncProgress {
         shown = done
         if !terminal, Date().timeIntervalSince(lastLine) >= 10 {
             lastLine = Date()
-            FileHandle.standardError.write(Data("\(label): \(done) of \(total) entries\n".utf8))
+            FileHandle.standardError.write(Data("\(label): \(done) of \(counted(total, "entry", "entries"))\n".utf8))
         }
     }
 

@@ -74,9 +74,9 @@ extension GPSLog {
                 }
                 if !json {
                     var line =
-                        "Uploaded '\(session.name)' to \(report.destination): \(report.sent) points in \(report.batches) batches"
+                        "Uploaded '\(session.name)' to \(report.destination): \(counted(report.sent, "point")) in \(counted(report.batches, "batch", "batches"))"
                     if report.alreadySent > 0 { line += " (\(report.alreadySent) confirmed before)" }
-                    if report.records > 0 { line += ", \(report.records) records" }
+                    if report.records > 0 { line += ", \(counted(report.records, "record"))" }
                     if report.skipped > 0 { line += ", \(report.skipped) older points passed over (--logging-mode)" }
                     if report.retries > 0 { line += ", \(report.retries) retries" }
                     print(line + ".")
@@ -97,7 +97,9 @@ extension GPSLog {
             let regions = try MQTTPublisher.waypoints(regions: store.regions(), sessions: sessions, store: store)
             if !regions.isEmpty {
                 try await publisher.publishWaypoints(regions)
-                if !json { print("Published \(regions.count) regions (waypoints) to \(destination.displayURL).") }
+                if !json {
+                    print("Published \(counted(regions.count, "region")) (waypoints) to \(destination.displayURL).")
+                }
             }
             var reports: [UploadReport] = []
             for session in sessions {
@@ -112,9 +114,9 @@ extension GPSLog {
                 reports.append(report)
                 if !json {
                     var line =
-                        "Published '\(session.name.visible)' to \(report.destination): \(report.sent) locations in \(report.batches) batches"
+                        "Published '\(session.name.visible)' to \(report.destination): \(counted(report.sent, "location")) in \(counted(report.batches, "batch", "batches"))"
                     if report.alreadySent > 0 { line += " (\(report.alreadySent) confirmed before)" }
-                    if report.records > 0 { line += ", \(report.records) transitions" }
+                    if report.records > 0 { line += ", \(counted(report.records, "transition"))" }
                     print(line + ".")
                 }
             }

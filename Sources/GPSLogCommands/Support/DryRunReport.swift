@@ -17,12 +17,12 @@ struct DryRun {
             let visits = planned.map(\.visits).reduce(0, +)
             let sessions = planned.count == 1 ? "1 session" : "\(planned.count) sessions"
             print(
-                "\(displayName(ofInput: file)): would import \(sessions), \(points) points, \(marks) marks"
-                    + (visits > 0 ? ", \(visits) visits" : ""))
+                "\(displayName(ofInput: file)): would import \(sessions), \(counted(points, "point")), \(counted(marks, "mark"))"
+                    + (visits > 0 ? ", \(counted(visits, "visit"))" : ""))
             for p in planned {
-                var line = "  '\(p.name.visible)': \(p.points) points, \(p.marks) marks"
+                var line = "  '\(p.name.visible)': \(counted(p.points, "point")), \(counted(p.marks, "mark"))"
                 if p.headings > 0 { line += ", \(p.headings) heading changes" }
-                if p.visits > 0 { line += ", \(p.visits) visits" }
+                if p.visits > 0 { line += ", \(counted(p.visits, "visit"))" }
                 line += ", from \(p.start.iso8601())"
                 if let end = p.end { line += " to \(end.iso8601())" }
                 print(line)

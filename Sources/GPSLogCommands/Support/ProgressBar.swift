@@ -26,7 +26,7 @@ final class ProgressBar {
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= 0.2 else { return }
         lastDraw = now
-        var line = "\r\u{1B}[K\(label): \(count.formatted()) entries"
+        var line = "\r\u{1B}[K\(label): \(count.formatted()) \(count == 1 ? "entry" : "entries")"
         if let total, total > 0 {
             let fraction = min(1, Double(count) / Double(total))
             let width = 30

@@ -5,6 +5,7 @@ import GPSLogGeocoding
 import GPSLogModel
 import GPSLogRecording
 import GPSLogSampling
+import GPSLogSources
 import GPSLogUpload
 
 /// How `record` thins fixes into entries.
@@ -204,8 +205,10 @@ struct LiveSendingOptions: ParsableArguments {
     }
 }
 
-/// How `record` watches its source.
+/// Where `record` reads fixes, and how it watches that source.
 struct RecordSourceOptions: ParsableArguments {
+    @Option(help: "Where fixes come from.") var source: String = SourceSpec.defaultSource.text
+
     @Option(
         help:
             "Reconnect to gpsd, or reopen a serial device, when it sends nothing for this long (e.g. 10s, 1m), or off.")
