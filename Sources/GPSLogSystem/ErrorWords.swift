@@ -127,9 +127,16 @@ private struct ErrorWords {
 
     /// An enum case's name without its payload: `connectTimeout(30s)` -> `connectTimeout`.
     static func caseName(_ value: Any) -> String {
+        // A case with a payload: the mirror names it, whatever the library's description says.
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .enum, let label = mirror.children.first?.label { return label }
         let text = "\(value)"
         let name = text.prefix { $0 != "(" }
-        return String(name.split(separator: ".").last ?? name[...])
+        let last = String(name.split(separator: ".").last ?? name[...])
+        // A library's own description in words (NIO's `ChannelError` says "I/O on closed channel"): camelCase again.
+        let parts = last.split(separator: " ").map { $0.filter(\.isLetter) }.filter { !$0.isEmpty }
+        guard parts.count > 1 else { return last }
+        return parts.enumerated().map { $0 == 0 ? String($1) : $1.prefix(1).uppercased() + $1.dropFirst() }.joined()
     }
 
     /// The first payload of an enum case (`.errno(111)` -> 111), when it has the type asked for.

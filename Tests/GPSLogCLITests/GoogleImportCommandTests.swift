@@ -70,8 +70,8 @@ struct GoogleImportCommandTests {
             #expect(dry.status == 0, "\(dry.stderr)")
             #expect(
                 dry.stdout == """
-                    \(month): would import 1 session, 3 points, 0 marks, 1 visits
-                      '2022_MARCH': 3 points, 0 marks, 1 visits, from 2022-03-03T10:41:08.315Z to 2022-03-03T12:43:34Z
+                    \(month): would import 1 session, 3 points, 0 marks, 1 visit
+                      '2022_MARCH': 3 points, 0 marks, 1 visit, from 2022-03-03T10:41:08.315Z to 2022-03-03T12:43:34Z
                     Nothing was written (--dry-run).
 
                     """)

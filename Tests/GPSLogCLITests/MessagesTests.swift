@@ -104,7 +104,7 @@ import Testing
 
     @Test func recordHelpListsSourceInTheSourceGroup() throws {
         let help = try runGPSLog(["record", "--help"]).stdout
-        let group = try #require(help.range(of: "SOURCE:"), help)
+        let group = try #require(help.range(of: "SOURCE:"), "\(help)")
         let next = help[group.upperBound...].range(of: "\n\n").map { help[group.upperBound..<$0.lowerBound] }
         #expect(next?.contains("--source") == true, "\(help)")
     }
@@ -150,8 +150,14 @@ import Testing
             #expect(old.status == 0, "\(old.stderr)")
             #expect(old.stderr.components(separatedBy: "deprecated").count == 2, "warns once: \(old.stderr)")
             #expect(!(try runGPSLog(["convert", "--help"]).stdout.contains("--from")))
-            let a = try String(contentsOfFile: dir + "/a.geojson", encoding: .utf8)
-            #expect(a == (try String(contentsOfFile: dir + "/b.geojson", encoding: .utf8)))
+            // The same track either way; each convert makes its session a new random id.
+            func withoutSessionID(_ path: String) throws -> String {
+                try String(contentsOfFile: path, encoding: .utf8).replacing(
+                    /"session":"[0-9a-f-]{36}"/, with: "\"session\":\"\"")
+            }
+            let a = try withoutSessionID(dir + "/a.geojson")
+            #expect(a.contains("\"coordinates\":[[5"))
+            #expect(a == (try withoutSessionID(dir + "/b.geojson")))
         }
     }
 }

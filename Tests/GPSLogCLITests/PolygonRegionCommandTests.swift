@@ -94,7 +94,7 @@ struct PolygonRegionCommandTests {
             try Self.geoJSON(vertices).write(toFile: dir + "/regions.json", atomically: true, encoding: .utf8)
             let imported = try runGPSLog(["region", "import", dir + "/regions.json"], database: db)
             #expect(
-                imported.stdout == "Imported 2 regions; 1 features that are not polygons skipped.\n",
+                imported.stdout == "Imported 2 regions; 1 feature that is not a polygon skipped.\n",
                 "\(imported.stderr)")
             let list = try runGPSLog(["region", "list"], database: db).stdout
             #expect(

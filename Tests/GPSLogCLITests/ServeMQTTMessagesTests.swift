@@ -70,7 +70,8 @@ struct ServeMQTTMessagesTests {
             let broker = try MosquittoBroker(folder: dir)
             let db = dir + "/gpslog.sqlite"
             let serve = try BackgroundGPSLog(
-                ["serve", "--listen", "127.0.0.1:0", "--mqtt", "mqtt://127.0.0.1:\(broker.port)"], database: db,
+                ["serve", "--listen", "127.0.0.1:0", "--verbose", "--mqtt", "mqtt://127.0.0.1:\(broker.port)"],
+                database: db,
                 folder: dir)
             #expect(waitUntil(timeout: 20) { serve.stderr.contains("subscribed to owntracks/#") }, "\(serve.stderr)")
             for m in messages { try publish(broker, m.topic, m.json, folder: dir) }

@@ -36,7 +36,8 @@ struct ServeMQTTTests {
             let port = broker.port
             let db = dir + "/gpslog.sqlite"
             let serve = try BackgroundGPSLog(
-                ["serve", "--listen", "127.0.0.1:0", "--mqtt", "mqtt://127.0.0.1:\(port)"], database: db, folder: dir)
+                ["serve", "--listen", "127.0.0.1:0", "--verbose", "--mqtt", "mqtt://127.0.0.1:\(port)"], database: db,
+                folder: dir)
             #expect(waitUntil(timeout: 20) { serve.stderr.contains("subscribed to owntracks/#") }, "\(serve.stderr)")
             // 13 messages: 9 locations, of which one repeats an earlier time and place (as phones resend) and one
             // is at that time in another place (kept), and a transition, an lwt, a waypoint and a transition (stored

@@ -16,7 +16,7 @@ final class ServeStoreProcess: @unchecked Sendable {
     init(folder: String, store: String?) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let process = try BackgroundGPSLog(
-            ["serve", "--listen", "127.0.0.1:0"] + (store.map { ["--store", $0] } ?? []),
+            ["serve", "--listen", "127.0.0.1:0", "--verbose"] + (store.map { ["--store", $0] } ?? []),
             database: folder + "/gpslog.sqlite", folder: folder)
         self.process = process
         var found: String?

@@ -19,7 +19,8 @@ final class ServeProcess {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         database = folder + "/received.sqlite"
         let process = try BackgroundGPSLog(
-            ["serve", "--listen", "127.0.0.1:0"] + (token.map { ["--token", $0] } ?? []), database: database,
+            ["serve", "--listen", "127.0.0.1:0", "--verbose"] + (token.map { ["--token", $0] } ?? []),
+            database: database,
             folder: folder)
         self.process = process
         var found: String?

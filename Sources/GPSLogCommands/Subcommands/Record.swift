@@ -59,20 +59,9 @@ extension GPSLog {
             plan.tripSampling = trips.sampling
             try sending.apply(to: &plan, trips: trips)
             plan.tag = tag
-            switch try await Recording.run(
+            let outcome = try await Recording.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
-            {
-            case .recorded(let session, let entries, let marks, let distance, let count):
-                let earlier = count > 1 ? " (the last of \(count) sessions)" : ""
-                print(
-                    "Recorded '\(session.name.visible)' (\(session.shortID))\(earlier): \(counted(entries, "entry", "entries")), \(counted(marks, "mark")), \(Format.distance(distance))."
-                )
-            case .noFix:
-                print(
-                    monitoring.monitoring == nil
-                        ? "No fix arrived: no session was recorded."
-                        : "No entry was recorded (the monitoring mode asked for none, or no fix arrived): no session.")
-            }
+            print(outcome.summary(monitoring: monitoring.monitoring != nil))
         }
     }
 }
