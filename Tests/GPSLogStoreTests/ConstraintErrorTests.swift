@@ -27,6 +27,8 @@ struct ConstraintErrorTests {
         let unique = SQLiteError(constraint: .unique, message: "CHECK constraint failed: Regions.Name")
         #expect(unique.constraintKind == .unique)
         #expect(StoreError.regionReason(unique) == "a region of that name exists (gpslog region remove it first)")
+        let disk = SQLiteError(extendedCode: 10, message: "disk I/O error near Regions.Name")
+        #expect(StoreError.regionReason(disk) == disk.message)
     }
 
     // MARK: - Entries
@@ -96,7 +98,9 @@ struct ConstraintErrorTests {
             let home = Region(
                 name: "Home", latitude: 52.37, longitude: 4.89, radius: 100, regionID: "r1", created: start)
             try store.addRegion(home)
-            let taken = #expect(throws: StoreError.self) { try store.addRegion(home) }
+            var sameName = home
+            sameName.regionID = "r9"
+            let taken = #expect(throws: StoreError.self) { try store.addRegion(sameName) }
             #expect(
                 taken?.errorDescription
                     == "the region 'Home' was refused: a region of that name exists (gpslog region remove it first)")
