@@ -8,6 +8,11 @@ static inline sqlite3_destructor_type CSQLite3_transient(void) { return SQLITE_T
 
 /// Extended result codes are expression macros, which do not import into Swift.
 static const int CSQLite3_CONSTRAINT_NOTNULL = SQLITE_CONSTRAINT_NOTNULL;
+static const int CSQLite3_CONSTRAINT_CHECK = SQLITE_CONSTRAINT_CHECK;
+static const int CSQLite3_CONSTRAINT_UNIQUE = SQLITE_CONSTRAINT_UNIQUE;
+static const int CSQLite3_CONSTRAINT_PRIMARYKEY = SQLITE_CONSTRAINT_PRIMARYKEY;
+static const int CSQLite3_CONSTRAINT_FOREIGNKEY = SQLITE_CONSTRAINT_FOREIGNKEY;
+static const int CSQLite3_CONSTRAINT_TRIGGER = SQLITE_CONSTRAINT_TRIGGER;
 
 /// sqlite3_db_config is variadic, which Swift cannot call: enables or disables foreign-key enforcement.
 static inline int CSQLite3_enableForeignKeys(sqlite3 *db, int on) {

@@ -60,7 +60,7 @@ public final class GeocodeWorker {
     }
 
     /// The connection the worker reads and writes through (its own: it never shares the recorder's).
-    public let store: Store
+    public let store: any AddressStore
     let geocoder: any ReverseGeocoder
     let options: Options
     /// Milliseconds since the epoch; replaceable so tests can let an hour pass in no time.
@@ -68,7 +68,7 @@ public final class GeocodeWorker {
     /// Every cell this worker has handled over all its runs (the recorder runs one worker many times).
     public private(set) var seenCells = Set<String>()
 
-    public init(store: Store, geocoder: any ReverseGeocoder, options: Options) {
+    public init(store: any AddressStore, geocoder: any ReverseGeocoder, options: Options) {
         self.store = store
         self.geocoder = geocoder
         self.options = options
@@ -218,7 +218,9 @@ public final class GeocodeWorker {
     }
 
     /// The provider's cached answer for a cell, unless it expired by `now`.
-    static func cachedAnswer(in store: Store, provider: String, options: Options, cell: String, now: Int64) throws
+    static func cachedAnswer(
+        in store: any GeocodeCacheStore, provider: String, options: Options, cell: String, now: Int64
+    ) throws
         -> GeocodeAnswer?
     {
         try store.cachedGeocode(provider: provider, language: options.language, cell: cell, now: now).map { cached in

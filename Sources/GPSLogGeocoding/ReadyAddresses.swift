@@ -12,7 +12,7 @@ import GPSLogStore
 /// offline answer costs a lookup to repeat, and a cache row would cost pages in every commit that meets a new cell.
 public final class ReadyAddresses {
     /// The recorder's connection (read only: the cache).
-    let store: Store
+    let store: any GeocodeCacheStore
     let geocoder: any ReverseGeocoder
     let options: GeocodeWorker.Options
     /// Milliseconds since the epoch (a cached "none" expires).
@@ -26,7 +26,7 @@ public final class ReadyAddresses {
     /// Every cell asked about.
     public private(set) var seenCells = Set<String>()
 
-    public init(store: Store, geocoder: any ReverseGeocoder, options: GeocodeWorker.Options) {
+    public init(store: any GeocodeCacheStore, geocoder: any ReverseGeocoder, options: GeocodeWorker.Options) {
         self.store = store
         self.geocoder = geocoder
         self.options = options

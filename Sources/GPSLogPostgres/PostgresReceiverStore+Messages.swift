@@ -11,13 +11,11 @@ extension PostgresReceiverStore {
     // MARK: - Transitions
 
     public func storeReceivedTransition(_ t: ReceivedTransition, device: String) throws -> ReceivedOutcome {
-        let key = Store.ownTracksKey(device)
+        let key = ReceiverRules.deviceKey(device)
         return try transaction(doing: "storing a transition") {
             let session = try receiverSession(key, name: device, start: t.time, mode: nil)
             let waypoint = try receivedWaypoint(device: key, regionID: t.regionID, created: t.regionCreated)
-            // The waypoint gives the centre and radius; without one (or without a radius) they stay unknown.
-            let area = waypoint?.area
-            let name = (t.regionName ?? waypoint?.description ?? t.regionID ?? "").truncated(to: TextLimit.label)
+            let (name, area) = ReceiverRules.transitionRegion(t, waypoint: waypoint)
             let region = Region(
                 name: PostgresRows.text(name)!, latitude: area?.0 ?? t.latitude, longitude: area?.1 ?? t.longitude,
                 radius: area?.2 ?? 0, regionID: PostgresRows.text(t.regionID) ?? "", created: t.regionCreated)
@@ -65,7 +63,7 @@ extension PostgresReceiverStore {
     public func storeReceivedWaypoints(_ waypoints: [ReceivedWaypoint], device: String, at now: Timestamp) throws
         -> WaypointOutcome
     {
-        let key = Store.ownTracksKey(device)
+        let key = ReceiverRules.deviceKey(device)
         return try transaction(doing: "storing waypoints") {
             var outcome = WaypointOutcome()
             for w in waypoints {
@@ -128,7 +126,7 @@ extension PostgresReceiverStore {
 
     public func storeReceivedCard(_ card: DeviceCard, device: String, at now: Timestamp) throws -> Bool {
         var b = PostgresBindings()
-        b.append(Store.ownTracksKey(device))
+        b.append(ReceiverRules.deviceKey(device))
         b.append(PostgresRows.text(card.name))
         b.append(card.face.map { ByteBuffer(bytes: $0) })
         b.append(PostgresRows.text(card.trackerID))
@@ -149,7 +147,7 @@ extension PostgresReceiverStore {
 
     public func storeLastWill(connected: Timestamp, device: String, at now: Timestamp) throws -> Bool {
         var b = PostgresBindings()
-        b.append(Store.ownTracksKey(device))
+        b.append(ReceiverRules.deviceKey(device))
         b.append(now.milliseconds)
         b.append(connected.milliseconds)
         return try transaction(doing: "storing a last will") {

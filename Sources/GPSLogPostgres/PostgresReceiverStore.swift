@@ -68,27 +68,23 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
         }
     }
 
-    /// A batch's entries in time order, one per time and place (`ReceivedPlace`), each with an id (made from its time when it came without), each
-    /// checked against the store's rules.
+    /// A batch's locations to store (`ReceiverRules.freshLocations`; those the session holds already are skipped by
+    /// the unique index), each checked against the store's rules.
     static func fresh(_ entries: [Entry]) throws -> [Entry] {
-        var fresh: [Entry] = []
-        var seen = Set<ReceivedPlace>()
-        var rng = SystemRandomNumberGenerator()
-        for var e in entries.sorted(by: { $0.time < $1.time }) where seen.insert(ReceivedPlace(e)).inserted {
-            if e.id.isEmpty { e.id = Identifier.uuidV7(time: e.time, using: &rng) }
+        let fresh = ReceiverRules.freshLocations(entries) { _ in false }
+        for (index, e) in fresh.enumerated() {
             if let rule = Store.brokenRule(e) {
                 throw StoreError.invalidEntry(
-                    index: fresh.count, time: e.time.iso8601(),
+                    index: index, time: e.time.iso8601(),
                     reason: "it breaks the rule \(rule) (CHECK constraint failed: \(rule))")
             }
-            fresh.append(e)
         }
         return fresh
     }
 
     /// One batch, inside the payload's transaction.
     private func store(_ batch: ReceivedBatch, fresh: [Entry]) throws -> ReceivedOutcome {
-        let key = batch.receiver.truncated(to: TextLimit.deviceID + 64)
+        let key = ReceiverRules.sessionKey(batch.receiver)
         let session = try receiverSession(key, name: batch.name, start: batch.start, mode: batch.mode)
         let stored = try PostgresRows.insertReturningTrackTimes(fresh, session: session.id, into: database)
         if !batch.entries.isEmpty { try fitSessionToEntries(session.id) }
@@ -116,7 +112,7 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
         if rows.isEmpty {
             var b = PostgresBindings()
             b.append(Identifier.uuidV4())
-            b.append(name.trimmedWhitespace.isEmpty ? receiver : name.truncated(to: TextLimit.sessionName))
+            b.append(ReceiverRules.newSessionName(name, receiver: receiver))
             b.append(start.milliseconds)
             b.append(mode?.rawValue)
             b.append(receiver)

@@ -17,6 +17,8 @@ actor AddressLoop {
     private let recorder: Recorder
     private let logger: Logger
     private var worker: GeocodeWorker?
+    /// The worker's connection, closed when the loop ends (the worker sees only its `AddressStore` side).
+    private var store: Store?
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
 
@@ -36,7 +38,7 @@ actor AddressLoop {
     /// Runs until cancelled, or until the provider blocks us (HTTP 403: asking again would not help).
     func run(every interval: Duration = .seconds(2)) async {
         var total = GeocodeReport(provider: geocoder.cacheKey)
-        defer { worker?.store.close() }
+        defer { store?.close() }
         // The first round soon after the start (status shows addresses early), then one every `interval`.
         var wait = min(interval, .seconds(2))
         while !Task.isCancelled {
@@ -48,7 +50,9 @@ actor AddressLoop {
             guard !sessions.isEmpty else { continue }
             do {
                 if worker == nil {
-                    worker = GeocodeWorker(store: try Store(path: databasePath), geocoder: geocoder, options: options)
+                    let opened = try Store(path: databasePath)
+                    store = opened
+                    worker = GeocodeWorker(store: opened, geocoder: geocoder, options: options)
                 }
                 let report = try await worker!.run(sessions: Array(sessions))
                 total.add(report)

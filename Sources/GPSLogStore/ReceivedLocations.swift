@@ -64,18 +64,9 @@ extension Store: ReceivedLocationStore {
 
     /// Inside the transaction.
     private func storeReceived(_ batch: ReceivedBatch) throws -> ReceivedOutcome {
-        // The key holds a device id from outside: cut like one (plus room for its prefix and trip).
-        let key = batch.receiver.truncated(to: TextLimit.deviceID + 64)
+        let key = ReceiverRules.sessionKey(batch.receiver)
         let session = try receiverSession(key, name: batch.name, start: batch.start, mode: batch.mode)
-        var fresh: [Entry] = []
-        var seen = Set<ReceivedPlace>()
-        var rng = SystemRandomNumberGenerator()
-        for var e in batch.entries.sorted(by: { $0.time < $1.time }) {
-            guard seen.insert(ReceivedPlace(e)).inserted, try !hasEntry(session: session.id, at: ReceivedPlace(e))
-            else { continue }
-            if e.id.isEmpty { e.id = Identifier.uuidV7(time: e.time, using: &rng) }
-            fresh.append(e)
-        }
+        let fresh = try ReceiverRules.freshLocations(batch.entries) { try hasEntry(session: session.id, at: $0) }
         _ = try appendInTransaction(fresh, to: session.id)
         if !batch.entries.isEmpty { try fitSessionToEntries(session.id) }
         for visit in batch.visits { try storeReceivedVisit(visit, session: session.id) }
@@ -91,7 +82,8 @@ extension Store: ReceivedLocationStore {
             try s.bind(receiver, at: 1)
             if try s.step() { return Store.readSession(s) }
             s.reset()
-            let session = try createSession(name: name, start: start, mode: mode)
+            let session = try createSession(
+                name: ReceiverRules.newSessionName(name, receiver: receiver), start: start, mode: mode)
             try database.run("UPDATE Sessions SET Receiver = ? WHERE ID = ?", [.text(receiver), .text(session.id)])
             return session
         }
@@ -101,17 +93,23 @@ extension Store: ReceivedLocationStore {
     /// second record of a visit; a record sent twice changes nothing).
     func storeReceivedVisit(_ visit: Visit, session: String) throws {
         try sqlite {
-            let existing = try database.scalar(
-                "SELECT Key FROM Visits WHERE Session = ? AND ArrivalTime = ?",
-                [.text(session), .integer(visit.arrival.milliseconds)])?.int64
-            guard let key = existing else {
+            let s = try database.cachedStatement(
+                "SELECT Key, DepartureTime FROM Visits WHERE Session = ? AND ArrivalTime = ?")
+            defer { s.reset() }
+            try s.bind([.text(session), .integer(visit.arrival.milliseconds)])
+            let kept = try s.step() ? (key: s.requiredInt64(at: 0), departure: s.int64(at: 1)) : nil
+            s.reset()
+            let keptDeparture: Timestamp?? = kept.map { $0.departure.map(Timestamp.init(milliseconds:)) }
+            switch ReceiverRules.visitWrite(visit, keptDeparture: keptDeparture) {
+            case .add:
                 try addVisit(visit, to: session)
-                return
+            case .setDeparture(let departure):
+                try database.run(
+                    "UPDATE Visits SET DepartureTime = ? WHERE Key = ?",
+                    [.integer(departure.milliseconds), .integer(kept!.key)])
+            case .unchanged:
+                break
             }
-            guard let departure = visit.departure else { return }
-            try database.run(
-                "UPDATE Visits SET DepartureTime = ? WHERE Key = ? AND DepartureTime IS NULL",
-                [.integer(departure.milliseconds), .integer(key)])
         }
     }
 

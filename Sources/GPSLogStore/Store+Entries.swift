@@ -90,7 +90,7 @@ extension Store {
         _ = try insertRows(rows, upTo: index)
         do {
             try insertOne(rows, at: index, with: try oneRowInsert())
-        } catch let error as SQLiteError where !error.message.hasPrefix("FOREIGN KEY") {
+        } catch let error as SQLiteError where error.constraintKind != .foreignKey {
             throw Store.invalidEntry(rows.entries, at: index, error)
         } catch is SQLiteError {
             // The missing session: the id speaks first.
@@ -212,7 +212,7 @@ extension Store {
 
     /// A failed insert of `entries[index]` as the error the user sees.
     static func invalidEntry(_ entries: [Entry], at index: Int, _ error: SQLiteError) -> StoreError {
-        let reason = error.isConstraintViolation ? explain(error) : error.message
+        let reason = StoreError.entryReason(error)
         return .invalidEntry(index: index, time: entries[index].time.iso8601(), reason: reason)
     }
 
@@ -277,17 +277,6 @@ extension Store {
 
     static func decodeMotion(_ text: String) -> [String]? {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String]
-    }
-
-    /// Turns a constraint failure into words: SQLite names the constraint ("CHECK constraint failed:
-    /// latitude_in_range"), and the schema names each constraint after the rule it enforces.
-    /// The table is named as users know it: Entries (the view over EntryRows).
-    static func explain(_ error: SQLiteError) -> String {
-        let m = error.message.replacingOccurrences(of: "EntryRows.", with: "Entries.")
-        if let range = m.range(of: "CHECK constraint failed: ") { return explain(rule: String(m[range.upperBound...])) }
-        if m.hasPrefix("FOREIGN KEY") { return "\(missingSession) (\(m))" }
-        if m.hasPrefix("UNIQUE constraint failed: Entries.EntryID") { return duplicateID }
-        return m
     }
 
     /// A missing session in words (the same whether SQLite's foreign key or `bulkWrite` found it).

@@ -33,9 +33,7 @@ public protocol ReceivedMessageStore: ReceivedLocationStore {
 extension Store: ReceivedMessageStore {
     /// The key of an OwnTracks device (`USER/DEVICE`) in `Sessions.Receiver` and the received tables; every backend
     /// (PostgreSQL's too) keys a device by it, so the same device has the same key in each.
-    public static func ownTracksKey(_ device: String) -> String {
-        ("owntracks:" + device).truncated(to: TextLimit.deviceID + 64)
-    }
+    public static func ownTracksKey(_ device: String) -> String { ReceiverRules.deviceKey(device) }
 
     // MARK: - Transitions
 
@@ -54,11 +52,8 @@ extension Store: ReceivedMessageStore {
                     """,
                     [.text(session.id), .integer(t.time.milliseconds), .text(t.event.rawValue), regionKey])?.int64 == 1
             if stored { return ReceivedOutcome(session: session.name, stored: 0, duplicates: 1) }
-            let waypoint = try receivedWaypoint(
-                device: key, regionID: t.regionID, created: t.regionCreated)
-            // The waypoint gives the centre and radius; without one (or without a radius) they stay unknown.
-            let area = waypoint?.area
-            let name = t.regionName ?? waypoint?.description ?? t.regionID ?? ""
+            let waypoint = try receivedWaypoint(device: key, regionID: t.regionID, created: t.regionCreated)
+            let (name, area) = ReceiverRules.transitionRegion(t, waypoint: waypoint)
             try database.run(
                 """
                 INSERT INTO Transitions (Session, RegionName, RegionID, RegionCreatedAt, RegionLatitude, RegionLongitude,
@@ -66,7 +61,7 @@ extension Store: ReceivedMessageStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    .text(session.id), .text(name.truncated(to: TextLimit.label)), SQLiteValue(t.regionID),
+                    .text(session.id), .text(name), SQLiteValue(t.regionID),
                     .integer(t.regionCreated.milliseconds), SQLiteValue(area?.0), SQLiteValue(area?.1),
                     SQLiteValue(area?.2), .text(t.event.rawValue), .integer(t.time.milliseconds), .real(t.latitude),
                     .real(t.longitude), SQLiteValue(t.horizontalAccuracy), SQLiteValue(t.trigger?.rawValue),
@@ -90,35 +85,32 @@ extension Store: ReceivedMessageStore {
         return try write {
             var outcome = WaypointOutcome()
             for w in waypoints {
-                // The same rid with an earlier tst is replaced. Without a rid, the tst is the waypoint's identity.
-                let existing = try w.regionID.flatMap { rid in
-                    try database.scalar(
-                        "SELECT Key FROM ReceivedWaypoints WHERE Device = ? AND RegionID = ? AND CreatedAt < ?",
-                        [.text(key), .text(rid), .integer(w.created.milliseconds)])?.int64
-                }
+                let kept = try keptWaypoint(device: key, like: w)
+                let write = ReceiverRules.waypointWrite(w, kept: kept?.waypoint)
                 let values: [SQLiteValue] = [
                     .text(key), SQLiteValue(w.regionID), .text(w.description), SQLiteValue(w.latitude),
                     SQLiteValue(w.longitude), SQLiteValue(w.radius), .integer(w.created.milliseconds),
                     .integer(now.milliseconds),
                 ]
-                if let existing {
+                switch write {
+                case .replace:
                     try database.run(
                         """
                         UPDATE ReceivedWaypoints SET Device = ?, RegionID = ?, Description = ?, Latitude = ?,
                             Longitude = ?, Radius = ?, CreatedAt = ?, ReceivedAt = ?
                         WHERE Key = ?
-                        """, values + [.integer(existing)])
-                } else {
-                    // New, or known already with the same or a later tst (nothing changes then).
+                        """, values + [.integer(kept!.key)])
+                case .insert:
                     try database.run(
                         """
                         INSERT INTO ReceivedWaypoints (Device, RegionID, Description, Latitude, Longitude, Radius,
                             CreatedAt, ReceivedAt)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT DO NOTHING
                         """, values)
+                case .unchanged:
+                    break
                 }
-                if database.changes == 1 {
+                if write != .unchanged {
                     outcome.stored += 1
                     try fillTransitions(device: key, waypoint: w)
                 } else {
@@ -142,6 +134,21 @@ extension Store: ReceivedMessageStore {
                 .real(lat), .real(lon), .real(rad), .text(device),
                 w.regionID.map { .text($0) } ?? .integer(w.created.milliseconds),
             ])
+    }
+
+    /// The device's kept waypoint that `w` would replace or repeat (`ReceiverRules.waypointWrite`): the one of its
+    /// rid, or without a rid the one of its `tst`; with its row's key.
+    private func keptWaypoint(device: String, like w: ReceivedWaypoint) throws -> (
+        key: Int64, waypoint: ReceivedWaypoint
+    )? {
+        let s = try database.cachedStatement(
+            """
+            SELECT \(Store.waypointColumns), Key FROM ReceivedWaypoints
+            WHERE Device = ?1 AND (RegionID = ?2 OR (?2 IS NULL AND RegionID IS NULL AND CreatedAt = ?3))
+            """)
+        defer { s.reset() }
+        try s.bind([.text(device), SQLiteValue(w.regionID), .integer(w.created.milliseconds)])
+        return try s.step() ? (s.requiredInt64(at: 7), Store.readWaypoint(s)) : nil
     }
 
     /// The device's waypoint with `regionID`, or without one the waypoint made at `created`.

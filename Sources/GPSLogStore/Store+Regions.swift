@@ -28,7 +28,7 @@ extension Store {
                         .integer(region.created.milliseconds), SQLiteValue(region.outline),
                     ])
             } catch let error as SQLiteError where error.isConstraintViolation {
-                throw StoreError.invalidRegion(name: region.name, reason: error.message)
+                throw StoreError.invalidRegion(name: region.name, reason: StoreError.regionReason(error))
             }
             var stored = region
             stored.key = database.lastInsertRowID

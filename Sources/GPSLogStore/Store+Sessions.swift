@@ -43,7 +43,7 @@ extension Store {
                         SQLiteValue(trip),
                     ])
             } catch let error as SQLiteError where error.isConstraintViolation {
-                throw StoreError.invalidSession(reason: error.message)
+                throw StoreError.invalidSession(reason: StoreError.sessionReason(error))
             }
             return Session(
                 key: database.lastInsertRowID, id: id, name: name, start: start, end: nil, mode: mode, isTrip: trip)
@@ -69,7 +69,7 @@ extension Store {
                 try database.run(
                     "UPDATE Sessions SET EndTime = ? WHERE ID = ?", [.integer(end.milliseconds), .text(id)])
             } catch let error as SQLiteError where error.isConstraintViolation {
-                throw StoreError.invalidSession(reason: error.message)
+                throw StoreError.invalidSession(reason: StoreError.sessionReason(error))
             }
         }
     }

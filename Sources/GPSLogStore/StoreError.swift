@@ -23,7 +23,8 @@ public enum StoreError: LocalizedError, Equatable {
     case invalidEntry(index: Int, time: String, reason: String)
     /// A session's fields broke a constraint.
     case invalidSession(reason: String)
-    /// A region's fields broke a constraint (its name in use, a radius not positive).
+    /// A region's fields broke a constraint (its name in use, a radius not positive); `reason` in words
+    /// (`regionReason`).
     case invalidRegion(name: String, reason: String)
     /// A cleaning, split or merge of this session cannot be done as asked; nothing was changed.
     case cannotChange(session: String, reason: String)
@@ -78,12 +79,7 @@ public enum StoreError: LocalizedError, Equatable {
         case .invalidSession(let reason):
             return "the session was refused: \(reason)"
         case .invalidRegion(let name, let reason):
-            let words =
-                reason.contains("Regions.Name")
-                ? "a region of that name exists (gpslog region remove it first)"
-                : reason.contains("Regions.RegionID")
-                    ? "a region with its OwnTracks rid exists under another name" : reason
-            return "the region '\(name)' was refused: \(words)"
+            return "the region '\(name)' was refused: \(reason)"
         case .cannotChange(let session, let reason):
             return "'\(session.visible)': \(reason); nothing was changed."
         case .failed(let path, let reason):

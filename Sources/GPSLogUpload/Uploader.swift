@@ -59,12 +59,12 @@ public final class Uploader {
         public init() {}
     }
 
-    let store: Store
+    let store: any UploadSource
     public let destination: Destination
     let options: Options
     let client: HTTPClient
 
-    public init(store: Store, destination: Destination, options: Options, client: HTTPClient = .shared) {
+    public init(store: any UploadSource, destination: Destination, options: Options, client: HTTPClient = .shared) {
         self.store = store
         self.destination = destination
         self.options = options
@@ -74,7 +74,8 @@ public final class Uploader {
     /// Track points of the session that the destination has not confirmed.
     public func queued(session: Session) throws -> Int {
         try store.countTrackPoints(
-            of: session.id, after: store.uploadProgress(session: session.id, destination: destination.progressKey).last)
+            of: session.id, after: store.uploadProgress(session: session.id, destination: destination.progressKey).last,
+            marks: false)
     }
 
     /// Sends what the destination has not confirmed of `session`: its track points and, to an Overland
@@ -89,7 +90,7 @@ public final class Uploader {
         var report = UploadReport(destination: destination.displayURL)
         report.alreadySent = state.sent
         report.lastSentAt = state.sentAt?.iso8601()
-        var remaining = try store.countTrackPoints(of: session.id, after: state.last)
+        var remaining = try store.countTrackPoints(of: session.id, after: state.last, marks: false)
         let total = remaining
         report.queued = remaining
         if options.loggingMode != .all {
@@ -105,7 +106,9 @@ public final class Uploader {
         progress?(0, total)
         while remaining > 0 {
             var batch: [Entry] = []
-            try store.trackPoints(of: session.id, after: state.last, limit: batchSize).forEach { batch.append($0) }
+            try store.trackPoints(of: session.id, after: state.last, limit: batchSize, marks: false).forEach {
+                batch.append($0)
+            }
             guard let last = batch.last else { break }
             var distance = state.distance
             for e in batch {
@@ -143,7 +146,7 @@ public final class Uploader {
             report.sent += batch.count
             report.batches += 1
             report.lastSentAt = state.sentAt?.iso8601()
-            remaining = try store.countTrackPoints(of: session.id, after: state.last)
+            remaining = try store.countTrackPoints(of: session.id, after: state.last, marks: false)
             report.queued = remaining
             progress?(report.sent, max(total, report.sent + remaining))
             if options.stopAtSettings && !settings.isEmpty { return report }
@@ -216,7 +219,7 @@ public final class Uploader {
         report.sent = 1
         report.batches = 1
         report.lastSentAt = state.sentAt?.iso8601()
-        report.queued = try store.countTrackPoints(of: session.id, after: state.last)
+        report.queued = try store.countTrackPoints(of: session.id, after: state.last, marks: false)
         return report
     }
 

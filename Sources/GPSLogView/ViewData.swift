@@ -70,6 +70,9 @@ struct LiveBatch: Sendable {
     var ended: Bool
 }
 
+/// What the view reads of a store: the session list, and a session's rows.
+typealias ViewStore = SessionCatalog & SessionReader
+
 /// What the view reads, each call on NIO's blocking thread pool with a connection of its own: the store's reads
 /// block, and a page must not hold one of the threads that serve the phones.
 struct ViewData: Sendable {
@@ -82,7 +85,8 @@ struct ViewData: Sendable {
 
     /// `body` for the session `id` (its id, or a unique prefix); nil when there is none, or when it was deleted while
     /// `body` read it: a `delete` from another process may land between the two reads, and that is a 404, not a 500.
-    func readSession<T: Sendable>(_ id: String, _ body: @escaping @Sendable (Store, Session) throws -> T?) async throws
+    func readSession<T: Sendable>(_ id: String, _ body: @escaping @Sendable (any ViewStore, Session) throws -> T?)
+        async throws
         -> T?
     {
         try await read { store in
@@ -96,7 +100,7 @@ struct ViewData: Sendable {
         }
     }
 
-    func read<T: Sendable>(_ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (any ViewStore) throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive {
             let store = try Store(path: databasePath)
             defer { store.close() }
@@ -148,7 +152,9 @@ struct ViewData: Sendable {
     }
 
     /// At most `limit` marks after `after`, and the cursor of the next page when there is more.
-    static func markPage(_ store: Store, _ summary: SessionSummary, after: (time: Int64, key: Int64)?, limit: Int)
+    static func markPage(
+        _ store: any ViewStore, _ summary: SessionSummary, after: (time: Int64, key: Int64)?, limit: Int
+    )
         throws -> MarkPage
     {
         var entries = try store.marks(of: summary.session.id, after: after, limit: limit + 1)
@@ -240,7 +246,7 @@ struct ViewData: Sendable {
     func live(_ id: String, after: (time: Int64, key: Int64)?, limit: Int = 2000) async throws -> LiveBatch? {
         try await readSession(id) { store, session in
             var points: [(String, ChartPoint)] = []
-            try store.trackPoints(of: session.id, after: after, limit: limit).forEach { e in
+            try store.trackPoints(of: session.id, after: after, limit: limit, marks: false).forEach { e in
                 points.append(
                     (
                         "\(e.time.milliseconds):\(e.key ?? 0)", ChartPoint(e)
