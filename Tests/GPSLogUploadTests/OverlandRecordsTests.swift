@@ -154,11 +154,15 @@ extension LiveSendingSuites {
                 #expect(try runGPSLog(["trip", "stop"], database: db).status == 0)
                 // Fixes after the trip, then the end: the last send carries the trip's record, and the points since
                 // in the main batches (more than 3 each).
-                let atStop = try await Self.status(db, timeout: 30) { $0["sessionName"] as? String == "Day" }
+                // The recording goes on as "Day 2023-..." (named apart from its first part).
+                let atStop = try await Self.status(db, timeout: 30) {
+                    ($0["sessionName"] as? String)?.hasPrefix("Day") == true
+                }
                 let fixes = atStop?["fixesReceived"] as? Int ?? 0
                 #expect(
                     try await Self.status(db, timeout: 30) {
-                        $0["sessionName"] as? String == "Day" && $0["fixesReceived"] as? Int ?? 0 > fixes + 60
+                        ($0["sessionName"] as? String)?.hasPrefix("Day") == true
+                            && $0["fixesReceived"] as? Int ?? 0 > fixes + 60
                     } != nil)
                 #expect(try runGPSLog(["stop"], database: db).status == 0)
                 #expect(await run.exitStatus(timeout: 60) == 0, "\(run.stderr)")
