@@ -164,6 +164,16 @@ install: deps
 install-check:
 	.ci/check-install
 
+## deb: gpslog_VERSION_ARCH.deb in .build/deb (release build, Swift runtime linked in, laid out by make install)
+.PHONY: deb deb-check
+deb: deps
+	SWIFT="$(SWIFT)" .ci/make-deb
+
+## deb-check: build the package, then check it (lintian, installed into a temporary root, run without Swift)
+# Not part of `make test`: the release build takes 20 to 40 minutes.
+deb-check: deb
+	.ci/check-deb
+
 build: deps
 	$(SWIFT) build --product gpslog
 	@$(MAKE) --no-print-directory places PLACES_BUILD=true
