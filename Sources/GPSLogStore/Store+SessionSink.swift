@@ -16,5 +16,6 @@ extension Store: SessionSink {
     }
 
     public var keepsFileEntryIDs: Bool { true }
-    public func entryIDIsFree(_ id: String) throws -> Bool { try entry(id: id) == nil }
+    /// Asked once per entry of a file that keeps its ids (gpslog's CSV): the key's index probe only, not the row.
+    public func entryIDIsFree(_ id: String) throws -> Bool { try sqlite { try entryKey(id: id) == nil } }
 }
