@@ -33,7 +33,7 @@ struct ConfigFileTests {
             let r = try await gpslog(
                 ["record", "--source", "replay:sample?speed=0", "--name", "R"] + arguments, environment: environment)
             #expect(r.status == 0, "\(arguments): \(r.stderr)")
-            guard let range = r.stdout.range(of: #"\d+ entries"#, options: .regularExpression) else { return nil }
+            guard let range = r.stdout.range(of: #"\d+ entr(y|ies)\b"#, options: .regularExpression) else { return nil }
             return Int(r.stdout[range].prefix { $0.isNumber })
         }
     }
