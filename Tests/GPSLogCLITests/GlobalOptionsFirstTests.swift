@@ -26,6 +26,7 @@ struct GlobalOptionsFirstTests {
             try await expectOK(["import", "--sample"], "Imported 'IJsselmeer sail (sample)'")
             try await expectOK(["sessions"], "IJsselmeer sail (sample)")
             try await expectOK(["show", "IJsselmeer sail (sample)"], "Session:")
+            try await expectOK(["last"], "Newest session: 'IJsselmeer sail (sample)'")
             try await expectOK(["check"], "integrity_check: ok")
             try await expectOK(["visits", "IJsselmeer sail (sample)"], "No visits")
             try await expectOK(["events", "IJsselmeer sail (sample)"], "No region transitions")

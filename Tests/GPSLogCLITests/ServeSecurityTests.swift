@@ -84,10 +84,17 @@ import Testing
 
     // MARK: - Every documented receiver URL takes a POST, with the web view on and off
 
-    /// The receiver paths the README documents (the URLs given to `upload --url`, `record --send`, the config's
-    /// `send =`/`url =`, and "point the app at"), and those the receiver's own documentation names.
+    /// The receiver paths the README and the guide in docs/ document (the URLs given to `upload --url`, `record
+    /// --send`, the config's `send =`/`url =`, and "point the app at"), and those the receiver's own documentation
+    /// names.
     static func documentedPaths() throws -> [String] {
-        let readme = try String(contentsOfFile: TestPaths.packageRoot + "/README.md", encoding: .utf8)
+        let root = TestPaths.packageRoot
+        let pages =
+            ["README.md"]
+            + (try FileManager.default.subpathsOfDirectory(atPath: root + "/docs"))
+            .filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        let readme = try pages.map { try String(contentsOfFile: root + "/" + $0, encoding: .utf8) }
+            .joined(separator: "\n")
         var paths = Set(["/", "/overland", "/owntracks", "/pub"])
         for match in readme.matches(of: /(?:--url|--send|send =|url =|at `)\s*"?(https?:\/\/[^\s"`]+)/) {
             guard let url = URLComponents(string: String(match.1).replacingOccurrences(of: "%", with: "%25")) else {
