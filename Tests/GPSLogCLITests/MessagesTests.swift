@@ -11,17 +11,6 @@ import Testing
         <trkseg><trkpt lat="52.1" lon="5.1"><time>2024-05-01T10:00:00Z</time></trkpt></trkseg></trk></gpx>
         """
 
-    /// Balanced parentheses, no Swift module prefix or struct dump.
-    static func plain(_ text: String) -> Bool {
-        var depth = 0
-        for c in text {
-            if c == "(" { depth += 1 }
-            if c == ")" { depth -= 1 }
-            if depth < 0 { return false }
-        }
-        return depth == 0 && !text.contains("Swift.") && !text.contains("Failure(") && !text.contains("error 1.")
-    }
-
     static func oneSession(_ dir: String) throws -> String {
         let gpx = dir + "/one.gpx"
         try onePoint.write(toFile: gpx, atomically: true, encoding: .utf8)
@@ -40,10 +29,10 @@ import Testing
                 ["upload", "One", "--url", "http://127.0.0.1:1/", "--max-attempts", "1", "--timeout", "3s"],
                 database: db, folder: dir)
             #expect(upload.status != 0)
-            #expect(Self.plain(upload.stderr) && upload.stderr.contains("127.0.0.1:1"), "\(upload.stderr)")
+            #expect(isPlainForPeople(upload.stderr) && upload.stderr.contains("127.0.0.1:1"), "\(upload.stderr)")
             let sync = try await runGPSLogAsync(["sync", "postgres://127.0.0.1:1/x"], database: db, folder: dir)
             #expect(sync.status != 0)
-            #expect(Self.plain(sync.stderr), "\(sync.stderr)")
+            #expect(isPlainForPeople(sync.stderr), "\(sync.stderr)")
         }
     }
 
@@ -57,7 +46,7 @@ import Testing
             #expect(run.stderr.contains("warning: a request to nominatim:http://127.0.0.1:1 failed: "), "\(run.stderr)")
             #expect(run.stderr.contains("every request to"), "\(run.stderr)")
             #expect(run.stdout.contains("1 request,") && run.stdout.contains("1 failure"), "\(run.stdout)")
-            #expect(Self.plain(run.stderr), "\(run.stderr)")
+            #expect(isPlainForPeople(run.stderr), "\(run.stderr)")
         }
     }
 

@@ -2,22 +2,12 @@
 import AsyncHTTPClient
 import Foundation
 import GPSLogSystem
+import GPSLogTestSupport
 import NIOCore
 import Testing
 
 /// `describeForPeople`: the errors of the network libraries in words, never a Swift type dump.
 struct ErrorWordsTests {
-    /// No Swift internals: balanced parentheses, no module prefix, no struct dump.
-    static func plain(_ text: String) -> Bool {
-        var depth = 0
-        for c in text {
-            if c == "(" { depth += 1 }
-            if c == ")" { depth -= 1 }
-            if depth < 0 { return false }
-        }
-        return depth == 0 && !text.contains("Swift.") && !text.contains("Failure(") && !text.contains("Error(")
-            && !text.contains("error 1.") && !text.isEmpty
-    }
 
     struct Refusal: LocalizedError {
         var errorDescription: String? { "the server refused it: check the token" }
@@ -64,7 +54,7 @@ struct ErrorWordsTests {
             Issue.record("port 1 answered")
         } catch {
             let words = describeForPeople(error, peer: "http://127.0.0.1:1/", timeout: 3)
-            #expect(Self.plain(words), "\(words) (from \(String(reflecting: error)))")
+            #expect(isPlainForPeople(words), "\(words) (from \(String(reflecting: error)))")
             #expect(words.contains("refused") || words.contains("timed out"), "\(words)")
         }
     }

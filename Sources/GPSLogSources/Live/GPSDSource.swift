@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
+import GPSLogSystem
 import Logging
 import NIOCore
 import NIOPosix
@@ -50,7 +51,7 @@ public struct GPSDSource: FixSource {
                     } catch {
                         let wait = Backoff.seconds(backoff.next())
                         connection.unreachableInARow += 1
-                        let why = Self.words(for: error)
+                        let why = describeForPeople(error, peer: "\(host):\(port)")
                         // gpsd not running (yet) is a state, not news every few seconds: say it once.
                         if connection.unreachableInARow == 1 {
                             logger.warning(
@@ -92,22 +93,6 @@ public struct GPSDSource: FixSource {
         var silentInARow = 0
         /// Attempts in a row that found no gpsd listening.
         var unreachableInARow = 0
-    }
-
-    /// Why a connection could not be made, in words: the system's reason for a refused or unreachable socket, not
-    /// SwiftNIO's types (`NIOConnectionError(... SingleConnectionFailure(target: [IPv4]...`).
-    static func words(for error: any Error) -> String {
-        var error = error
-        if let failed = error as? NIOConnectionError, let first = failed.connectionErrors.first?.error {
-            error = first
-        } else if let failed = error as? NIOConnectionError, failed.dnsAError != nil || failed.dnsAAAAError != nil {
-            return "the name \(failed.host) is not known"
-        }
-        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)).lowercased() }
-        if let channel = error as? ChannelError, case .connectTimeout(let limit) = channel {
-            return "no answer within \(limit.nanoseconds / 1_000_000_000) s"
-        }
-        return (error as? LocalizedError)?.errorDescription ?? "the connection failed"
     }
 
     private func log(_ ending: Ending, _ connection: inout ConnectionLog) {
