@@ -34,6 +34,8 @@ public protocol SessionSink: AnyObject {
     var keepsFileEntryIDs: Bool { get }
     /// Whether an entry id a file gave can be kept: no entry has it yet (see `keepsFileEntryIDs`).
     func entryIDIsFree(_ id: String) throws -> Bool
+    /// The ids of `ids` that entries have already: a batch's ids asked at once (see `entryIDIsFree`).
+    func takenEntryIDs(_ ids: [String]) throws -> Set<String>
 
     /// Sets the count of a stored location row that its place repeated (the sampler's same place).
     func setInstanceCount(entryKey: Int64, to count: Int) throws
@@ -64,6 +66,12 @@ extension SessionSink {
     /// Sinks other than the database make their own ids (a convert's spools, a dry run).
     public var keepsFileEntryIDs: Bool { false }
     public func entryIDIsFree(_ id: String) throws -> Bool { false }
+    /// One question per id; a sink that can answer a batch at once does.
+    public func takenEntryIDs(_ ids: [String]) throws -> Set<String> {
+        var taken = Set<String>()
+        for id in ids where try !entryIDIsFree(id) { taken.insert(id) }
+        return taken
+    }
     /// A sink that keeps files, not one transaction, has nothing to join.
     public func writeJoiningTransaction<T>(_ body: () throws -> T) throws -> T { try body() }
     /// Sinks that read sessions back in file order keep the start they were made with (a convert's spools).

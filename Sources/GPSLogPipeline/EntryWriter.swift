@@ -126,8 +126,11 @@ public struct EntryWriter {
     public mutating func flush() throws {
         guard let session, !pending.isEmpty else { return }
         if !unchecked.isEmpty {
-            for i in pending.indices where unchecked.contains(pending[i].id) {
-                if try !sink.entryIDIsFree(pending[i].id) {
+            // One question for the batch: a sink that writes behind (an import's pipelined sink) waits once for
+            // the batches on their way, not once per id.
+            let taken = try sink.takenEntryIDs(pending.lazy.map(\.id).filter(unchecked.contains))
+            if !taken.isEmpty {
+                for i in pending.indices where taken.contains(pending[i].id) {
                     pending[i].id = try makeUnusedID(pending[i].time)
                     pendingIDs?.insert(pending[i].id)
                 }

@@ -194,15 +194,28 @@ public enum ControlClient {
             throw RecordingError.notRecording(database: database)
         }
         client.set(channel.channel)
-        return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(ByteBuffer(bytes: payload))
-            var buffer = ByteBuffer()
-            for try await chunk in inbound {
-                buffer.writeImmutableBuffer(chunk)
-                if buffer.readableBytesView.contains(UInt8(ascii: "\n")) { break }
+        let answer: Data
+        do {
+            answer = try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(bytes: payload))
+                var buffer = ByteBuffer()
+                for try await chunk in inbound {
+                    buffer.writeImmutableBuffer(chunk)
+                    if buffer.readableBytesView.contains(UInt8(ascii: "\n")) { break }
+                }
+                return Data(buffer.readableBytesView)
             }
-            return Data(buffer.readableBytesView)
+        } catch is IOError {
+            // A reset or a broken pipe: the recorder's end went away mid-request (killed, or it ended).
+            throw RecordingError.endedBeforeAnswering(database: database)
+        } catch is ChannelError {
+            throw RecordingError.endedBeforeAnswering(database: database)
         }
+        // The connection ended before a whole line: the recorder ended before it answered.
+        guard answer.contains(UInt8(ascii: "\n")) else {
+            throw RecordingError.endedBeforeAnswering(database: database)
+        }
+        return answer
     }
 
     /// The client's channel, for closing it from the timeout (set once connected; closed at once if the timeout

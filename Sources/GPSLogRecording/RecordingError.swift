@@ -10,6 +10,9 @@ public enum RecordingError: LocalizedError, Equatable {
     /// The recorder holds the socket but did not answer: it is stopped (SIGSTOP, Ctrl-Z), or it did not get on for
     /// a while (stuck).
     case notAnswering(database: String, pid: Int32?, seconds: Int64, stopped: Bool)
+    /// The recorder closed the connection before it answered: it was killed or ended while the request was on its
+    /// way, so whether the request took effect is not known.
+    case endedBeforeAnswering(database: String)
     /// The lock file cannot be created.
     case cannotLock(path: String, reason: String)
     /// The control socket cannot be created or reached.
@@ -39,6 +42,9 @@ public enum RecordingError: LocalizedError, Equatable {
             }
             return
                 "the recorder on \(database) (pid \(pid)) did not answer within \(seconds) s: it is stuck. See `ps -o stat= -p \(pid)`: T means stopped; resume it with `kill -CONT \(pid)`. If it stays stuck, end it with `kill \(pid)`; what it committed is kept."
+        case .endedBeforeAnswering(let database):
+            return
+                "the recorder on \(database) ended before it answered, so this request may not have been done; see `gpslog status --db \(database)`, and ask again once a recording runs."
         case .cannotLock(let path, let reason):
             return "cannot create the lock file \(path): \(reason)."
         case .socket(let path, let reason):

@@ -16,6 +16,14 @@ extension Store: SessionSink {
     }
 
     public var keepsFileEntryIDs: Bool { true }
-    /// Asked once per entry of a file that keeps its ids (gpslog's CSV): the key's index probe only, not the row.
+    /// The key's index probe only, not the row.
     public func entryIDIsFree(_ id: String) throws -> Bool { try sqlite { try entryKey(id: id) == nil } }
+    /// Asked once per batch of a file that keeps its ids (gpslog's CSV): an index probe per id, in one call.
+    public func takenEntryIDs(_ ids: [String]) throws -> Set<String> {
+        try sqlite {
+            var taken = Set<String>()
+            for id in ids where try entryKey(id: id) != nil { taken.insert(id) }
+            return taken
+        }
+    }
 }

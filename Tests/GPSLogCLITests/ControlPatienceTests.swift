@@ -12,7 +12,8 @@ struct ControlPatienceTests {
     /// after 5 s on a machine busy with a full test run, though the recorder then stopped.
     @Test func aSlowRecorderThatGetsOnIsWaitedFor() async throws {
         try await withTemporaryDirectory { dir in
-            let busy = try Self.start("/bin/sh", ["-c", "while :; do :; done"])
+            // The loop checks the test runner is alive: it must not outlive a killed run.
+            let busy = try Self.start("/bin/sh", ["-c", "while kill -0 \(getpid()) 2>/dev/null; do :; done"])
             defer { kill(busy.processIdentifier, SIGKILL) }
             let recorder = try FakeRecorder(dir: dir, pid: busy.processIdentifier)
             recorder.answer(after: 8, with: ControlResponse(ok: false, error: "answered late"))
@@ -36,6 +37,22 @@ struct ControlPatienceTests {
             #expect(r.status == 1, "\(r.stderr)")
             #expect(r.stderr.contains("(pid \(pid)) did not answer within 5 s: it is stuck"), "\(r.stderr)")
             #expect(r.stderr.contains("kill \(pid)"), "\(r.stderr)")
+        }
+    }
+
+    /// A recorder killed while a request is on its way (as `kill -9` does: the kernel closes its socket with the
+    /// request unread, and the client reads a reset) or that ends after reading it (the client reads the end of the
+    /// stream): the client says in words that the recorder ended before it answered, not NIO's read error.
+    @Test(arguments: [true, false]) func aRecorderThatEndsMidRequestIsSaidInWords(unread: Bool) async throws {
+        try await withTemporaryDirectory { dir in
+            let recorder = try FakeRecorder(dir: dir, pid: getpid())
+            recorder.endWithoutAnswer(leavingTheRequestUnread: unread)
+            let r = try await runGPSLogAsync(
+                ["mark", "Here"], database: recorder.database, environment: recorder.environment, folder: dir)
+            #expect(r.status == 1, "\(r.stderr)")
+            #expect(
+                r.stderr.contains("ended before it answered, so this request may not have been done"), "\(r.stderr)")
+            #expect(isPlainForPeople(r.stderr), "\(r.stderr)")
         }
     }
 
@@ -79,6 +96,22 @@ private final class FakeRecorder: @unchecked Sendable {
     }
 
     deinit { close(fd) }
+
+    /// On a thread of its own: accepts, waits for the request, and closes without answering: with the request left
+    /// unread (Linux then resets the client's end, as when the recorder is killed) or after reading it.
+    func endWithoutAnswer(leavingTheRequestUnread unread: Bool) {
+        let fd = fd
+        Thread {
+            let client = accept(fd, nil, nil)
+            guard client >= 0 else { return }
+            defer { close(client) }
+            var ready = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            _ = poll(&ready, 1, 60_000)
+            guard !unread else { return }
+            var byte: UInt8 = 0
+            while read(client, &byte, 1) == 1, byte != UInt8(ascii: "\n") {}
+        }.start()
+    }
 
     /// On a thread of its own: accepts, reads up to the newline, waits `seconds` from the request, answers.
     func answer(after seconds: Double, with response: ControlResponse) {

@@ -128,7 +128,10 @@ extension SoakRun {
                         try command("export", ["export", any.id, "--format", "gpx", "-o", "-"], excuses: [gone])
                     }
                 case 2:
-                    try command("mark", ["mark", "soak mark \(round)"], excuses: ["no recording is running"])
+                    // The recorder may be killed by the soak while it answers: the mark is then not confirmed.
+                    try command(
+                        "mark", ["mark", "soak mark \(round)"],
+                        excuses: ["no recording is running", "ended before it answered"])
                 case 3:
                     if let own {
                         try command(

@@ -7,7 +7,8 @@ import Testing
 struct ProcessActivityTests {
     /// A busy process gets on, a sleeping one does not, a stopped one says so, and a gone one is nil.
     @Test func busySleepingStoppedAndGoneProcessesAreToldApart() throws {
-        let busy = try start("/bin/sh", ["-c", "while :; do :; done"])
+        // The loop checks the test runner is alive: it must not outlive a killed run.
+        let busy = try start("/bin/sh", ["-c", "while kill -0 \(getpid()) 2>/dev/null; do :; done"])
         defer { kill(busy.processIdentifier, SIGKILL) }
         let first = try #require(ProcessActivity.of(pid: busy.processIdentifier))
         #expect(!first.isStopped)

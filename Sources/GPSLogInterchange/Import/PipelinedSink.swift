@@ -102,6 +102,10 @@ public final class PipelinedSink: SessionSink, @unchecked Sendable {
     /// Waits for the batches on their way (they may hold the id), so a file that keeps its ids (gpslog's CSV) is
     /// stored a batch at a time rather than overlapped.
     public func entryIDIsFree(_ id: String) throws -> Bool { try afterDrain { try base.entryIDIsFree(id) } }
+    /// A batch's ids after one wait, not one wait per id.
+    public func takenEntryIDs(_ ids: [String]) throws -> Set<String> {
+        try afterDrain { try base.takenEntryIDs(ids) }
+    }
 
     public func setInstanceCount(entryKey: Int64, to count: Int) throws {
         try afterDrain { try base.setInstanceCount(entryKey: entryKey, to: count) }
