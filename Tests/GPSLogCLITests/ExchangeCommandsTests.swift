@@ -37,7 +37,8 @@ struct ExchangeCommandsTests {
                 try String(contentsOfFile: dir + "/c.geojson", encoding: .utf8)
                     == (try String(contentsOfFile: dir + "/s.geojson", encoding: .utf8)))
             let nmea = try runGPSLog([
-                "convert", TestPaths.packageRoot + "/Sources/GPSLogSample/bundg_zeus_9.log", "-", "--to", "csv",
+                "convert", TestPaths.packageRoot + "/Sources/GPSLogSample/bundg_zeus_9.log", "-", "--output-format",
+                "csv",
             ])
             #expect(nmea.stdout.split(separator: "\r\n").count > 140)
         }
@@ -155,7 +156,7 @@ struct ConvertThroughSpoolTests {
                 // File order, as convert writes them.
                 let ids = try Store(path: db).sessions().sorted { $0.key < $1.key }.map(\.id)
                 for format in ["xml", "geojson", "gpx", "csv"] {
-                    let converted = try runGPSLog(["convert", input, "-", "--to", format, "--routes"])
+                    let converted = try runGPSLog(["convert", input, "-", "--output-format", format, "--routes"])
                     #expect(converted.status == 0, "\(input) \(format): \(converted.stderr)")
                     let exported = try runGPSLog(["export"] + ids + ["--format", format], database: db)
                     #expect(
@@ -168,7 +169,7 @@ struct ConvertThroughSpoolTests {
                 }
             }
             // The shuffled track comes out in time order, split at the hour's gap, the mark in its place.
-            let csv = try runGPSLog(["convert", shuffled, "-", "--to", "csv"]).stdout
+            let csv = try runGPSLog(["convert", shuffled, "-", "--output-format", "csv"]).stdout
             let times = csv.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }.map {
                 $0.components(separatedBy: ",")[3]
             }
@@ -177,7 +178,7 @@ struct ConvertThroughSpoolTests {
                     "2024-05-01T06:00:00Z", "2024-05-01T06:00:10Z", "2024-05-01T06:00:20Z", "2024-05-01T06:00:30Z",
                     "2024-05-01T07:00:20Z",
                 ])
-            let geojson = try runGPSLog(["convert", shuffled, "-", "--to", "geojson"]).stdout
+            let geojson = try runGPSLog(["convert", shuffled, "-", "--output-format", "geojson"]).stdout
             #expect(geojson.contains("\"MultiLineString\""))
             #expect(geojson.contains(#""label":"Jetty & \"pier\" 🚤""#))
         }

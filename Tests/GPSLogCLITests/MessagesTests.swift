@@ -149,4 +149,29 @@ import Testing
             #expect(a == (try withoutSessionID(dir + "/b.geojson")))
         }
     }
+
+    /// `--to` is a time on export, delete and plot: convert's output format is `--output-format`, and the old `--to`
+    /// still works with a warning.
+    @Test func convertTakesOutputFormatAndStillTheOldToWithAWarning() throws {
+        try withTemporaryDirectory { dir in
+            let gpx = dir + "/one.gpx"
+            try Self.onePoint.write(toFile: gpx, atomically: true, encoding: .utf8)
+            let new = try runGPSLog(["convert", gpx, "-", "--output-format", "csv"], database: dir + "/n.sqlite")
+            #expect(new.status == 0 && new.stderr.isEmpty, "\(new.stderr)")
+            let old = try runGPSLog(["convert", gpx, "-", "--to", "csv"], database: dir + "/n.sqlite")
+            #expect(old.status == 0, "\(old.stderr)")
+            #expect(old.stderr.components(separatedBy: "deprecated").count == 2, "warns once: \(old.stderr)")
+            let help = try runGPSLog(["convert", "--help"]).stdout
+            #expect(help.contains("--output-format") && !help.contains("--to "), "\(help)")
+            let wrong = try runGPSLog(["convert", gpx, "-", "--output-format", "shp"], database: dir + "/n.sqlite")
+            #expect(wrong.status != 0 && wrong.stderr.contains("--output-format must be one of"), "\(wrong.stderr)")
+            // The same rows either way (each convert makes its session a new random id).
+            func rows(_ csv: String) -> [String] {
+                csv.split(whereSeparator: \.isNewline).map {
+                    String($0).replacing(/[0-9a-f]{8}-[0-9a-f-]{27}/, with: "")
+                }
+            }
+            #expect(rows(new.stdout).count > 1 && rows(new.stdout) == rows(old.stdout), "\(new.stdout)\n\(old.stdout)")
+        }
+    }
 }

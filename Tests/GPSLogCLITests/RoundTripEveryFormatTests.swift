@@ -185,7 +185,7 @@ struct RoundTripEveryFormatTests {
             let again = dir + "/again.sqlite"
             try #require(try runGPSLog(["import", gpx], database: again).status == 0)
             for format in ["gpx", "geojson", "kml", "xml", "csv"] {
-                let converted = try runGPSLog(["convert", gpx, "-", "--to", format])
+                let converted = try runGPSLog(["convert", gpx, "-", "--output-format", format])
                 #expect(converted.status == 0, "\(format): \(converted.stderr)")
                 let exported = try runGPSLog(["export", "Rich", "--format", format], database: again)
                 #expect(converted.stdout == exported.stdout, "\(format)")

@@ -71,8 +71,10 @@ struct PlacesCommandTests {
             #expect(r.status == 1)
             #expect(
                 r.stderr.contains(
-                    "the world places index (places:world, the default geocoder) is not installed (looked for \(dir)/none.bin): build it with `make places`"
+                    "the world places index (places:world, the default geocoder) is not installed (looked for \(dir)/none.bin). The Debian package ships it; with a bare binary, build one from GeoNames' cities1000.txt"
                 ), "\(r.stderr)")
+            // A user of the binary alone is told a command they can run, not only the source tree's make target.
+            #expect(r.stderr.contains("`gpslog places build cities1000.txt -o places-world.bin`"), "\(r.stderr)")
             #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
 
             let recorded = try runGPSLog(

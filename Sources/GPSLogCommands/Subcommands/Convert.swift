@@ -25,10 +25,13 @@ extension GPSLog {
         /// The old name of --input-format: elsewhere --from is a time, so it is kept only for old scripts.
         @Option(name: .customLong("from"), help: .hidden) var deprecatedFrom: String?
         @Option(
+            name: .customLong("output-format"),
             help: ArgumentHelp(
                 "Output format (default: from the output file's extension).",
                 valueName: ExportFormat.allCases.map(\.rawValue).joined(separator: "|")))
-        var to: String?
+        var outputFormatName: String?
+        /// The old name of --output-format: elsewhere --to is a time, so it is kept only for old scripts.
+        @Option(name: .customLong("to"), help: .hidden) var deprecatedTo: String?
         @Option(help: "Simplify tracks with GEOS to this tolerance in metres.") var simplify: Double?
         @OptionGroup var tracks: TrackImportFlags
         @Option(help: ArgumentHelp("UTC date for NMEA logs that carry none.", valueName: "YYYY-MM-DD")) var date:
@@ -46,9 +49,17 @@ extension GPSLog {
                 throw ValidationError(
                     "\(option) must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
+            if outputFormatName != nil, deprecatedTo != nil {
+                throw ValidationError("Give --output-format only (--to is its old name).")
+            }
+            if let given = outputFormatName ?? deprecatedTo, ExportFormat(rawValue: given) == nil {
+                let option = outputFormatName != nil ? "--output-format" : "--to"
+                throw ValidationError(
+                    "\(option) must be one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
             if outputFormat == nil {
                 throw ValidationError(
-                    "Say --to \(ExportFormat.allCases.map(\.rawValue).joined(separator: "|")) (the output's extension does not say it)."
+                    "Say --output-format \(ExportFormat.allCases.map(\.rawValue).joined(separator: "|")) (the output's extension does not say it)."
                 )
             }
             if let date, ImportOptions.parseDate(date) == nil {
@@ -63,7 +74,9 @@ extension GPSLog {
         }
 
         var outputFormat: ExportFormat? {
-            to.flatMap(ExportFormat.init(rawValue:)) ?? (to == nil ? ExportFormat.guess(fromPath: output) : nil)
+            let given = outputFormatName ?? deprecatedTo
+            return given.flatMap(ExportFormat.init(rawValue:))
+                ?? (given == nil ? ExportFormat.guess(fromPath: output) : nil)
         }
 
         func run() throws {
@@ -71,6 +84,12 @@ extension GPSLog {
                 FileHandle.standardError.write(
                     Data(
                         "warning: convert's --from is deprecated; use --input-format (--from is a time elsewhere).\n"
+                            .utf8))
+            }
+            if deprecatedTo != nil {
+                FileHandle.standardError.write(
+                    Data(
+                        "warning: convert's --to is deprecated; use --output-format (--to is a time elsewhere).\n"
                             .utf8))
             }
             let progress = ProgressBar(label: "Converting")
