@@ -13,7 +13,7 @@ public final class GeoNamesGeocoder: OfflineGeocoder {
     /// Farther than this, the answer is "none" (the open sea).
     public var maxDistance: Double { places.maxDistance }
 
-    /// Reads and indexes the GeoNames table at `path`; `maxDistance` in metres. Throws `GeocodeFailure.setup` if it cannot.
+    /// Reads and indexes the GeoNames table at `path` (`maxDistance` in metres); throws `GeocodeFailure.setup`.
     public init(path: String, maxDistance: Double = 50_000) throws {
         do {
             let table = try PlaceTable.read(path: path)

@@ -30,7 +30,7 @@ public struct PlacesGeocoder: OfflineGeocoder {
         PlacesGeocoder(index: try PlacesIndex(path: try WorldPlaces.locate()), name: "world")
     }
 
-    /// The nearest place within `maxDistance`, with its distance in km when farther than `nearby`; `language` is unused.
+    /// The nearest place within `maxDistance`, with its distance in km when farther than `nearby` (no `language`).
     public func answer(latitude: Double, longitude: Double, language: String) throws -> GeocodeAnswer {
         guard let (place, distance) = index.nearest(latitude: latitude, longitude: longitude, within: maxDistance)
         else { return .none }
