@@ -7,6 +7,7 @@ public enum ExportError: LocalizedError, Equatable {
     case nothingToExport(String)
     case badOption(String)
 
+    /// What went wrong, naming the file or option, for people.
     public var errorDescription: String? {
         switch self {
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason); nothing was written there."

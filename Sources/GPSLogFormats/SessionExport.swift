@@ -4,6 +4,7 @@ import GPSLogModel
 /// One session as the writers see it: its row, and its marks and entries streamed from the store (GPX, whose schema
 /// puts every wpt before the first trk, reads the marks first and the track after: two reads, flat memory).
 public struct SessionExport {
+    /// The session's row.
     public let session: Session
     let store: any SessionSource
     let from: Timestamp?

@@ -10,9 +10,11 @@ public struct TrackSegmenter {
     /// should not be drawn as a straight line.
     public static let defaultGapMilliseconds: Int64 = 5 * 60 * 1000
 
+    /// The time gap that starts a segment, in milliseconds.
     public let gap: Int64
     private var last: Timestamp?
 
+    /// A segmenter with a gap of `gapMilliseconds` (five minutes by default) that has seen no point yet.
     public init(gapMilliseconds: Int64 = TrackSegmenter.defaultGapMilliseconds) { gap = gapMilliseconds }
 
     /// True when the track point `e` starts a new segment (never the first point).

@@ -14,6 +14,7 @@ public final class GEOSContext {
     /// Messages GEOS reported since the last `takeMessages()`.
     fileprivate(set) var messages: [String] = []
 
+    /// Makes a context with its message handlers installed; throws when GEOS cannot make one. See `GEOS_init_r`.
     public init() throws {
         guard let handle = GEOS_init_r() else { throw GEOSError(operation: "GEOS_init_r", messages: []) }
         self.handle = handle

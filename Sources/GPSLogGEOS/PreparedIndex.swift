@@ -2,7 +2,7 @@
 import CGEOS
 
 /// GEOS's sort-tile-recursive tree over prepared geometries: finds the candidates whose envelope holds a point,
-/// then tests them exactly. Items are indices into `items`. See `GEOSSTRtree_create_r`.
+/// then tests them exactly. The tree's items are positions in `entries`. See `GEOSSTRtree_create_r`.
 public final class PreparedIndex<Item> {
     private let tree: OpaquePointer
     private let context: GEOSContext
@@ -10,6 +10,7 @@ public final class PreparedIndex<Item> {
     public let entries: [(geometry: PreparedGeometry, item: Item)]
     private let positions: UnsafeMutablePointer<Int>
 
+    /// Prepares each geometry and builds the tree over them; throws when GEOS fails. The items keep their order.
     public init(_ entries: [(geometry: Geometry, item: Item)], context: GEOSContext) throws {
         self.context = context
         guard let tree = GEOSSTRtree_create_r(context.handle, 10) else { throw context.failure("GEOSSTRtree_create_r") }

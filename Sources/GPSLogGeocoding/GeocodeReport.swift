@@ -21,6 +21,7 @@ public struct GeocodeReport: Sendable, Codable, Equatable {
     public var pausedUntil: String?
     /// Why the provider is blocked (after a 403), or nil.
     public var blocked: String?
+    /// An empty report for `provider` (its cache key).
     public init(provider: String) { self.provider = provider }
 
     /// Adds another run's counts (cells are counted by the caller, who knows which it has seen).

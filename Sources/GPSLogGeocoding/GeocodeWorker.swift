@@ -6,17 +6,21 @@ import GPSLogSystem
 
 /// How fast a provider may be asked: `count` requests per `seconds`, spaced evenly (no bursts).
 public struct GeocodeRate: Sendable, Equatable, CustomStringConvertible {
+    /// Requests allowed per `seconds`.
     public var count: Int
+    /// The period the count is for, in seconds.
     public var seconds: Double
     /// Milliseconds between two requests: the rate's spacing plus 5 % and 50 ms, so network jitter never makes two
     /// requests arrive closer together than the limit (the server measures arrivals, we can only time departures).
     public var spacingMilliseconds: Int64 { Int64((seconds / Double(count) * 1000 * 1.05).rounded(.up)) + 50 }
     /// Milliseconds between two requests at exactly the rate.
     public var periodMilliseconds: Int64 { Int64((seconds / Double(count) * 1000).rounded(.up)) }
+    /// `1/s`, `4/min`, else `COUNT/SECONDSs`.
     public var description: String {
         seconds == 60 ? "\(count)/min" : seconds == 1 ? "\(count)/s" : "\(count)/\(seconds)s"
     }
 
+    /// A rate of `count` requests per `seconds`.
     public init(count: Int, seconds: Double) {
         self.count = count
         self.seconds = seconds
@@ -46,16 +50,23 @@ public struct GeocodeRate: Sendable, Equatable, CustomStringConvertible {
 /// the last request is stored, so a restart does not burst either. HTTP 429/503 pause the provider (60 s doubling
 /// to an hour, with jitter, or Retry-After when above zero); 403 blocks it until the user resets it.
 public final class GeocodeWorker {
+    /// Language, cell size, pace and patience.
     public struct Options: Sendable {
+        /// The language answers are asked in (Nominatim's `accept-language`, Photon's `lang`); part of the cache key.
         public var language = "en"
+        /// Geohash characters of a cell (7: about 150 m across); one lookup answers a whole cell.
         public var precision = 7
+        /// How fast the provider is asked; 1 request a second by default.
         public var rate = GeocodeRate(count: 1, seconds: 1)
         /// How long a "no address here" answer is trusted.
         public var negativeLifetimeMilliseconds: Int64 = 30 * 86_400_000
+        /// The first pause after a 429 or 503, in milliseconds (60 s); it doubles with each one after.
         public var minimumPauseMilliseconds: Int64 = 60_000
+        /// The longest pause, in milliseconds (an hour).
         public var maximumPauseMilliseconds: Int64 = 3_600_000
         /// Stop the run after this many failures in a row (the network is down).
         public var maxConsecutiveFailures = 3
+        /// The defaults: English, 7-character cells, 1 request a second.
         public init() {}
     }
 
@@ -68,6 +79,7 @@ public final class GeocodeWorker {
     /// Every cell this worker has handled over all its runs (the recorder runs one worker many times).
     public private(set) var seenCells = Set<String>()
 
+    /// A worker that fills in `store`'s addresses from `geocoder`; asks nothing until run.
     public init(store: any AddressStore, geocoder: any ReverseGeocoder, options: Options) {
         self.store = store
         self.geocoder = geocoder

@@ -5,6 +5,7 @@ import Foundation
 /// The `--provider` option: `places:world`, `places:PATH`, `regions:PATH`, `geonames:PATH` (offline),
 /// `nominatim:URL`, `photon:URL`.
 public struct GeocoderSpec: Sendable {
+    /// The option as given, e.g. `nominatim:https://nominatim.example.org`.
     public var text: String
 
     /// The offline default: the world index of GeoNames places installed with gpslog (`WorldPlaces`). Where it is
@@ -14,13 +15,17 @@ public struct GeocoderSpec: Sendable {
     /// True for the default provider, which `record` may go without when its index is not installed.
     public var isDefault: Bool { text == GeocoderSpec.defaultProvider }
 
+    /// Wraps the option's text; `make` reads it.
     public init(_ text: String) { self.text = text }
 
     /// What `make` produced: the geocoder, its default rate, and a notice to show the user (why a public server
     /// is limited), if any.
     public struct Made {
+        /// The provider, ready to ask.
         public var geocoder: any ReverseGeocoder
+        /// The rate used when none is requested (`--rate`).
         public var defaultRate: GeocodeRate
+        /// Something to tell the user about the provider (why a public server is limited); nil: nothing.
         public var notice: String?
         /// The most a provider's policy allows, when it states one (the public Nominatim: 1 request/s).
         public var maximumRate: GeocodeRate?

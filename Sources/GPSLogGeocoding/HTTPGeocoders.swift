@@ -8,13 +8,17 @@ import NIOHTTP1
 /// Nominatim's `/reverse` with `format=jsonv2` (`display_name`, ids as numbers or strings);
 /// `{"error":"Unable to geocode"}` with HTTP 200 means no address here.
 public struct NominatimGeocoder: ReverseGeocoder {
+    /// The server's URL, without a trailing slash.
     public let baseURL: String
     /// Nominatim's `zoom`: how detailed the answer is (18 a building, 14 a neighbourhood, 10 a city).
     public let zoom: Int
     let http: GeocoderHTTP
+    /// `nominatim:` and the base URL.
     public var cacheKey: String { "nominatim:" + baseURL }
+    /// Always true: a network provider, paced by the rate limiter.
     public var isNetwork: Bool { true }
 
+    /// A client of the server at `baseURL` that sends `userAgent` (the public Nominatim wants a contact in it).
     public init(baseURL: String, userAgent: String, client: HTTPClient, zoom: Int = 18) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.zoom = zoom
@@ -31,6 +35,7 @@ public struct NominatimGeocoder: ReverseGeocoder {
         }
     }
 
+    /// Asks `/reverse` about the point; "Unable to geocode" is `.none`.
     public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
         let url =
             "\(baseURL)/reverse?format=jsonv2&lat=\(latitude)&lon=\(longitude)&zoom=\(zoom)&layer=address&accept-language=\(GeocoderHTTP.query(language))"
@@ -47,16 +52,21 @@ public struct NominatimGeocoder: ReverseGeocoder {
 /// Photon's `/reverse` (a GeoJSON FeatureCollection with GeocodeJSON properties; no `display_name`, so one is
 /// composed from name, street and house number, postcode and city, state, country). No feature: no address.
 public struct PhotonGeocoder: ReverseGeocoder {
+    /// The server's URL, without a trailing slash.
     public let baseURL: String
     let http: GeocoderHTTP
+    /// `photon:` and the base URL.
     public var cacheKey: String { "photon:" + baseURL }
+    /// Always true: a network provider, paced by the rate limiter.
     public var isNetwork: Bool { true }
 
+    /// A client of the server at `baseURL` that sends `userAgent`.
     public init(baseURL: String, userAgent: String, client: HTTPClient) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         http = GeocoderHTTP(client: client, userAgent: userAgent)
     }
 
+    /// Asks `/reverse` for the nearest feature; no feature is `.none`.
     public func lookup(latitude: Double, longitude: Double, language: String) async throws -> GeocodeAnswer {
         let object = try await http.getJSON(
             "\(baseURL)/reverse?lat=\(latitude)&lon=\(longitude)&lang=\(GeocoderHTTP.query(language))&limit=1")

@@ -8,10 +8,12 @@ import GPSLogModel
 /// "Name, CC" (GeoNames' admin1 is a code, not a name), with a distance beyond 2 km, or none beyond `maxDistance`.
 public final class GeoNamesGeocoder: OfflineGeocoder {
     private let places: PlacesGeocoder
+    /// `geonames:` and the file's name.
     public let cacheKey: String
     /// Farther than this, the answer is "none" (the open sea).
     public var maxDistance: Double { places.maxDistance }
 
+    /// Reads and indexes the GeoNames table at `path` (`maxDistance` in metres); throws `GeocodeFailure.setup`.
     public init(path: String, maxDistance: Double = 50_000) throws {
         do {
             let table = try PlaceTable.read(path: path)
@@ -26,6 +28,7 @@ public final class GeoNamesGeocoder: OfflineGeocoder {
         cacheKey = "geonames:" + (path as NSString).lastPathComponent
     }
 
+    /// The nearest place: see `PlacesGeocoder.answer(latitude:longitude:language:)`.
     public func answer(latitude: Double, longitude: Double, language: String) throws -> GeocodeAnswer {
         try places.answer(latitude: latitude, longitude: longitude, language: language)
     }
@@ -39,6 +42,7 @@ public final class RegionsGeocoder: OfflineGeocoder, @unchecked Sendable {
     private let lock = NSLock()
     private let context: GEOSContext
     private let index: PreparedIndex<String>
+    /// `regions:` and the name given.
     public let cacheKey: String
 
     /// Loads regions from GeoJSON text; `name` identifies them in the cache.
@@ -59,6 +63,7 @@ public final class RegionsGeocoder: OfflineGeocoder, @unchecked Sendable {
         cacheKey = "regions:" + name
     }
 
+    /// Loads regions from the GeoJSON file at `path`; its file name names them in the cache.
     public convenience init(path: String) throws {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw GeocodeFailure.setup("cannot read the regions file \(path)")
@@ -66,6 +71,7 @@ public final class RegionsGeocoder: OfflineGeocoder, @unchecked Sendable {
         try self.init(geoJSON: text, name: (path as NSString).lastPathComponent)
     }
 
+    /// The names of the regions that hold the point, innermost first, joined by ", "; `.none` outside them all.
     public func answer(latitude: Double, longitude: Double, language: String) throws -> GeocodeAnswer {
         let names = try lock.withLock { try index.items(containingX: longitude, y: latitude) }
         return names.isEmpty ? .none : .address(names.reversed().joined(separator: ", "))

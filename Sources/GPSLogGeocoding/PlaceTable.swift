@@ -19,7 +19,9 @@ public enum PlaceTable {
 
     /// What a table held.
     public struct Contents: Sendable {
+        /// Which layout the table has.
         public var layout: Layout
+        /// The named places, in file order.
         public var rows: [PlaceRow]
         /// Rows with an empty name (two in rg_cities1000.csv): skipped, since they name nothing.
         public var unnamed: Int

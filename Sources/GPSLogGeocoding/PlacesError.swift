@@ -15,6 +15,7 @@ public enum PlacesError: LocalizedError, Equatable {
     /// Rows an index cannot hold.
     case notBuildable(String)
 
+    /// What went wrong, naming the file (and line) where there is one, and what to do, for people.
     public var errorDescription: String? {
         switch self {
         case .notInstalled(let searched):

@@ -4,6 +4,7 @@ import Foundation
 /// The nearest populated place from a places index: "Lelystad, Flevoland, NL" within `nearby` of it, "12 km from
 /// Urk, Flevoland, NL" farther out, and no address beyond `maxDistance` (the open sea, the middle of a desert).
 public struct PlacesGeocoder: OfflineGeocoder {
+    /// The index searched.
     public let index: PlacesIndex
     /// `places:NAME@DIGEST`: answers of another index (another GeoNames dump, another layout) never mix with these.
     public let cacheKey: String
@@ -29,6 +30,7 @@ public struct PlacesGeocoder: OfflineGeocoder {
         PlacesGeocoder(index: try PlacesIndex(path: try WorldPlaces.locate()), name: "world")
     }
 
+    /// The nearest place within `maxDistance`, with its distance in km when farther than `nearby` (no `language`).
     public func answer(latitude: Double, longitude: Double, language: String) throws -> GeocodeAnswer {
         guard let (place, distance) = index.nearest(latitude: latitude, longitude: longitude, within: maxDistance)
         else { return .none }

@@ -4,14 +4,18 @@ import GPSLogModel
 
 /// One populated place as a table gives it, before it is indexed.
 public struct PlaceRow: Sendable, Equatable {
+    /// The place's name, as the table gives it.
     public var name: String
     /// The first-level administrative division's name, or empty.
     public var region: String
     /// The ISO 3166-1 alpha-2 country code (two capital letters), or empty.
     public var country: String
+    /// Degrees north, WGS 84.
     public var latitude: Double
+    /// Degrees east, WGS 84.
     public var longitude: Double
 
+    /// Creates a row from its parts.
     public init(name: String, region: String, country: String, latitude: Double, longitude: Double) {
         (self.name, self.region, self.country, self.latitude, self.longitude) =
             (name, region, country, latitude, longitude)

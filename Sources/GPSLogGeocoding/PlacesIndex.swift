@@ -20,12 +20,15 @@ import GPSLogModel
 public struct PlacesIndex: Sendable {
     /// A place found in the index.
     public struct Place: Sendable, Equatable {
+        /// The place's name.
         public var name: String
         /// The first-level administrative division (a state, a province), or empty.
         public var region: String
         /// The ISO 3166-1 alpha-2 country code, or empty.
         public var country: String
+        /// Degrees north, WGS 84, as stored (to about 1.7 m).
         public var latitude: Double
+        /// Degrees east, WGS 84, as stored (to about 1.7 m).
         public var longitude: Double
     }
 

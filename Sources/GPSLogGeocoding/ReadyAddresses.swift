@@ -26,6 +26,7 @@ public final class ReadyAddresses {
     /// Every cell asked about.
     public private(set) var seenCells = Set<String>()
 
+    /// Answers from `store`'s cache and, when `geocoder` is offline, from the geocoder itself; writes nothing.
     public init(store: any GeocodeCacheStore, geocoder: any ReverseGeocoder, options: GeocodeWorker.Options) {
         self.store = store
         self.geocoder = geocoder

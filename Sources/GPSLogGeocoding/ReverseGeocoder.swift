@@ -22,6 +22,7 @@ public enum GeocodeFailure: Error, Equatable, LocalizedError {
     /// The provider cannot be set up (a file it cannot read, a bad URL or option): nothing was asked of anyone.
     case setup(String)
 
+    /// The failure in one line for logs and summaries: the HTTP status, when there is one, and the message.
     public var errorDescription: String? {
         switch self {
         case .rateLimited(let status, let retryAfter):

@@ -43,6 +43,7 @@ public final class MQTTClient: @unchecked Sendable {
         get { connection.payloadLimit }
         set { connection.payloadLimit = newValue }
     }
+    /// Called on the client's thread for a message over `payloadLimit`, with its topic and size in bytes.
     public var onOversized: (@Sendable (String, Int) -> Void)? {
         get { connection.onOversized }
         set { connection.onOversized = newValue }

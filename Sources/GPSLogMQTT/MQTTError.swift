@@ -13,6 +13,7 @@ public enum MQTTError: LocalizedError, Equatable {
     /// No answer within the time allowed.
     case timedOut(operation: String, seconds: Double)
 
+    /// What failed, in libmosquitto's or the broker's words, and what to check, for people.
     public var errorDescription: String? {
         switch self {
         case .library(let operation, _, let message): "MQTT: \(operation) failed: \(message)"

@@ -8,11 +8,14 @@ import Foundation
 /// then refuses must not be asked once a second forever. Deadlines are on the monotonic clock: a wall clock stepped
 /// back an hour must not stop the reconnecting.
 public struct ReconnectBackoff: Sendable, Equatable {
+    /// The wait after the first failure (at least 1 ms).
     public let first: Duration
+    /// The longest wait, however many failures (never below `first`).
     public let maximum: Duration
     /// Failures since the last connection.
     public private(set) var failures = 0
 
+    /// Waits of `first` (1 s by default) doubling up to `maximum` (30 s by default).
     public init(first: Duration = .seconds(1), maximum: Duration = .seconds(30)) {
         self.first = max(first, .milliseconds(1))
         self.maximum = max(self.first, maximum)
@@ -38,6 +41,7 @@ public struct ReconnectBackoff: Sendable, Equatable {
 
 /// Why an attempt to reach the broker failed, in libmosquitto's or the broker's words.
 public struct ConnectionFailure: Sendable, Equatable {
+    /// How an attempt failed.
     public enum Kind: String, Sendable {
         /// No connection (TCP refused, a name that does not resolve, a failed TLS handshake).
         case unreachable
@@ -48,6 +52,7 @@ public struct ConnectionFailure: Sendable, Equatable {
         case broken
     }
 
+    /// What kind of failure it was.
     public var kind: Kind
     /// The reason (`mosquitto_connack_string`, `mosquitto_reason_string`, `mosquitto_strerror`, `strerror`).
     public var reason: String
@@ -56,6 +61,7 @@ public struct ConnectionFailure: Sendable, Equatable {
     /// True when a failure of the same kind was reported since the last connection: say it quietly (debug).
     public var isRepeat = false
 
+    /// A failure to report now: no wait set yet, not a repeat.
     public init(kind: Kind, reason: String) {
         self.kind = kind
         self.reason = reason

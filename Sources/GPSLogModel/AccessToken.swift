@@ -48,7 +48,9 @@ public struct AccessToken: Sendable, Equatable, CustomStringConvertible, CustomD
         }
     }
 
+    /// Always `***`, so a token interpolated into a log line or an error stays hidden.
     public var description: String { "***" }
+    /// `AccessToken(***)`: hidden in `debugPrint` and dumps too.
     public var debugDescription: String { "AccessToken(***)" }
 }
 
@@ -59,6 +61,7 @@ public enum AccessTokenError: LocalizedError, Equatable {
     case tooLong(origin: String, limit: Int)
     case tooShortOffLoopback(origin: String, minimum: Int)
 
+    /// What was wrong with the token and what to do, for people; it names where the token came from, never the token.
     public var errorDescription: String? {
         switch self {
         case .empty(let origin):
@@ -79,7 +82,10 @@ public enum AccessTokenError: LocalizedError, Equatable {
 public struct SecretText: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The secret itself. Send it; never print it.
     public let secret: String
+    /// Wraps a secret as given (spaces and all).
     public init(_ secret: String) { self.secret = secret }
+    /// Always `***`, so the secret stays out of logs and errors.
     public var description: String { "***" }
+    /// Always `***`, in `debugPrint` and dumps too.
     public var debugDescription: String { "***" }
 }

@@ -9,6 +9,7 @@ public struct DroppedFixes: Sendable, Equatable, Codable {
     /// A position implying a speed above the limit (`--max-speed`), that the fixes after it did not confirm.
     public var speed = 0
 
+    /// Creates the counts from their parts; each is 0 when not given.
     public init(position: Int = 0, time: Int = 0, speed: Int = 0) {
         self.position = position
         self.time = time
@@ -24,6 +25,7 @@ public struct DroppedFixes: Sendable, Equatable, Codable {
         return parts.isEmpty ? "0" : "\(total) (" + parts.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"
     }
 
+    /// The counts of `a` less those of `b`, reason by reason: what was dropped since `b` was taken.
     public static func - (a: DroppedFixes, b: DroppedFixes) -> DroppedFixes {
         DroppedFixes(position: a.position - b.position, time: a.time - b.time, speed: a.speed - b.speed)
     }

@@ -11,11 +11,17 @@ public struct Entry: Sendable, Equatable {
     public var key: Int64?
     /// Unique id of the entry (`Entries.EntryID`), a UUID string.
     public var id: String
+    /// Degrees north, WGS 84.
     public var latitude: Double
+    /// Degrees east, WGS 84.
     public var longitude: Double
+    /// Metres above mean sea level; nil when the fix had none.
     public var altitude: Double?
+    /// Estimated horizontal error in metres; nil when the receiver did not say.
     public var horizontalAccuracy: Double?
+    /// Estimated vertical error in metres; nil when the receiver did not say.
     public var verticalAccuracy: Double?
+    /// When the entry was recorded (UTC).
     public var time: Timestamp
     /// Metres per second.
     public var speed: Double?
@@ -36,20 +42,30 @@ public struct Entry: Sendable, Equatable {
     /// When the heading was read (heading-change rows).
     public var headingTime: Timestamp?
     // Fix quality.
+    /// Satellites used in the solution.
     public var satellites: Int?
+    /// Horizontal dilution of precision.
     public var hdop: Double?
+    /// Vertical dilution of precision.
     public var vdop: Double?
+    /// Position (3D) dilution of precision.
     public var pdop: Double?
+    /// 2D or 3D; nil when the receiver did not say.
     public var fixMode: FixMode?
     // Overland properties, so an Overland payload round-trips.
+    /// Overland `speed_accuracy`, metres per second.
     public var speedAccuracy: Double?
+    /// Overland `course_accuracy`, degrees.
     public var courseAccuracy: Double?
     /// Overland `motion`, e.g. `["driving","stationary"]`.
     public var motion: [String]?
+    /// Overland `battery_state`.
     public var batteryState: BatteryState?
     /// 0...1.
     public var batteryLevel: Double?
+    /// Overland `device_id`: the phone that sent the location.
     public var deviceID: String?
+    /// Overland `wifi`: the name of the Wi-Fi network the phone was on.
     public var wifi: String?
     /// True when a new track segment starts at this location row although little time passed since the last one:
     /// the receiver was lost and came back, or the imported track started a new segment here (`StartsSegment`).
@@ -65,6 +81,7 @@ public struct Entry: Sendable, Equatable {
     /// True for a mark whose label names a point of interest (OwnTracks' `poi`; `IsPOI`).
     public var isPOI: Bool
 
+    /// Creates an entry from its parts; what is not given is nil, false, or 1 for `instanceCount`.
     public init(
         key: Int64? = nil, id: String, latitude: Double, longitude: Double, altitude: Double? = nil,
         horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil, time: Timestamp,

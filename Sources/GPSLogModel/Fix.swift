@@ -32,11 +32,14 @@ public struct Fix: Sendable, Equatable {
     public var satellites: Int?
     /// Dilutions of precision.
     public var hdop: Double?
+    /// Vertical dilution of precision.
     public var vdop: Double?
+    /// Position (3D) dilution of precision.
     public var pdop: Double?
     /// 2D or 3D.
     public var fixMode: FixMode?
 
+    /// Creates a fix from its parts; what the receiver did not say stays nil.
     public init(
         time: Timestamp, latitude: Double, longitude: Double, altitude: Double? = nil,
         horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil, speed: Double? = nil,
@@ -73,6 +76,7 @@ public struct HeadingReading: Sendable, Equatable {
     /// Degrees true, [0, 360).
     public var degrees: Double
 
+    /// Creates a heading; finite degrees are brought into [0, 360).
     public init(time: Timestamp, degrees: Double) {
         self.time = time
         self.degrees = degrees.isFinite ? Geo.normalizedDegrees(degrees) : degrees

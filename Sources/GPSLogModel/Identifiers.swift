@@ -4,7 +4,9 @@
 /// (the golden exports in `Exports/` depend on it).
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
+    /// Starts the sequence at `seed`: the same seed gives the same numbers.
     public init(seed: UInt64) { state = seed }
+    /// The next 64 bits of the sequence.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

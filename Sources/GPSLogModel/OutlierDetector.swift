@@ -12,6 +12,7 @@ public struct OutlierRules: Sendable, Equatable {
     /// it), while the jumps a receiver makes (kilometres in a second) are far beyond it.
     public static let defaultMaxSpeed = 1_000 / 3.6
 
+    /// Rules with a speed limit in metres per second (1,000 km/h by default) and an accuracy limit (none by default).
     public init(maxSpeed: Double = OutlierRules.defaultMaxSpeed, maxAccuracy: Double? = nil) {
         self.maxSpeed = maxSpeed
         self.maxAccuracy = maxAccuracy
@@ -36,14 +37,20 @@ public struct OutlierRules: Sendable, Equatable {
 public struct OutlierDetector {
     /// A track point as the detector sees it.
     public struct Point: Sendable, Equatable {
+        /// The entry's row key.
         public var key: Int64
+        /// Milliseconds since the Unix epoch, UTC.
         public var time: Int64
+        /// Degrees north, WGS 84.
         public var latitude: Double
+        /// Degrees east, WGS 84.
         public var longitude: Double
+        /// Horizontal accuracy in metres; nil when the entry has none.
         public var accuracy: Double?
         /// Carried for the caller: whether the point starts a segment of its track.
         public var startsSegment: Bool
 
+        /// Creates a point from its parts.
         public init(
             key: Int64, time: Int64, latitude: Double, longitude: Double, accuracy: Double?, startsSegment: Bool = false
         ) {
@@ -66,6 +73,7 @@ public struct OutlierDetector {
     /// How many points in a row that agree make a jump real.
     public static let confirmation = 3
 
+    /// The limits points are judged by.
     public let rules: OutlierRules
     /// The points since the last real jump (or the start), only while fewer than `confirmation`: they become
     /// outliers if a real jump follows. After that, only the last.
@@ -74,6 +82,7 @@ public struct OutlierDetector {
     /// Points that jumped from the last good point, not yet judged.
     private var pending: [Point] = []
 
+    /// A detector that has seen no point yet.
     public init(rules: OutlierRules) { self.rules = rules }
 
     /// Judges the next track point; returns the points now known to be outliers (this one or earlier ones).

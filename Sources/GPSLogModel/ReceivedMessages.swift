@@ -9,12 +9,14 @@ public struct ReceivedWaypoint: Sendable, Equatable {
     public var description: String
     /// Nil for a beacon region, which has no centre.
     public var latitude: Double?
+    /// Degrees east, WGS 84; nil for a beacon region.
     public var longitude: Double?
     /// Metres; nil or 0 for a place that is not a region.
     public var radius: Double?
     /// OwnTracks' `tst`: when the waypoint was made (its transitions carry it as `wtst`).
     public var created: Timestamp
 
+    /// Creates a waypoint from its parts.
     public init(
         regionID: String?, description: String, latitude: Double?, longitude: Double?, radius: Double?,
         created: Timestamp
@@ -38,11 +40,15 @@ public struct ReceivedWaypoint: Sendable, Equatable {
 /// A transition a phone reported (OwnTracks' `_type: transition`), made by one of its own regions: the region is
 /// named by `desc` and `rid`, its centre and radius come only with its waypoint.
 public struct ReceivedTransition: Sendable, Equatable {
+    /// Whether the device entered or left the region.
     public var event: RegionEvent
     /// OwnTracks' `tst`.
     public var time: Timestamp
+    /// Degrees north, WGS 84: where the device was.
     public var latitude: Double
+    /// Degrees east, WGS 84: where the device was.
     public var longitude: Double
+    /// OwnTracks' `acc`, metres; nil when the phone did not say.
     public var horizontalAccuracy: Double?
     /// OwnTracks' `desc`.
     public var regionName: String?
@@ -53,6 +59,7 @@ public struct ReceivedTransition: Sendable, Equatable {
     /// OwnTracks' `t`.
     public var trigger: TransitionTrigger?
 
+    /// Creates a transition from its parts.
     public init(
         event: RegionEvent, time: Timestamp, latitude: Double, longitude: Double, horizontalAccuracy: Double?,
         regionName: String?, regionID: String?, regionCreated: Timestamp, trigger: TransitionTrigger?
@@ -71,6 +78,7 @@ public struct ReceivedTransition: Sendable, Equatable {
 
 /// A device's card (OwnTracks' `_type: card`): how its friends see it.
 public struct DeviceCard: Sendable, Equatable {
+    /// OwnTracks' `name`: what the device is called.
     public var name: String?
     /// The decoded image (PNG or JPEG).
     public var face: [UInt8]?
@@ -82,6 +90,7 @@ public struct DeviceCard: Sendable, Equatable {
     /// The longest name kept, in characters.
     public static let maxNameLength = 200
 
+    /// Creates a card from its parts.
     public init(name: String?, face: [UInt8]?, trackerID: String?) {
         self.name = name
         self.face = face
@@ -95,6 +104,7 @@ public struct ReceivedDevice: Sendable, Equatable {
     public var device: String
     /// The device's session, once a location or transition came.
     public var session: Session?
+    /// The latest card; nil until one came.
     public var card: DeviceCard?
     /// When the latest card came.
     public var cardReceived: Timestamp?
@@ -102,10 +112,12 @@ public struct ReceivedDevice: Sendable, Equatable {
     public var lastLocation: Timestamp?
     /// When the device's latest last will (`lwt`) came, and its `tst`: when the connection it ends was made.
     public var lastWill: Timestamp?
+    /// The `tst` of the latest last will.
     public var lastWillConnected: Timestamp?
     /// How many waypoints the device published.
     public var waypoints: Int
 
+    /// A device with no session, card or times yet.
     public init(device: String, waypoints: Int = 0) {
         self.device = device
         self.waypoints = waypoints

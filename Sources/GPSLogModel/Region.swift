@@ -3,11 +3,13 @@
 /// A region monitored while recording: entering or leaving it writes a transition. A circle (OwnTracks' waypoint
 /// with a radius, `gpslog region add`) or a polygon (`gpslog region import` of GeoJSON, `outline`).
 public struct Region: Sendable, Equatable {
+    /// Row key; nil before the row is stored.
     public var key: Int64?
     /// The region's description (OwnTracks' `desc`), unique.
     public var name: String
     /// The centre of a circle; a point inside a polygon.
     public var latitude: Double
+    /// Degrees east, WGS 84, of the same point.
     public var longitude: Double
     /// Metres: a circle's radius; for a polygon, the distance from `latitude`, `longitude` to its farthest vertex,
     /// so that the circle holds the polygon (what reads only the circle, such as OwnTracks, still holds the region).
@@ -20,6 +22,7 @@ public struct Region: Sendable, Equatable {
     /// latitude; nil for a circle.
     public var outline: String?
 
+    /// Creates a region from its parts; `outline` nil makes a circle.
     public init(
         key: Int64? = nil, name: String, latitude: Double, longitude: Double, radius: Double, regionID: String,
         created: Timestamp, outline: String? = nil
@@ -55,12 +58,19 @@ public enum TransitionTrigger: String, Sendable, Codable, CaseIterable {
 
 /// One row of `Transitions`: a region entered or left, at a fix.
 public struct Transition: Sendable, Equatable {
+    /// Row key; nil before the row is stored.
     public var key: Int64?
+    /// The region entered or left.
     public var region: Region
+    /// Entering or leaving.
     public var event: RegionEvent
+    /// The time of the fix at which it happened.
     public var time: Timestamp
+    /// Degrees north, WGS 84, of that fix.
     public var latitude: Double
+    /// Degrees east, WGS 84, of that fix.
     public var longitude: Double
+    /// That fix's horizontal accuracy in metres; nil when it had none.
     public var horizontalAccuracy: Double?
     /// OwnTracks' `t`; nil when a received transition did not say.
     public var trigger: TransitionTrigger?
@@ -68,6 +78,7 @@ public struct Transition: Sendable, Equatable {
     /// name, id and creation time only, standing at the transition's place with no radius.
     public var regionIsKnown = true
 
+    /// Creates a transition from its parts; `trigger` is circular unless given.
     public init(
         key: Int64? = nil, region: Region, event: RegionEvent, time: Timestamp, latitude: Double, longitude: Double,
         horizontalAccuracy: Double?, trigger: TransitionTrigger? = .circular

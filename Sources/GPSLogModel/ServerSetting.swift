@@ -6,9 +6,12 @@
 public struct ServerSetting: Sendable, Codable, Equatable, Hashable {
     /// `top`, `main` or `trip`.
     public var section: String
+    /// The setting's name within its section (e.g. `send_interval`).
     public var name: String
+    /// The value in its JSON spelling (`200`, `true`), strings without quotes.
     public var value: String
 
+    /// Creates a setting from its parts.
     public init(section: String, name: String, value: String) {
         self.section = section
         self.name = name

@@ -11,10 +11,13 @@ public struct Session: Sendable, Equatable {
     public var key: Int64
     /// The session's UUID string (`Sessions.ID`), lower-case.
     public var id: String
+    /// The name shown in listings and written into exports.
     public var name: String
+    /// When the session began.
     public var start: Timestamp
     /// Nil while the session is still recording.
     public var end: Timestamp?
+    /// How the user travelled, as Overland names it; nil when not said.
     public var mode: TripMode?
     /// True for a trip started inside a recording (`gpslog trip start`, `Sessions.Trip`).
     public var isTrip: Bool
@@ -22,6 +25,7 @@ public struct Session: Sendable, Equatable {
     /// `stopped_automatically`).
     public var stoppedAutomatically: Bool?
 
+    /// Creates a session from its parts.
     public init(
         key: Int64, id: String, name: String, start: Timestamp, end: Timestamp?, mode: TripMode?, isTrip: Bool = false,
         stoppedAutomatically: Bool? = nil
@@ -42,12 +46,15 @@ public struct Session: Sendable, Equatable {
 
 /// Figures about a session, computed by the store in SQL.
 public struct SessionSummary: Sendable, Equatable {
+    /// The session summed up.
     public var session: Session
     /// All rows: locations, marks and heading changes.
     public var entryCount: Int
     /// Location rows (not marks, not heading changes): the track.
     public var trackPointCount: Int
+    /// Marks: the points the user marked.
     public var markCount: Int
+    /// Heading-change rows.
     public var headingChangeCount: Int
     /// Sum of instance counts over the track: how many accepted fixes the track stands for.
     public var fixCount: Int
@@ -55,17 +62,22 @@ public struct SessionSummary: Sendable, Equatable {
     public var distance: Double
     /// Time of the first and last track point.
     public var firstTime: Timestamp?
+    /// Time of the last track point.
     public var lastTime: Timestamp?
     /// Bounding box of the track and marks.
     public var minLatitude: Double?
+    /// Largest latitude in the box, degrees north.
     public var maxLatitude: Double?
+    /// Smallest longitude in the box, degrees east.
     public var minLongitude: Double?
+    /// Largest longitude in the box, degrees east.
     public var maxLongitude: Double?
     /// Highest recorded speed in m/s.
     public var maxSpeed: Double?
     /// Fixes the recording refused before sampling; nil when the session was not recorded through the gate.
     public var droppedFixes: DroppedFixes?
 
+    /// An empty summary of `session`: counts 0, figures nil, for the store to fill in.
     public init(session: Session) {
         self.session = session
         entryCount = 0

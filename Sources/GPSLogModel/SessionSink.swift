@@ -62,9 +62,11 @@ extension SessionSink {
         try createSession(name: name, start: start, mode: mode, id: id, trip: false)
     }
 
+    /// Track points get ids unless a sink says otherwise.
     public var keepsTrackPointIDs: Bool { true }
     /// Sinks other than the database make their own ids (a convert's spools, a dry run).
     public var keepsFileEntryIDs: Bool { false }
+    /// Never free: a sink that keeps no file ids makes its own.
     public func entryIDIsFree(_ id: String) throws -> Bool { false }
     /// One question per id; a sink that can answer a batch at once does.
     public func takenEntryIDs(_ ids: [String]) throws -> Set<String> {
@@ -77,11 +79,18 @@ extension SessionSink {
     /// Sinks that read sessions back in file order keep the start they were made with (a convert's spools).
     public func setSessionStart(id: String, start: Timestamp) throws {}
     // Sinks that keep only the track (a convert's spools) drop the rest.
+    /// Does nothing.
     public func setInstanceCount(entryKey: Int64, to count: Int) throws {}
+    /// Drops the visit; returns 0, not a key.
     public func addVisit(_ visit: Visit, to sessionID: String) throws -> Int64 { 0 }
+    /// Does nothing.
     public func setDeparture(of visit: Visit) throws {}
+    /// Drops the event; returns 0, not a key.
     public func addTrackingEvent(_ event: TrackingEvent, to sessionID: String) throws -> Int64 { 0 }
+    /// Drops the transition; returns 0, not a key.
     public func addTransition(_ transition: Transition, to sessionID: String) throws -> Int64 { 0 }
+    /// Does nothing.
     public func setDroppedFixes(_ dropped: DroppedFixes, of sessionID: String) throws {}
+    /// Does nothing.
     public func setStoppedAutomatically(_ automatically: Bool, of sessionID: String) throws {}
 }

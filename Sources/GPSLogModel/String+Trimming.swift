@@ -13,10 +13,15 @@ extension StringProtocol {
 /// The longest texts gpslog stores, in characters: far beyond real names, labels and addresses, small enough that
 /// a hostile file or payload cannot turn one field into megabytes in every listing.
 public enum TextLimit {
+    /// A session's name.
     public static let sessionName = 200
+    /// A mark's label or a region's name.
     public static let label = 500
+    /// A reverse-geocoded address.
     public static let address = 1000
+    /// A device id.
     public static let deviceID = 200
+    /// A Wi-Fi network's name (Overland's `wifi`).
     public static let wifi = 200
     /// Region names kept with one entry (OwnTracks' inregions): more regions overlapping one point is a mistake.
     public static let regionsPerEntry = 64

@@ -12,9 +12,12 @@
 /// starts in 1970, and then the upper end is `releaseDate` plus twenty years, so a recorder still takes fixes long
 /// after a release without accepting the years 2070 or 9999 that a corrupt sentence can carry.
 public struct TimeWindow: Sendable, Equatable {
+    /// The earliest plausible time, included.
     public var earliest: Timestamp
+    /// The latest plausible time, included.
     public var latest: Timestamp
 
+    /// Creates a window from its ends, both included.
     public init(earliest: Timestamp, latest: Timestamp) {
         self.earliest = earliest
         self.latest = latest
@@ -40,6 +43,7 @@ public struct TimeWindow: Sendable, Equatable {
         return around(now: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
     }
 
+    /// Whether `t` lies in the window, ends included.
     public func contains(_ t: Timestamp) -> Bool { t >= earliest && t <= latest }
 }
 
@@ -53,6 +57,7 @@ public struct TimeWindow: Sendable, Equatable {
 /// of a stream, held items that contradict no consensus are delivered. A live source thus delivers its first fixes
 /// a few epochs late, never wrong.
 public struct TimeConsensus<Item>: Sendable where Item: Sendable {
+    /// Items with a time outside it are refused.
     public let window: TimeWindow
     /// Items that must agree before a new timeline is believed.
     public let confirmations: Int
@@ -67,6 +72,7 @@ public struct TimeConsensus<Item>: Sendable where Item: Sendable {
     /// Items dropped because the items after them did not agree.
     public private(set) var againstConsensus = 0
 
+    /// By default: the current window, 3 items to agree, each within a day of the one before.
     public init(window: TimeWindow = .current, confirmations: Int = 3, tolerance: Int64 = 86_400_000) {
         self.window = window
         self.confirmations = confirmations

@@ -9,6 +9,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Milliseconds since the Unix epoch, UTC.
     public var milliseconds: Int64
 
+    /// From milliseconds since the Unix epoch, UTC.
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
     /// From seconds since the Unix epoch, rounded to the nearest millisecond.
@@ -17,8 +18,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// Seconds since the Unix epoch.
     public var seconds: Double { Double(milliseconds) / 1000 }
 
+    /// Earlier is less.
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 
+    /// The ISO 8601 form, e.g. `2018-08-20T09:47:37Z` (milliseconds only when not zero).
     public var description: String { iso8601() }
 
     /// Adds a number of milliseconds.

@@ -4,7 +4,9 @@
 public struct Visit: Sendable, Equatable {
     /// Row key (`Visits.Key`); nil before the row is stored.
     public var key: Int64?
+    /// Degrees north, WGS 84.
     public var latitude: Double
+    /// Degrees east, WGS 84.
     public var longitude: Double
     /// The larger of the farthest fix from the mean and the worst accuracy the receiver gave, in metres.
     public var horizontalAccuracy: Double
@@ -15,6 +17,7 @@ public struct Visit: Sendable, Equatable {
     /// Reverse-geocoded address of the place.
     public var address: String?
 
+    /// Creates a visit from its parts.
     public init(
         key: Int64? = nil, latitude: Double, longitude: Double, horizontalAccuracy: Double, arrival: Timestamp,
         departure: Timestamp?, address: String? = nil
@@ -39,12 +42,18 @@ public enum TrackingAction: String, Sendable, Codable, CaseIterable {
 
 /// One row of `TrackingEvents`: what happened, when and where.
 public struct TrackingEvent: Sendable, Equatable {
+    /// Row key; nil before the row is stored.
     public var key: Int64?
+    /// Paused or resumed.
     public var action: TrackingAction
+    /// When it happened.
     public var time: Timestamp
+    /// Degrees north, WGS 84: where it happened.
     public var latitude: Double
+    /// Degrees east, WGS 84: where it happened.
     public var longitude: Double
 
+    /// Creates an event from its parts.
     public init(key: Int64? = nil, action: TrackingAction, time: Timestamp, latitude: Double, longitude: Double) {
         self.key = key
         self.action = action

@@ -21,7 +21,9 @@ public final class Database {
     public struct OpenMode: Sendable {
         let flags: Int32
         var immutable = false
+        /// Read and write, creating the file when it does not exist.
         public static let readWriteCreate = OpenMode(flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        /// Read-only: the file must exist, and nothing is written to it.
         public static let readOnly = OpenMode(flags: SQLITE_OPEN_READONLY)
         /// Read-only, and no process can change the file while it is open (a read-only file system): SQLite takes
         /// no locks and needs no `-shm`. It does not read a `-wal`: only for a file whose WAL is empty or gone.

@@ -51,6 +51,7 @@ public struct SQLiteError: Error, LocalizedError, Equatable, CustomStringConvert
     /// True for a NULL in a NOT NULL column (SQLite checks these before a row's CHECK constraints).
     public var isNotNullViolation: Bool { extendedCode == CSQLite3_CONSTRAINT_NOTNULL }
 
+    /// "SQLite error CODE (NAME): message", then the SQL that failed when known.
     public var description: String {
         let name = String(cString: sqlite3_errstr(extendedCode))
         var text = "SQLite error \(extendedCode) (\(name)): \(message)"
@@ -58,5 +59,6 @@ public struct SQLiteError: Error, LocalizedError, Equatable, CustomStringConvert
         return text
     }
 
+    /// The same words as `description`: SQLite's own, with the SQL that failed.
     public var errorDescription: String? { description }
 }

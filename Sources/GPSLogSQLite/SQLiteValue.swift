@@ -32,9 +32,14 @@ public enum SQLiteValue: Sendable, Equatable {
         return nil
     }
 
+    /// An integer, or NULL for nil.
     public init(_ value: Int64?) { self = value.map { .integer($0) } ?? .null }
+    /// An integer, or NULL for nil.
     public init(_ value: Int?) { self = value.map { .integer(Int64($0)) } ?? .null }
+    /// A real, or NULL for nil.
     public init(_ value: Double?) { self = value.map { .real($0) } ?? .null }
+    /// Text, or NULL for nil.
     public init(_ value: String?) { self = value.map { .text($0) } ?? .null }
+    /// 1 for true, 0 for false, as SQLite keeps booleans.
     public init(_ value: Bool) { self = .integer(value ? 1 : 0) }
 }

@@ -52,6 +52,7 @@ public final class Statement {
         for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
     }
 
+    /// Binds one value to parameter `index` (1-based), with the `bind` that fits its type.
     public func bind(_ value: SQLiteValue, at index: Int32) throws {
         switch value {
         case .null: try bindNull(at: index)
@@ -66,25 +67,30 @@ public final class Statement {
         }
     }
 
+    /// Binds NULL to parameter `index` (1-based). See `sqlite3_bind_null`.
     @inline(__always) public func bindNull(at index: Int32) throws {
         try database.check(sqlite3_bind_null(handle, index), sql: sql)
     }
 
+    /// Binds a real, or NULL for nil and NaN. See `sqlite3_bind_double`.
     @inline(__always) public func bind(_ value: Double?, at index: Int32) throws {
         // NaN would be stored as NULL by SQLite; keep it NULL explicitly so NOT NULL constraints catch it.
         guard let value, !value.isNaN else { return try bindNull(at: index) }
         try database.check(sqlite3_bind_double(handle, index, value), sql: sql)
     }
 
+    /// Binds an integer, or NULL for nil. See `sqlite3_bind_int64`.
     @inline(__always) public func bind(_ value: Int64?, at index: Int32) throws {
         guard let value else { return try bindNull(at: index) }
         try database.check(sqlite3_bind_int64(handle, index, value), sql: sql)
     }
 
+    /// Binds an integer, or NULL for nil. See `sqlite3_bind_int64`.
     @inline(__always) public func bind(_ value: Int?, at index: Int32) throws {
         try bind(value.map { Int64($0) }, at: index)
     }
 
+    /// Binds 1 for true, 0 for false.
     @inline(__always) public func bind(_ value: Bool, at index: Int32) throws {
         try bind(Int64(value ? 1 : 0), at: index)
     }
@@ -95,6 +101,7 @@ public final class Statement {
         try database.check(rc, sql: sql)
     }
 
+    /// Binds text as UTF-8 (copied before the call returns), or NULL for nil. See `sqlite3_bind_text`.
     public func bind(_ value: String?, at index: Int32) throws {
         guard var value else { return try bindNull(at: index) }
         let rc = value.withUTF8 { sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
@@ -117,14 +124,17 @@ public final class Statement {
 
     // MARK: - Reading columns of the current row
 
+    /// Whether the current row's `column` (0-based) is NULL.
     @inline(__always) public func isNull(at column: Int32) -> Bool {
         sqlite3_column_type(handle, column) == SQLITE_NULL
     }
 
+    /// The current row's `column` (0-based) as a real; nil for NULL.
     @inline(__always) public func double(at column: Int32) -> Double? {
         isNull(at: column) ? nil : sqlite3_column_double(handle, column)
     }
 
+    /// The current row's `column` (0-based) as an integer; nil for NULL.
     @inline(__always) public func int64(at column: Int32) -> Int64? {
         isNull(at: column) ? nil : sqlite3_column_int64(handle, column)
     }
@@ -135,10 +145,12 @@ public final class Statement {
     /// A column declared NOT NULL, read without asking its type first (NULL would read as 0).
     @inline(__always) public func requiredInt64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
+    /// The current row's `column` (0-based) as an integer; nil for NULL.
     @inline(__always) public func int(at column: Int32) -> Int? {
         isNull(at: column) ? nil : Int(sqlite3_column_int64(handle, column))
     }
 
+    /// The current row's `column` (0-based) as text (invalid UTF-8 repaired); nil for NULL.
     public func string(at column: Int32) -> String? {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))

@@ -30,6 +30,7 @@ public struct FixGate: Sendable {
 
     enum Reason { case time, speed }
 
+    /// A gate with no anchor yet; `maxSpeed` in metres a second, nil for no limit.
     public init(maxSpeed: Double?, confirmations: Int = 3) {
         self.maxSpeed = maxSpeed
         self.confirmations = confirmations

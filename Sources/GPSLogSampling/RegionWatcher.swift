@@ -13,20 +13,26 @@ public protocol RegionBoundary: Sendable {
 
 /// A circular region's edge: its radius around its centre.
 public struct CircleBoundary: RegionBoundary {
+    /// The centre, degrees north, WGS 84.
     public let latitude: Double
+    /// The centre, degrees east, WGS 84.
     public let longitude: Double
+    /// Metres.
     public let radius: Double
 
+    /// The circle of a region's centre and radius (a polygon region's outline is not read).
     public init(_ region: Region) {
         latitude = region.latitude
         longitude = region.longitude
         radius = region.radius
     }
 
+    /// Great-circle distance from the centre, less the radius: negative inside.
     public func signedDistance(latitude: Double, longitude: Double) -> Double {
         Geo.distance(lat1: self.latitude, lon1: self.longitude, lat2: latitude, lon2: longitude) - radius
     }
 
+    /// The radius.
     public var depth: Double { radius }
 }
 
@@ -39,6 +45,7 @@ public struct CircleBoundary: RegionBoundary {
 /// changes nothing for that region (OwnTracks' apps likewise ignore inaccurate locations for regions). The first fix
 /// only sets where the receiver is, without a transition.
 public struct RegionWatcher: Sendable {
+    /// The regions watched, in the order given.
     public let regions: [Region]
     /// Each region's edge, in the order of `regions`.
     private let boundaries: [any RegionBoundary]

@@ -40,6 +40,7 @@ public enum SampleDecision: Sendable, Equatable {
 /// rule, measured from the last entry by the fixes' own times (see `monitored`); entries carry the mode and what made
 /// them (`Entry.monitoring`, `Entry.trigger`).
 public struct Sampler: Sendable {
+    /// The rules in force; a trip's settings or a server's `set` replace them while recording.
     public var policy: SamplingPolicy
     private var rng: SplitMix64
     /// The last location row written (after any instance-count changes).

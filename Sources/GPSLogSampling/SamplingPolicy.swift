@@ -50,6 +50,7 @@ public struct SamplingPolicy: Sendable, Equatable {
     /// Pings every 15 minutes without an entry: OwnTracks Android's ping period (and its minimum).
     public static let defaultPingIntervalMilliseconds: Int64 = 900_000
 
+    /// A policy from its parts; the defaults keep one fix a second with no distance, time or accuracy limit.
     public init(
         intervalMilliseconds: Int64 = 1000, minDistance: Double? = nil, minTimeMilliseconds: Int64? = nil,
         maxAccuracy: Double? = nil, samePlaceRadius: Double = SamplingPolicy.defaultSamePlaceRadius,
@@ -78,11 +79,16 @@ public enum LocatorRule: String, Sendable, Equatable, CaseIterable {
 /// Overland's Trip Settings: what sampling a running trip uses instead of the main settings; a nil field keeps the
 /// main value. They apply when a trip starts and revert when it ends.
 public struct TripSampling: Sendable, Equatable {
+    /// The trip's interval in milliseconds; nil keeps the main one.
     public var intervalMilliseconds: Int64?
+    /// The trip's min distance in metres; nil keeps the main one.
     public var minDistance: Double?
+    /// The trip's min time in milliseconds; nil keeps the main one.
     public var minTimeMilliseconds: Int64?
+    /// The trip's accuracy limit in metres; nil keeps the main one.
     public var maxAccuracy: Double?
 
+    /// Trip settings from their parts; nil fields keep the main values.
     public init(
         intervalMilliseconds: Int64? = nil, minDistance: Double? = nil, minTimeMilliseconds: Int64? = nil,
         maxAccuracy: Double? = nil

@@ -14,6 +14,7 @@ public struct SplitRules: Sendable, Equatable {
     /// The zone of "midnight" and of session names.
     public var timeZone: TimeZone
 
+    /// Rules from their parts; by default none is set, and the zone is the system's.
     public init(
         gapMilliseconds: Int64? = nil, stopMilliseconds: Int64? = nil, daily: Bool = false,
         timeZone: TimeZone = .current
@@ -43,6 +44,7 @@ public enum SplitReason: String, Sendable, Equatable {
 /// HDOP 3, wanders 29 m in 20 minutes at up to 1.1 kn), and a stop must survive that to be a stop; 50 m away, the
 /// receiver has left.
 public struct SessionSplitter: Sendable {
+    /// When to split.
     public let rules: SplitRules
     /// How far from where it stopped a receiver must be to have moved on: the same-place radius, at least 50 m.
     public let stopRadius: Double
@@ -52,6 +54,7 @@ public struct SessionSplitter: Sendable {
     /// The local day (days since 1970-01-01 in the zone) of the current session's first fix.
     private var sessionDay: Int64?
 
+    /// A splitter that has seen no fix yet; `policy` gives the same-place radius.
     public init(rules: SplitRules, policy: SamplingPolicy) {
         self.rules = rules
         stopRadius = max(policy.samePlaceRadius, 50)
@@ -98,12 +101,15 @@ public struct SessionSplitter: Sendable {
 /// A session name from the time of its first fix: `strftime`-like fields (`%Y %m %d %H %M %S %j %F %R %%`, and
 /// `%z` for the zone's offset) filled in the zone. Without a field the name is used as written.
 public struct SessionNameTemplate: Sendable, Equatable {
+    /// The pattern as given, fields and all.
     public let pattern: String
+    /// The zone the fields are filled in.
     public let timeZone: TimeZone
 
     /// GPS Log names a session after its start time when none is given.
     public static let defaultPattern = "%Y-%m-%d %H:%M"
 
+    /// A template of `pattern`, read in `timeZone`.
     public init(_ pattern: String, timeZone: TimeZone) {
         self.pattern = pattern
         self.timeZone = timeZone

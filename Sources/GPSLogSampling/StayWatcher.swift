@@ -18,6 +18,7 @@ public struct StayRules: Sendable, Equatable {
     /// Overland pauses "about 10 minutes after you've stopped moving"; a server's `pause_automatically: true`.
     public static let defaultPauseAfterMilliseconds: Int64 = 600_000
 
+    /// Rules from their parts: no pause and no visits unless asked, a resume radius of 100 m by default.
     public init(
         pauseAfterMilliseconds: Int64? = nil, resumeRadius: Double = StayRules.defaultResumeRadius, visits: Bool = false
     ) {
@@ -49,7 +50,9 @@ public enum StayEvent: Sendable, Equatable {
 /// radius (the same-place radius, at least 50 m; a parked receiver under a poor sky wanders tens of metres). The
 /// pause ends only outside the resume radius around the fix that paused, as Overland's geofence does.
 public struct StayWatcher: Sendable {
+    /// The rules in force; `update(rules:)` changes them.
     public private(set) var rules: StayRules
+    /// How far from where it stopped a receiver must be to have moved on: the same-place radius, at least 50 m.
     public let stopRadius: Double
     /// Where the pause began; nil while not paused.
     public private(set) var pausedAt: Fix?
@@ -82,6 +85,7 @@ public struct StayWatcher: Sendable {
         var longitude: Double { longitudeSum / Double(count) }
     }
 
+    /// A watcher that has seen no fix yet; `policy` gives the same-place radius.
     public init(rules: StayRules, policy: SamplingPolicy) {
         self.rules = rules
         stopRadius = max(policy.samePlaceRadius, 50)

@@ -8,6 +8,7 @@ public final class EventCount: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
 
+    /// A count at zero.
     public init() {}
 
     /// How many were counted.

@@ -7,12 +7,15 @@
 
 /// A system call that failed: its errno, and the C library's words for it (`strerror`).
 public struct SystemCallError: Error, Equatable, CustomStringConvertible {
+    /// The errno the call set (`ENOENT`, `ENOSPC`, ...).
     public let code: Int32
 
+    /// Wraps an errno value.
     public init(code: Int32) { self.code = code }
 
     /// `strerror`'s text: "No such file or directory", "No space left on device", ...
     public var reason: String { String(cString: strerror(code)) }
+    /// `strerror`'s text alone, e.g. "No space left on device".
     public var description: String { reason }
 }
 

@@ -4,6 +4,7 @@ import GPSLogModel
 
 /// Where batches go: an Overland-compatible endpoint, or an OwnTracks HTTP endpoint.
 public struct Destination: Sendable {
+    /// The protocol spoken to the endpoint.
     public enum Format: String, Sendable, CaseIterable {
         /// Overland batches: `{"locations":[...]}`, confirmed by `{"result":"ok"}`.
         case overland
@@ -13,6 +14,7 @@ public struct Destination: Sendable {
 
     /// The URL, possibly a template with %TS %LAT %LON %SPD %ACC %ALT %BAT (Overland's URL parameters).
     public var url: String
+    /// Overland batches or OwnTracks messages.
     public var format: Format
     /// Sent as `Authorization: Bearer`; never logged, never stored.
     public var token: AccessToken?
@@ -21,6 +23,7 @@ public struct Destination: Sendable {
     /// Overland's `unique_id` on every location (`--unique-id`), when set.
     public var uniqueID: String?
 
+    /// Checks that `url` is an http(s) URL with a host; throws `UploadError.badURL`, with secrets hidden, if not.
     public init(url: String, format: Format = .overland, token: AccessToken? = nil, deviceID: String? = nil) throws {
         guard let parsed = URL(string: url.replacingOccurrences(of: "%", with: "%25")),
             let scheme = parsed.scheme?.lowercased(),

@@ -5,19 +5,24 @@ import GPSLogModel
 /// Where and how `record --send mqtt://` and `upload --url mqtt://` publish: a broker, OwnTracks' topic
 /// `owntracks/USER/DEVICE`, the credentials and TLS files, and what the apps publish besides locations.
 public struct MQTTDestination: Sendable {
+    /// The broker's host name or address.
     public var host: String
+    /// The broker's port: from the URL, else 1883 (8883 for `mqtts://`).
     public var port: Int
     /// `mqtts://`: TLS, checked against `caFile`.
     public var tls: Bool
     /// OwnTracks' `user/device`: the topic is `owntracks/user/device`.
     public var userDevice: String
+    /// The user name sent at CONNECT (from the URL); nil: none.
     public var username: String?
     /// Printed, it shows `***`; it never leaves the CONNECT.
     public var password: SecretText?
     /// The CA certificate that signs the broker's (`mqtts://`); the client certificate and key, when the broker
     /// asks for one.
     public var caFile: String?
+    /// The client certificate file, when the broker asks for one.
     public var certificateFile: String?
+    /// The client certificate's private key file.
     public var keyFile: String?
     /// QoS of every message: 1 (OwnTracks' default) counts a message as sent at the broker's PUBACK; 2 at PUBCOMP;
     /// 0 once written to the socket.
@@ -77,6 +82,7 @@ public enum MQTTSendError: LocalizedError, Equatable {
     /// libmosquitto's own error (its message), e.g. a TLS file it cannot read.
     case library(String)
 
+    /// What is wrong and what to do, for people; never the password.
     public var errorDescription: String? {
         switch self {
         case .badURL(let url):

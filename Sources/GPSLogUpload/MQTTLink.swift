@@ -19,6 +19,7 @@ public final class MQTTLink: @unchecked Sendable {
         case lost
     }
 
+    /// The broker, topic and credentials it publishes with.
     public let destination: MQTTDestination
     private let client: MQTTClient
     private let state = NSLock()

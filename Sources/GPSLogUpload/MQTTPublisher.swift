@@ -14,6 +14,7 @@ import GPSLogStore
 /// broker took a message, not that a subscriber stored it: a broker queues at most `max_queued_messages` (Mosquitto:
 /// 1000) for a slow subscriber and drops the rest, so a backlog published at full speed is lost there.
 public final class MQTTPublisher {
+    /// How much goes at once and how fast.
     public struct Options: Sendable {
         /// Locations per batch: the cursor moves once the broker confirmed a whole batch (one commit per batch
         /// spares the SD card).
@@ -25,6 +26,7 @@ public final class MQTTPublisher {
         public var rate: Double? = 20
         /// Messages awaiting the broker's PUBACK at most (Mosquitto's `max_inflight_messages` is 20).
         public var window = 20
+        /// The defaults: 200 per batch, 30 s, 20 messages a second, 20 in flight.
         public init() {}
     }
 
@@ -32,6 +34,7 @@ public final class MQTTPublisher {
     let link: MQTTLink
     let options: Options
 
+    /// A publisher of `store`'s sessions over `link`; publishes nothing until asked.
     public init(store: Store, link: MQTTLink, options: Options) {
         self.store = store
         self.link = link

@@ -11,6 +11,7 @@ public enum UploadError: LocalizedError, Equatable {
     /// A batch kept failing (network, timeouts, 5xx, 429, an answer that is not a confirmation).
     case gaveUp(url: String, attempts: Int, lastReason: String)
 
+    /// What went wrong and what to do, for people; URLs are shown with secrets hidden.
     public var errorDescription: String? {
         switch self {
         case .badURL(let url):

@@ -31,6 +31,7 @@ public struct UploadReport: Sendable, Codable, Equatable {
     /// What the server asked for in `set` (Overland's remote configuration) in this run, the last value of each key.
     public var settings: [ServerSetting] = []
 
+    /// An empty report for `destination`, as it may be shown (no credentials).
     public init(destination: String) { self.destination = destination }
 }
 
@@ -39,7 +40,9 @@ public struct UploadReport: Sendable, Codable, Equatable {
 /// after kill -9, or a recording that was offline for a day resumes after the last confirmed batch, losing nothing
 /// and sending at most the one unconfirmed batch again.
 public final class Uploader {
+    /// Batching, retries and timeouts.
     public struct Options: Sendable {
+        /// Track points per POST to an Overland endpoint; OwnTracks takes one per POST.
         public var batchSize = 200
         /// Count any 2xx as confirmed, not only `{"result":"ok"}`.
         public var accept2xx = false
@@ -47,23 +50,28 @@ public final class Uploader {
         public var maxAttempts = 10
         /// Seconds before the first retry; doubles up to `maxRetryDelay`, with up to 25 % jitter.
         public var firstRetryDelay = 0.5
+        /// Seconds at most between retries.
         public var maxRetryDelay = 60.0
         /// Seconds to wait for an answer.
         public var timeout = 30.0
+        /// The `User-Agent` header of every request.
         public var userAgent = "gpslog/0.1.0"
         /// Overland's logging mode: every point in batches, or only the newest at each send.
         public var loggingMode = LoggingMode.all
         /// End the run after a batch whose answer carried `set`, so that the caller applies the settings before
         /// the next batch (live sending); otherwise go on and report them at the end.
         public var stopAtSettings = false
+        /// The defaults: 200 per batch, 10 attempts, retries from 0.5 s up to 60 s, 30 s to answer.
         public init() {}
     }
 
     let store: any UploadSource
+    /// Where the points go.
     public let destination: Destination
     let options: Options
     let client: HTTPClient
 
+    /// An uploader of `store`'s sessions to `destination`; sends nothing until asked.
     public init(store: any UploadSource, destination: Destination, options: Options, client: HTTPClient = .shared) {
         self.store = store
         self.destination = destination

@@ -15,6 +15,7 @@ public struct XMLError: Error, LocalizedError, Equatable, CustomStringConvertibl
     /// libxml2's error code (`xmlParserErrors`).
     public var code: Int32
 
+    /// Creates an error from its parts; `code` 0 when libxml2 gave none.
     public init(file: String?, line: Int, column: Int, message: String, code: Int32 = 0) {
         self.file = file
         self.line = line
@@ -35,6 +36,7 @@ public struct XMLError: Error, LocalizedError, Equatable, CustomStringConvertibl
         code = e.code
     }
 
+    /// `file:line:column: message`, leaving out what is unknown ("XML" for an unknown file).
     public var description: String {
         var place = file ?? "XML"
         if line > 0 { place += ":\(line)" }
@@ -42,6 +44,7 @@ public struct XMLError: Error, LocalizedError, Equatable, CustomStringConvertibl
         return "\(place): \(message)"
     }
 
+    /// The same words as `description`: where, then libxml2's message.
     public var errorDescription: String? { description }
 }
 

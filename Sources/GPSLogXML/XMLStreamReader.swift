@@ -109,6 +109,7 @@ public final class XMLStreamReader {
         throw collector.error(or: "reading \(file)")
     }
 
+    /// The kind of the current node (`.none` for a kind not listed).
     public var nodeType: NodeType { NodeType(rawValue: xmlTextReaderNodeType(handle)) ?? .none }
     /// Local name of the current node.
     public var localName: String { string(xmlTextReaderConstLocalName(handle)) ?? "" }

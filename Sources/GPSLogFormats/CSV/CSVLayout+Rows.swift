@@ -3,16 +3,20 @@ import GPSLogModel
 
 /// One CSV record as an entry, and what says which session and segment it belongs to.
 public struct CSVRow {
+    /// What a row is: a track point, a mark, or a heading change (`kind`; a GPSLogger annotation makes a mark).
     public enum Kind: Sendable { case track, mark, heading }
 
     /// The entry (the file's `entry_id`, else an empty id; time 0 when `hasTime` is false).
     public var entry: Entry
+    /// Whether the row had a time.
     public var hasTime: Bool
+    /// Track point, mark or heading change.
     public var kind: Kind
     /// gpslog's `session` id, or GDAL's `track_fid`: rows with another value make another session.
     public var group: String?
     /// gpslog's session id, to keep when free.
     public var sessionID: String?
+    /// gpslog's `session_name`, when the file has one.
     public var sessionName: String?
     /// GDAL's `track_seg_id`.
     public var segment: String?
@@ -23,6 +27,7 @@ public struct CSVTextCache {
     private var bytes: [[UInt8]] = []
     private var strings: [String?] = []
 
+    /// An empty cache.
     public init() {}
 
     /// The text of `value` (nil when blank), remembered under `slot`.

@@ -8,41 +8,66 @@ import GPSLogModel
 /// `accuracy`, `bearing`, `annotation`) and the spellings people use (case, spaces, `lng`, `timestamp`, a unit in
 /// the name: `speed (km/h)`).
 public struct CSVLayout: Sendable {
+    /// The unit of a numeric time column: Unix seconds, or milliseconds (`timestamp_ms`, `time_ms`, ...).
     public enum TimeUnit: Sendable { case seconds, milliseconds }
 
+    /// The latitude column (0-based, as are all the columns here).
     public var latitude: Int
+    /// The longitude column.
     public var longitude: Int
     /// A date-time (or Unix time) column, and GPSBabel's separate date column when there is one.
     public var time: Int
+    /// How a numeric `time` is counted.
     public var timeUnit: TimeUnit = .seconds
+    /// GPSBabel's separate date column (`date`, `utc_d`).
     public var date: Int?
+    /// Metres (`altitude`, `ele`, `elevation`, ...).
     public var altitude: Int?
+    /// The speed column, in the unit `speedFactor` converts.
     public var speed: Int?
     /// What `speed` is multiplied by to make metres per second.
     public var speedFactor = 1.0
+    /// Course over ground (`course`, `bearing`, `cog`, ...; another program's `heading` too).
     public var course: Int?
+    /// gpslog's `heading`, for heading-change rows (only when a course column exists as well).
     public var heading: Int?
+    /// Metres (`horizontal_accuracy`, `accuracy`, `acc`, ...).
     public var horizontalAccuracy: Int?
+    /// Metres (`vertical_accuracy`, `vacc`, `vac`).
     public var verticalAccuracy: Int?
+    /// Satellites used (`sat`, `sats`, `satellites`, ...).
     public var satellites: Int?
+    /// `hdop`.
     public var hdop: Int?
+    /// `vdop`.
     public var vdop: Int?
+    /// `pdop`.
     public var pdop: Int?
+    /// `fix`: `2d` or `3d` (or 2, 3).
     public var fix: Int?
+    /// gpslog's `instance_count`.
     public var instanceCount: Int?
     /// `name`, `label`: a mark's label.
     public var name: Int?
     /// GPSLogger's `annotation`: a point with one is a mark.
     public var annotation: Int?
+    /// `address`, `addr`, `desc`, `description`.
     public var address: Int?
+    /// gpslog's `session` id.
     public var session: Int?
+    /// gpslog's `session_name`.
     public var sessionName: Int?
+    /// gpslog's `kind`: track, mark or heading.
     public var kind: Int?
+    /// GDAL's `track_fid` (also `track_id`, `track`): another value starts another session.
     public var track: Int?
+    /// GDAL's `track_seg_id` (also `segment`): a change starts a segment.
     public var segment: Int?
     /// gpslog's `entry_id`: the entry's id, kept on import when free.
     public var entryID: Int?
+    /// The battery column: `battery_level` (0...1), else `battery` or `batt` (percent).
     public var battery: Int?
+    /// True when `battery` holds a percentage rather than a 0...1 level.
     public var batteryIsPercent = true
     /// The header is exactly gpslog's export's: a text cell that starts with `'` had one put in front by
     /// `CSVWriter` (against formula injection), which the import takes off again.

@@ -19,6 +19,7 @@ public struct CSVReader {
     public private(set) var line = 0
     /// The last record's bytes, unquoted, and its fields.
     public private(set) var record: [UInt8] = []
+    /// The last record's fields, as byte ranges into `record`.
     public private(set) var fields: [Range<Int>] = []
 
     private let input: InputFile
@@ -34,6 +35,7 @@ public struct CSVReader {
     /// The file's bytes of the record being read.
     private var recordBytes = 0
 
+    /// Opens `file` for reading; throws `ImportError.unreadable`, naming it, when it cannot.
     public init(file: String) throws {
         self.file = file
         input = try InputFile(file)

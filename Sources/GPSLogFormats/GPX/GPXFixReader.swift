@@ -5,8 +5,10 @@ import GPSLogModel
 /// `ele`, `time`, `sat`, `hdop`/`vdop`/`pdop`, `fix`, and speed and course from GPX 1.0 or Garmin's
 /// TrackPointExtension). Points without a time cannot be replayed and are skipped, as are routes and waypoints.
 public struct GPXFixReader {
+    /// The GPX file read.
     public let path: String
 
+    /// A reader of the file at `path`; it is opened by `read`.
     public init(path: String) { self.path = path }
 
     /// Calls `body` for each timed track point, in file order.

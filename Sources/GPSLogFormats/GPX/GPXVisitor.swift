@@ -30,14 +30,21 @@ public protocol GPXVisitor: AnyObject {
 }
 
 extension GPXVisitor {
+    /// Ignores the document's name and time.
     public func metadata(name: String?, time: Timestamp?) {}
+    /// Ignores waypoints.
     public func waypoint(_ point: inout Entry, hasTime: Bool) throws {}
+    /// Takes the transition as a waypoint.
     public func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws {
         try waypoint(&point, hasTime: hasTime)
     }
+    /// Ignores the start of a track.
     public func beginTrack(isRoute: Bool) throws {}
+    /// Ignores the track's header.
     public func trackHeader(_ header: GPXTrackHeader) {}
+    /// Ignores the end of a track.
     public func endTrack() throws {}
+    /// Ignores the note.
     public func note(_ text: String) {}
 }
 
@@ -50,6 +57,7 @@ public struct GPXTrackHeader: Sendable {
     /// The session id that gpslog's own exports write in `src` (`gpslog session ID`).
     public var sourceID: String?
 
+    /// Creates a header from its parts.
     public init(name: String? = nil, mode: TripMode? = nil, sourceID: String? = nil) {
         self.name = name
         self.mode = mode

@@ -3,10 +3,14 @@ import GPSLogModel
 
 /// A position: longitude, latitude and the altitude when given (RFC 7946's order).
 public struct GeoJSONPosition: Sendable, Equatable {
+    /// Degrees east, WGS 84.
     public var longitude: Double
+    /// Degrees north, WGS 84.
     public var latitude: Double
+    /// Metres, the position's third value; nil when there is none.
     public var altitude: Double?
 
+    /// Creates a position from its parts.
     public init(longitude: Double, latitude: Double, altitude: Double? = nil) {
         self.longitude = longitude
         self.latitude = latitude
@@ -41,40 +45,62 @@ public struct GeoJSONProperties: Sendable {
     public var session: String?
     /// GDAL's `track_fid` and `track_seg_id` (the GPX track and segment a point came from).
     public var track: String?
+    /// GDAL's `track_seg_id`.
     public var segment: String?
     /// gpslog's session `start`, `end` and `mode`.
     public var start: Timestamp?
+    /// gpslog's session `end`.
     public var end: Timestamp?
+    /// gpslog's session `mode`, when it names a trip mode.
     public var mode: TripMode?
+    /// Metres (`altitude`, `ele`, `elevation`, `alt`); a position's own third value comes first.
     public var altitude: Double?
     /// Metres per second (`speed`; `vel` is km/h).
     public var speed: Double?
+    /// Degrees true (`course`, `bearing`, `cog`).
     public var course: Double?
+    /// Metres (`horizontal_accuracy`, `accuracy`, `acc`).
     public var horizontalAccuracy: Double?
+    /// Metres (`vertical_accuracy`, `vac`).
     public var verticalAccuracy: Double?
+    /// Metres per second (`speed_accuracy`).
     public var speedAccuracy: Double?
+    /// Degrees (`course_accuracy`).
     public var courseAccuracy: Double?
+    /// Satellites used (`sat`, `satellites`, `sats`).
     public var satellites: Int?
+    /// `hdop`.
     public var hdop: Double?
+    /// `vdop`.
     public var vdop: Double?
+    /// `pdop`.
     public var pdop: Double?
+    /// `fix`: `2d` or `3d` (or 2, 3).
     public var fixMode: FixMode?
     /// 0 ... 1 (`battery_level`; `batt` and `battery` are percentages).
     public var batteryLevel: Double?
+    /// `battery_state`, `battery_status`.
     public var batteryState: BatteryState?
+    /// Overland's `device_id`.
     public var deviceID: String?
+    /// `wifi`, `ssid`: the Wi-Fi network's name.
     public var wifi: String?
+    /// Overland's `motion`, e.g. `["driving"]`.
     public var motion: [String]?
     /// gpslog's transitions: `event` (enter, leave), `region` (its name) and `rid`.
     public var event: RegionEvent?
+    /// The transition's `region` name.
     public var region: String?
+    /// The transition's region id (`rid`).
     public var regionID: String?
     /// gpslog's `id` of a mark (kept on import when free).
     public var entryID: String?
     /// gpslog's visits: `arrival` and `departure` (null while still there).
     public var arrival: Timestamp?
+    /// The visit's `departure`.
     public var departure: Timestamp?
 
+    /// Properties that say nothing yet.
     public init() {}
 
     /// What the properties say of a point at `position`: an entry with the `id` given, else an empty one (its time

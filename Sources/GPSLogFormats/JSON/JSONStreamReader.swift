@@ -13,6 +13,7 @@ import GPSLogSystem
 /// string, a file that ends inside a value, anything after the value. A string longer than `maxString` bytes is
 /// kept cut (`textOverflowed`); the rest is read and checked but not kept.
 public struct JSONStreamReader {
+    /// What `next()` read.
     public enum Event: Equatable {
         case objectStart, objectEnd, arrayStart, arrayEnd
         /// A member's key (in `text`).

@@ -26,7 +26,9 @@ public protocol KMLVisitor: AnyObject {
 }
 
 extension KMLVisitor {
+    /// Ignores the note.
     public func note(_ text: String) {}
+    /// Takes the transition as a mark.
     public func transition(_ point: inout Entry, event: RegionEvent, hasTime: Bool) throws {
         try mark(&point, hasTime: hasTime)
     }
@@ -44,6 +46,7 @@ public struct KMLTrack: Sendable, Equatable {
     /// In GPSBabel's `Routes` folder: planned, not recorded (imported only with `--routes`, as GPX's `rte`).
     public var isRoute: Bool
 
+    /// Creates a track from its parts.
     public init(key: String, name: String? = nil, segment: String? = nil, isRoute: Bool = false) {
         self.key = key
         self.name = name

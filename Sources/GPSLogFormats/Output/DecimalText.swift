@@ -63,10 +63,16 @@ public enum DecimalText {
 public enum Precision {
     /// 7 decimals of a degree: about 1 cm, finer than any GNSS fix.
     public static let coordinate = 7
+    /// 2 decimals of a metre: a centimetre.
     public static let altitude = 2
+    /// 2 decimals of a metre: a centimetre.
     public static let accuracy = 2
+    /// 3 decimals of a metre per second: a millimetre per second.
     public static let speed = 3
+    /// 2 decimals of a degree (courses, headings).
     public static let angle = 2
+    /// 2 decimals of a dilution of precision.
     public static let dop = 2
+    /// 2 decimals of a 0...1 battery level: a whole percent.
     public static let battery = 2
 }

@@ -56,6 +56,7 @@ public enum JSONText {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Appends `"key":`; the key is gpslog's own text and is written unescaped.
     @inline(__always) public static func appendKey(_ key: StaticString, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { out.append(contentsOf: $0) }

@@ -10,6 +10,7 @@ public final class TrackOutputs {
     public private(set) var paths: [String] = []
     private var standardOutput: OutputFile?
 
+    /// Outputs for `path` (`-` for standard output); nothing is opened yet.
     public init(path: String) { self.path = path }
 
     /// Opens output `index` (numbered from 0). Each is an `OutputFile`: it appears whole at `commit()`, or not at all.

@@ -19,6 +19,7 @@ public enum GeoJSONPolygons {
         public var name: String
         /// `properties.rid` (OwnTracks' region id), when it has a usable one.
         public var rid: String?
+        /// Its polygons: one, or a MultiPolygon's.
         public var polygons: [Polygon]
         /// A MultiPolygon (else one Polygon).
         public var isMulti: Bool

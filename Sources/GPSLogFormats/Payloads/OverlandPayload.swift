@@ -82,23 +82,31 @@ public struct OverlandPayload: Sendable {
 
     /// The body as JSON carries it, typed: a number must be a number.
     public struct Body: Decodable, Sendable {
+        /// `locations`; nil when the body has none (not an Overland batch).
         public var locations: [Feature]?
+        /// `trip`, when the app sent one.
         public var trip: Trip?
     }
 
+    /// The body's `trip`: the running trip's mode and start.
     public struct Trip: Decodable, Sendable {
+        /// `mode`, as Overland names it (`bicycle`, ...).
         public var mode: String?
+        /// `start`, ISO 8601.
         public var start: String?
     }
 
     /// A GeoJSON Feature; `point` is (longitude, latitude) for a Point geometry, nil for any other.
     public struct Feature: Decodable, Sendable {
+        /// (longitude, latitude), degrees.
         public var point: (Double, Double)?
+        /// The feature's `properties`.
         public var properties: Properties
 
         private enum Keys: String, CodingKey { case geometry, properties }
         private enum GeometryKeys: String, CodingKey { case type, coordinates }
 
+        /// Reads `properties`, and `geometry` only when it is a Point.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Keys.self)
             properties = try c.decode(Properties.self, forKey: .properties)
@@ -118,18 +126,31 @@ public struct OverlandPayload: Sendable {
 
     /// The properties gpslog reads; others are ignored.
     public struct Properties: Decodable, Sendable {
+        /// `timestamp`, ISO 8601.
         public var timestamp: String
+        /// `altitude`, metres.
         public var altitude: Double?
+        /// `speed`, metres per second; -1: unknown.
         public var speed: Double?
+        /// `course`, degrees true; -1: unknown.
         public var course: Double?
+        /// `horizontal_accuracy`, metres; -1: unknown.
         public var horizontalAccuracy: Double?
+        /// `vertical_accuracy`, metres; -1: unknown.
         public var verticalAccuracy: Double?
+        /// `speed_accuracy`, metres per second; -1: unknown.
         public var speedAccuracy: Double?
+        /// `course_accuracy`, degrees; -1: unknown.
         public var courseAccuracy: Double?
+        /// `battery_level`, 0...1.
         public var batteryLevel: Double?
+        /// `motion`, e.g. `["driving","stationary"]`.
         public var motion: [String]?
+        /// `battery_state`: `unknown`, `charging`, `full` or `unplugged`.
         public var batteryState: String?
+        /// `device_id`.
         public var deviceID: String?
+        /// `wifi`: the Wi-Fi network's name.
         public var wifi: String?
         /// Set on Overland's records that are not locations (`paused_location_updates`, `visit`, ...).
         public var action: String?
@@ -137,6 +158,7 @@ public struct OverlandPayload: Sendable {
         public var type: String?
         /// A visit record's arrival and departure (null while still there).
         public var arrivalDate: String?
+        /// `departure_date`.
         public var departureDate: String?
 
         private enum CodingKeys: String, CodingKey {

@@ -7,8 +7,11 @@ public enum OwnTracksMessage {
     /// One message as JSON carries it: its `_type`, `topic` and `tid`, and for a location the fields gpslog reads,
     /// typed (a number must be a JSON number).
     public struct Body: Decodable, Sendable {
+        /// `_type`: `location`, `transition`, `waypoint`, ...
         public var type: String?
+        /// `topic`, when the message carries it (`owntracks/USER/DEVICE`).
         public var topic: String?
+        /// `tid`, the tracker id.
         public var tid: String?
         var location: Location?
 
@@ -17,6 +20,7 @@ public enum OwnTracksMessage {
             case topic, tid
         }
 
+        /// Reads `_type`, `topic` and `tid`, and a location's fields.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: Keys.self)
             type = try c.decodeIfPresent(String.self, forKey: .type)
@@ -105,6 +109,7 @@ public enum ReceivedPayload: Decodable, Sendable {
     case ownTracks(OwnTracksMessage.Body)
     case neither
 
+    /// Tells the payload apart by its keys, then decodes it as that.
     public init(from decoder: any Decoder) throws {
         guard let c = try? decoder.container(keyedBy: JSONKey.self) else {
             self = .neither  // an array, a string...: not an object at all

@@ -14,10 +14,12 @@ public struct SVGPlotWriter: TrackWriter {
         case speed, elevation
     }
 
+    /// The charts drawn under the map, in order.
     public var panels: [Panel]
     /// The picture's width in pixels; the map is at most as high as it is wide.
     public var width: Int
 
+    /// A plot 800 pixels wide with no charts, unless told otherwise.
     public init(panels: [Panel] = [], width: Int = 800) {
         self.panels = panels
         self.width = width
@@ -26,6 +28,7 @@ public struct SVGPlotWriter: TrackWriter {
     static let trackColours = ["#c0392b", "#1565c0", "#6a1b9a", "#ef6c00", "#00838f"]
     static let panelHeight = 130.0
 
+    /// Writes one SVG to output 0: the extent is found in a first read of the tracks, the picture drawn in a second.
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
         var survey = PlotSurvey()
         for s in sessions {

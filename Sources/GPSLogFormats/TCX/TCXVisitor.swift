@@ -17,6 +17,7 @@ public protocol TCXVisitor: AnyObject {
 }
 
 extension TCXVisitor {
+    /// Ignores the note.
     public func note(_ text: String) {}
 }
 
@@ -28,5 +29,6 @@ public struct TCXActivity: Sendable, Equatable {
     public var name: String?
     /// The activity's `Sport`: `Running` is a run, `Biking` a bicycle ride, `Other` says nothing.
     public var mode: TripMode?
+    /// True for a `Course` (planned), false for an `Activity` (recorded).
     public var isCourse: Bool
 }

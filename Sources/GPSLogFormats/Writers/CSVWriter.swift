@@ -10,14 +10,17 @@ import GPSLogModel
 /// gets a `'` in front and is quoted; so does one that starts with `'`, so that gpslog's import can take exactly one
 /// quote off again. Number columns are never touched: a longitude of `-4.5` stays a number.
 public struct CSVWriter: TrackWriter {
+    /// The header, in order; an import that finds exactly these knows the file for gpslog's own.
     public static let columns = [
         "session", "session_name", "kind", "time", "latitude", "longitude", "altitude", "speed", "course", "heading",
         "horizontal_accuracy", "vertical_accuracy", "sat", "hdop", "vdop", "pdop", "fix", "instance_count", "name",
         "address", "entry_id",
     ]
 
+    /// A CSV writer; it has no options.
     public init() {}
 
+    /// Writes the header and every entry of every session to output 0.
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
         let out = try outputs.open(0)
         try out.write(Self.columns.joined(separator: ",") + "\r\n")

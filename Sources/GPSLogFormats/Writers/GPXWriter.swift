@@ -9,8 +9,10 @@ public struct GPXWriter: TrackWriter {
     static let gpxNamespace = "http://www.topografix.com/GPX/1/1"
     static let tpxNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
 
+    /// A GPX writer; it has no options.
     public init() {}
 
+    /// Writes one GPX 1.1 document to output 0.
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
         let attributes: KeyValuePairs = [
             "version": "1.1", "creator": "gpslog", "xmlns": Self.gpxNamespace, "xmlns:gpxtpx": Self.tpxNamespace,

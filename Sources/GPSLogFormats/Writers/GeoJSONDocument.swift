@@ -153,6 +153,7 @@ public struct GeoJSONTrack {
     private(set) var segments = 0
     private var segmenter = TrackSegmenter()
 
+    /// A track with no point yet.
     public init() {}
 
     /// Adds the next point (in time order).

@@ -7,8 +7,10 @@ import GPSLogModel
 /// Point with its arrival, departure and address. Longitude before latitude, at most
 /// 7 decimals; streamed in one pass over the track (times set aside in a scratch file) so memory stays flat.
 public struct GeoJSONWriter: TrackWriter {
+    /// A GeoJSON writer; it has no options.
     public init() {}
 
+    /// Writes one FeatureCollection to output 0.
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
         let out = try outputs.open(0)
         var document = GeoJSONDocument(out)

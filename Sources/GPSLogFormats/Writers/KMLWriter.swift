@@ -9,8 +9,10 @@ import GPSLogXML
 public struct KMLWriter: TrackWriter {
     static let gxNamespace = "http://www.google.com/kml/ext/2.2"
 
+    /// A KML writer; it has no options.
     public init() {}
 
+    /// Writes one KML document to output 0.
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
         try outputs.writeXML(
             root: "kml", attributes: ["xmlns": "http://www.opengis.net/kml/2.2", "xmlns:gx": Self.gxNamespace]

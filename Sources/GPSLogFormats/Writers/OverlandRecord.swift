@@ -6,6 +6,7 @@ import GPSLogModel
 /// `departure_date: null` and again at the departure, as iOS reports them). Readers tell them from locations by
 /// `action` (and trips by `type: trip`), as Overland's own queue does.
 public struct OverlandRecord: Sendable, Equatable {
+    /// What the record says.
     public enum Kind: Sendable, Equatable {
         /// `paused_location_updates`, `exited_pause_region` or `resumed_location_updates`.
         case action(String)
@@ -17,10 +18,15 @@ public struct OverlandRecord: Sendable, Equatable {
 
     /// What Overland's trip record says of a finished trip.
     public struct Trip: Sendable, Equatable {
+        /// The trip's mode.
         public var mode: TripMode
+        /// When the trip started.
         public var start: Timestamp
+        /// When it ended.
         public var end: Timestamp
+        /// The trip's first location.
         public var startLocation: Entry
+        /// The trip's last location.
         public var endLocation: Entry
         /// Metres.
         public var distance: Double
@@ -46,12 +52,16 @@ public struct OverlandRecord: Sendable, Equatable {
     /// What the destination confirms (`SentRecords.Record`): `event:KEY`, `event:KEY:exit`, `visit:KEY:arrival`,
     /// `visit:KEY:departure`.
     public var id: String
+    /// Action, visit or trip.
     public var kind: Kind
     /// The record's time: the fix that caused it (Overland uses the phone's clock; gpslog keeps fix time).
     public var time: Timestamp
+    /// Degrees north, WGS 84, of the fix that caused it.
     public var latitude: Double
+    /// Degrees east, WGS 84, of the fix that caused it.
     public var longitude: Double
 
+    /// Creates a record from its parts.
     public init(id: String, kind: Kind, time: Timestamp, latitude: Double, longitude: Double) {
         self.id = id
         self.kind = kind

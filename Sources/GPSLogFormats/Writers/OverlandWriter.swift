@@ -5,11 +5,14 @@ import GPSLogModel
 /// `trip` when the session has a mode. Split into batches of `batchSize`; `upload` sends these same bodies.
 /// Unknown values use CoreLocation's -1, as Overland does; marks and heading changes are not locations here.
 public struct OverlandWriter: TrackWriter {
+    /// Locations per batch.
     public var batchSize: Int
+    /// `device_id` for locations that have none of their own.
     public var deviceID: String?
     /// Overland's `unique_id`, written on every location when set (the app's "unique_id=yes").
     public var uniqueID: String?
 
+    /// A writer of batches of `batchSize` (200 by default), with no device id unless given.
     public init(batchSize: Int = 200, deviceID: String? = nil) {
         self.batchSize = batchSize
         self.deviceID = deviceID

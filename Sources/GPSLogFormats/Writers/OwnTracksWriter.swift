@@ -11,20 +11,24 @@ import GPSLogModel
 /// and `m` the monitoring mode it was recorded in, for the two modes OwnTracks' format has numbers for
 /// (1 significant, 2 move).
 public struct OwnTracksWriter: TrackWriter {
+    /// One JSON message a line, or the OwnTracks Recorder's `.rec` lines.
     public enum Layout: Sendable { case jsonLines, recorder }
 
+    /// Plain lines or `.rec`.
     public var layout: Layout
     /// The tracker id (`tid`): two characters by OwnTracks convention.
     public var trackerID: String
     /// `user/device` for the `topic`, when known.
     public var userDevice: String?
 
+    /// A writer of JSON lines with tracker id `gl` and no topic, unless told otherwise.
     public init(layout: Layout = .jsonLines, trackerID: String = "gl", userDevice: String? = nil) {
         self.layout = layout
         self.trackerID = trackerID
         self.userDevice = userDevice
     }
 
+    /// Writes every session's lines to output 0, session after session.
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
         let out = try outputs.open(0)
         for s in sessions {

@@ -7,10 +7,13 @@ import GPSLogXML
 /// and a `Visit` per visit, with their columns. Described by `Schema/gpslog-sessions.xsd`
 /// and validated against it in the tests; `import` reads it back.
 public struct SessionXMLWriter: TrackWriter {
+    /// The XML namespace of the document (`Schema/gpslog-sessions.xsd`).
     public static let namespace = "urn:gpslog:sessions:1"
 
+    /// An XML session writer; it has no options.
     public init() {}
 
+    /// Writes one `Sessions` document to output 0, one `Session` element per session.
     public func write(_ sessions: [SessionExport], to outputs: TrackOutputs) throws {
         try outputs.writeXML(root: "Sessions", attributes: ["xmlns": Self.namespace, "version": "1"]) { w in
             for s in sessions {

@@ -20,6 +20,7 @@ public struct SourceStatistics: Sendable, Equatable {
     /// Fixes (and headings) the source's decoder dropped for their time before the recorder saw them: outside the
     /// plausible window, or far from the times around them and not confirmed (`TimeConsensus`).
     public var implausibleTimes = 0
+    /// Counters at zero, not connected, waiting for nothing yet.
     public init() {}
 
     /// The source lost its receiver, or could not reach it: it waits for `what`, from now unless it already did.
@@ -61,7 +62,10 @@ public final class StatisticsBox: @unchecked Sendable {
     // @unchecked: every access to `value` goes through `lock`.
     private let lock = NSLock()
     private var value = SourceStatistics()
+    /// A box holding counters at zero.
     public init() {}
+    /// A copy of the counters as they are now.
     public var snapshot: SourceStatistics { lock.withLock { value } }
+    /// Changes the counters under the lock; keep `body` short.
     public func update(_ body: (inout SourceStatistics) -> Void) { lock.withLock { body(&value) } }
 }

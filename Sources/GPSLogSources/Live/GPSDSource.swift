@@ -13,7 +13,9 @@ import NIOPosix
 /// A watchdog drops a connection on which gpsd sent nothing for `watchdog` (a hung daemon, a wedged receiver: the
 /// socket stays open and silent) and reconnects the same way.
 public struct GPSDSource: FixSource {
+    /// gpsd's host name or address.
     public let host: String
+    /// gpsd's TCP port.
     public let port: Int
     /// How long gpsd may send nothing before the connection is dropped; nil: never.
     public let watchdog: Duration?
@@ -24,6 +26,7 @@ public struct GPSDSource: FixSource {
     /// a receiver has a fix, and SKY every few seconds while it has none.
     public static let defaultWatchdog = Duration.seconds(10)
 
+    /// A source for gpsd at `host`:`port`; connects only when `events()` is asked for.
     public init(host: String, port: Int, watchdog: Duration? = GPSDSource.defaultWatchdog, logger: Logger) {
         self.host = host
         self.port = port
@@ -31,9 +34,12 @@ public struct GPSDSource: FixSource {
         self.logger = logger
     }
 
+    /// `gpsd://HOST:PORT`.
     public var description: String { "gpsd://\(host):\(port)" }
+    /// See `FixSource.statistics`.
     public var statistics: SourceStatistics { stats.snapshot }
 
+    /// Connects to gpsd, asks it to WATCH in JSON and streams its fixes and headings; reconnects until cancelled.
     public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
@@ -204,8 +210,10 @@ public struct GPSDDecoder: Sendable {
     /// Lines that were not JSON objects.
     public private(set) var badLines = 0
 
+    /// A decoder that has seen no report yet.
     public init() {}
 
+    /// Decodes one line of gpsd JSON; returns the fixes and headings it lets through (often none).
     public mutating func decode(line: [UInt8]) -> [SourceEvent] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
             badLines += 1

@@ -7,7 +7,9 @@ import Logging
 /// as it arrives. Bad sentences are counted (see `statistics`) and skipped, never fatal. A device is read through
 /// unplugs (see `DeviceReader`); a file or standard input ends the stream at its end.
 public struct NMEASource: FixSource {
+    /// The serial device, the file, or `-` for standard input.
     public let path: String
+    /// The serial device's speed in bits a second; nil: 4800, NMEA 0183's own.
     public let baud: Int?
     /// How long a device may send nothing before it is reopened (see `DeviceReader`); nil: forever. Files and
     /// standard input are read to their end whatever the pauses.
@@ -15,6 +17,7 @@ public struct NMEASource: FixSource {
     private let stats = StatisticsBox()
     private let logger: Logger
 
+    /// A source reading `path`; opens it only when `events()` is asked for.
     public init(
         path: String, baud: Int? = nil, watchdog: Duration? = nil, logger: Logger = Logger(label: "gpslog.nmea")
     ) {
@@ -24,9 +27,12 @@ public struct NMEASource: FixSource {
         self.logger = logger
     }
 
+    /// `nmea:PATH`, with `?baud=N` when a speed was given.
     public var description: String { "nmea:\(path)" + (baud.map { "?baud=\($0)" } ?? "") }
+    /// See `FixSource.statistics`.
     public var statistics: SourceStatistics { stats.snapshot }
 
+    /// Reads the device, file or standard input on a thread of its own and streams the fixes and headings decoded.
     public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
         let path = path
         let stats = stats

@@ -14,15 +14,19 @@ public struct ReplaySource: FixSource {
         case nmeaText(String, name: String)
     }
 
+    /// What to replay.
     public let input: Input
+    /// How many times faster than recorded; 0: as fast as possible.
     public let speed: Double
     private let stats = StatisticsBox()
 
+    /// A replay of `input` at `speed`; reads nothing until `events()` is asked for.
     public init(input: Input, speed: Double) {
         self.input = input
         self.speed = speed
     }
 
+    /// `replay:PATH?speed=N` (the sample's name instead of a path).
     public var description: String {
         switch input {
         case .file(let path): "replay:\(path)?speed=\(speed)"
@@ -30,6 +34,7 @@ public struct ReplaySource: FixSource {
         }
     }
 
+    /// See `FixSource.statistics`.
     public var statistics: SourceStatistics { stats.snapshot }
 
     /// True when the file looks like GPX (an XML document) rather than NMEA.
@@ -42,6 +47,7 @@ public struct ReplaySource: FixSource {
         return head.contains("<gpx") || head.hasPrefix("<?xml")
     }
 
+    /// Streams the input's fixes at their recorded pace divided by `speed`; ends at the end of the input.
     public func events() -> AsyncThrowingStream<[SourceEvent], Error> {
         let input = input
         let speed = speed

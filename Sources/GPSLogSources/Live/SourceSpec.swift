@@ -91,6 +91,7 @@ public enum SourceError: LocalizedError, Equatable {
     case cannotOpen(path: String, reason: String)
     case unsupportedReplay(path: String)
 
+    /// What went wrong, naming the source or file, for people.
     public var errorDescription: String? {
         switch self {
         case .badSpec(let text): text

@@ -22,6 +22,7 @@ public enum NMEAFileError: LocalizedError, Equatable, Sendable {
     /// read(2) failed part-way.
     case readFailed(path: String, message: String)
 
+    /// What could not be done, naming the file, with the system's reason.
     public var errorDescription: String? {
         switch self {
         case .cannotOpen(let path, let message): return "Cannot open NMEA file \(path): \(message)"
@@ -38,6 +39,7 @@ public enum NMEAFileError: LocalizedError, Equatable, Sendable {
 public struct NMEAFileReader: Sendable {
     /// The file's path, or `-` for standard input.
     public let path: String
+    /// The UTC date for logs that carry none (see `NMEADecoder.init(assumedDate:)`).
     public let assumedDate: (year: Int, month: Int, day: Int)?
 
     /// Size of each read(2).

@@ -48,5 +48,6 @@ public struct NMEAStatistics: Sendable, Equatable {
     /// confirmed by the ones after (`TimeConsensus`).
     public var implausibleTimes = 0
 
+    /// Counters at zero.
     public init() {}
 }
