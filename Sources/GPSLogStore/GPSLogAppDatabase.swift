@@ -6,6 +6,7 @@ import GPSLogSQLite
 /// speaks SQL; what the cells mean is the importer's business.
 public final class GPSLogAppDatabase {
     private let database: Database
+    /// The file's path as given, for errors.
     public let path: String
 
     /// Opens the file read-only and checks that it has GPS Log's Entries table.
@@ -24,9 +25,13 @@ public final class GPSLogAppDatabase {
 
     /// A Sessions row: its ID, StartTime, EndTime and Name, as text.
     public struct SessionRow: Sendable, Equatable {
+        /// The Sessions row's ID, which its Entries rows name in their Session column.
         public var id: String
+        /// StartTime as the app wrote it (local time); nil when NULL or without a Sessions row.
         public var start: String?
+        /// EndTime as the app wrote it (local time); nil when NULL or without a Sessions row.
         public var end: String?
+        /// Name; nil when NULL or without a Sessions row.
         public var name: String?
     }
 
@@ -63,6 +68,7 @@ public final class GPSLogAppDatabase {
         fileprivate var texts: [String?]
         fileprivate var numbers: [Double?]
 
+        /// The cell's text; nil when NULL.
         public func text(_ c: Column) -> String? { texts[Int(c.rawValue)] }
 
         /// The cell as a number: SQLite's when its text reads as one too (or it has none), else its text read as a

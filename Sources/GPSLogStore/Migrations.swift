@@ -7,8 +7,11 @@ import GPSLogSQLite
 public enum Migrations {
     /// One numbered migration script.
     public struct Script: Sendable {
+        /// Its number, the file name's leading digits (the scripts are numbered 1...n).
         public let version: Int
+        /// The file's name, `NNN_name.sql`, for errors.
         public let fileName: String
+        /// The script's SQL, run in one transaction.
         public let sql: String
     }
 

@@ -10,12 +10,14 @@ public struct ReceivedBatch: Sendable {
     public var name: String
     /// The session's start when it has to be created (the trip's start, or the first location).
     public var start: Timestamp
+    /// The session's trip mode when it has to be created; nil: none.
     public var mode: TripMode?
     /// The locations, in any order, with or without ids (missing ids are made from the location's time).
     public var entries: [Entry]
     /// Overland's visit records: an arrival (no departure), then the same visit with its departure.
     public var visits: [Visit] = []
 
+    /// Creates a batch without visits (set `visits` to add them).
     public init(receiver: String, name: String, start: Timestamp, mode: TripMode?, entries: [Entry]) {
         self.receiver = receiver
         self.name = name
@@ -29,10 +31,12 @@ public struct ReceivedBatch: Sendable {
 public struct ReceivedOutcome: Sendable, Equatable {
     /// The name of the (last) session written to.
     public var session: String
+    /// Locations stored (new to their session).
     public var stored: Int
     /// Locations skipped because their session already held one at the same time and place (a resent payload).
     public var duplicates: Int
 
+    /// Creates an outcome from its parts (nothing stored by default).
     public init(session: String = "", stored: Int = 0, duplicates: Int = 0) {
         self.session = session
         self.stored = stored
@@ -44,11 +48,12 @@ public struct ReceivedOutcome: Sendable, Equatable {
 /// locations from phones. All batches of one call are one transaction: a payload is stored whole or not at all.
 public protocol ReceivedLocationStore: AnyObject {
     /// Stores each batch in its receiver's session (created when missing), skipping a location whose session already
-    /// holds one at the same time, and widens each session to cover its entries.
+    /// holds one at the same time and place, and widens each session to cover its entries.
     func storeReceived(_ batches: [ReceivedBatch]) throws -> ReceivedOutcome
 }
 
 extension Store: ReceivedLocationStore {
+    /// One write transaction for every batch; the outcome's `session` is the last batch's.
     public func storeReceived(_ batches: [ReceivedBatch]) throws -> ReceivedOutcome {
         try write {
             var outcome = ReceivedOutcome()
@@ -113,7 +118,7 @@ extension Store: ReceivedLocationStore {
         }
     }
 
-    /// Whether the session already holds a location at `time` (a payload sent twice).
+    /// Whether the session already holds a location at the same time and place (a payload sent twice).
     func hasEntry(session: String, at place: ReceivedPlace) throws -> Bool {
         try sqlite {
             try database.scalar(

@@ -4,6 +4,7 @@ import GPSLogSQLite
 
 /// A session whose kept figures (SessionSummaries) were not those of its entries, and were counted again.
 public struct SummaryRepair: Sendable, Equatable {
+    /// The session counted again.
     public var session: Session
     /// The figures that differed, by their SessionSummaries column names; empty when the session had no row.
     public var fields: [String]
@@ -13,8 +14,11 @@ public struct SummaryRepair: Sendable, Equatable {
 
 /// What `checkSummaries` found.
 public struct SummaryCheck: Sendable, Equatable {
+    /// Sessions counted and compared.
     public var sessions = 0
+    /// Entries counted, in all.
     public var entries = 0
+    /// Sessions whose kept figures differed from the count (written again only with `repair`).
     public var repairs: [SummaryRepair] = []
     /// SessionSummaries rows of sessions that no longer exist (removed when repairing).
     public var orphanRows = 0

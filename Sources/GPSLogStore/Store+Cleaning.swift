@@ -4,11 +4,16 @@ import GPSLogSQLite
 
 /// An area in degrees: south to north, west to east (west above east when it crosses the 180th meridian).
 public struct GeoBox: Sendable, Equatable {
+    /// Latitude of the southern edge, degrees.
     public var south: Double
+    /// Longitude of the western edge, degrees.
     public var west: Double
+    /// Latitude of the northern edge, degrees.
     public var north: Double
+    /// Longitude of the eastern edge, degrees.
     public var east: Double
 
+    /// Creates a box from its edges, in degrees.
     public init(south: Double, west: Double, north: Double, east: Double) {
         self.south = south
         self.west = west
@@ -16,6 +21,7 @@ public struct GeoBox: Sendable, Equatable {
         self.east = east
     }
 
+    /// Whether the position is inside, edges included (across the 180th meridian when `west` is above `east`).
     public func contains(latitude: Double, longitude: Double) -> Bool {
         guard latitude >= south && latitude <= north else { return false }
         return west <= east ? longitude >= west && longitude <= east : longitude >= west || longitude <= east
@@ -24,8 +30,9 @@ public struct GeoBox: Sendable, Equatable {
 
 /// Which entries of a session `deleteEntries` removes: those that meet every condition given.
 public struct EntrySelection: Sendable {
-    /// From and to, both included.
+    /// First time included; nil: no limit.
     public var from: Timestamp?
+    /// Last time included; nil: no limit.
     public var to: Timestamp?
     /// Only inside this area.
     public var box: GeoBox?
@@ -34,6 +41,7 @@ public struct EntrySelection: Sendable {
     /// Only outliers by these rules (`OutlierDetector`): track points, and marks or heading changes at 0°, 0°.
     public var outliers: OutlierRules?
 
+    /// Creates a selection from its conditions; one left nil does not narrow it.
     public init(
         from: Timestamp? = nil, to: Timestamp? = nil, box: GeoBox? = nil,
         inside: (@Sendable (Double, Double) -> Bool)? = nil, outliers: OutlierRules? = nil
@@ -52,16 +60,21 @@ public struct EntrySelection: Sendable {
 
 /// What a cleaning removed (or, in a dry run, would remove).
 public struct CleaningReport: Sendable, Equatable {
+    /// Track points (rows neither marked nor heading changes).
     public var trackPoints = 0
+    /// Marks (POIs).
     public var marks = 0
+    /// Heading-change rows.
     public var headingChanges = 0
     /// Visits, automatic pauses and resumes, region transitions.
     public var events = 0
     /// Outliers by why (only for an outlier cleaning).
     public var reasons: [OutlierDetector.Reason: Int] = [:]
 
+    /// An empty report.
     public init() {}
 
+    /// Track points, marks and heading changes together.
     public var entries: Int { trackPoints + marks + headingChanges }
 }
 

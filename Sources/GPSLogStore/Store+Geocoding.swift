@@ -4,11 +4,15 @@ import GPSLogSQLite
 
 /// An entry that has no address yet: the geocoder's work, read in time order.
 public struct AddresslessEntry: Sendable, Equatable {
+    /// The entry's row key, for `setAddress(_:entryKeys:)`.
     public var key: Int64
+    /// Degrees north, WGS 84.
     public var latitude: Double
+    /// Degrees east, WGS 84.
     public var longitude: Double
     /// Marks are looked up at their exact point, not by cell.
     public var marked: Bool
+    /// Creates an entry from its parts.
     public init(key: Int64, latitude: Double, longitude: Double, marked: Bool) {
         self.key = key
         self.latitude = latitude
@@ -19,17 +23,24 @@ public struct AddresslessEntry: Sendable, Equatable {
 
 /// A cached answer of a geocoding provider for one cell: an address, or "nothing here" (`address` nil).
 public struct CachedGeocode: Sendable, Equatable {
+    /// The provider's address; nil: it found nothing there.
     public var address: String?
+    /// Creates a cached answer (nil: nothing here).
     public init(address: String?) { self.address = address }
 }
 
 /// What the store remembers of a geocoding provider across runs and processes: when it was last asked, a pause
 /// it asked for (HTTP 429/503) with the backoff that led to it, and a block (HTTP 403) until the user resets it.
 public struct GeocodeProviderState: Sendable, Equatable {
+    /// When the provider was last asked (moved later by `noteGeocodeAnswer`), milliseconds since the epoch; nil: never.
     public var lastRequest: Int64?
+    /// End of the pause it asked for, milliseconds since the epoch; nil: not paused.
     public var pausedUntil: Int64?
+    /// The backoff that led to the pause, milliseconds, without jitter; nil after a success or a reset.
     public var backoff: Int64?
+    /// The provider's message with its 403 while it is blocked; nil: not blocked.
     public var blocked: String?
+    /// Creates a state from its parts (all nil: never asked).
     public init(lastRequest: Int64? = nil, pausedUntil: Int64? = nil, backoff: Int64? = nil, blocked: String? = nil) {
         self.lastRequest = lastRequest
         self.pausedUntil = pausedUntil

@@ -11,10 +11,13 @@ public struct PruneReport: Sendable, Equatable {
     /// Sessions left alone because they are being recorded.
     public var spared: [Session] = []
 
+    /// An empty report.
     public init() {}
 
+    /// The entries removed in all, from deleted and trimmed sessions.
     public var entries: Int { (deleted + trimmed).map(\.entries).reduce(0, +) }
 
+    /// Equal when the same sessions have the same counts (tuples are not `Equatable`).
     public static func == (a: PruneReport, b: PruneReport) -> Bool {
         a.deleted.map(\.session) == b.deleted.map(\.session) && a.deleted.map(\.entries) == b.deleted.map(\.entries)
             && a.trimmed.map(\.session) == b.trimmed.map(\.session)

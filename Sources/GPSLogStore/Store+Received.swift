@@ -9,6 +9,7 @@ public struct WaypointOutcome: Sendable, Equatable {
     /// Waypoints the device's list held already (the same `tst`, or a later one).
     public var unchanged = 0
 
+    /// Creates an outcome from its counts (none by default).
     public init(stored: Int = 0, unchanged: Int = 0) {
         self.stored = stored
         self.unchanged = unchanged
@@ -37,6 +38,7 @@ extension Store: ReceivedMessageStore {
 
     // MARK: - Transitions
 
+    /// One write transaction; the region gets its centre and radius from the device's waypoint, when one is kept.
     public func storeReceivedTransition(_ t: ReceivedTransition, device: String) throws -> ReceivedOutcome {
         let key = Store.ownTracksKey(device)
         return try write {
@@ -78,6 +80,8 @@ extension Store: ReceivedMessageStore {
 
     // MARK: - Waypoints
 
+    /// One write transaction; a stored waypoint also gives its centre and radius to the earlier transitions of its
+    /// region.
     public func storeReceivedWaypoints(_ waypoints: [ReceivedWaypoint], device: String, at now: Timestamp) throws
         -> WaypointOutcome
     {
@@ -197,6 +201,7 @@ extension Store: ReceivedMessageStore {
 
     // MARK: - Cards and last wills
 
+    /// Kept in ReceivedDevices with `now` as when it came; a card equal to the kept one changes nothing.
     public func storeReceivedCard(_ card: DeviceCard, device: String, at now: Timestamp) throws -> Bool {
         try write {
             try database.run(
@@ -214,6 +219,7 @@ extension Store: ReceivedMessageStore {
         }
     }
 
+    /// Kept in ReceivedDevices with `now` as when it came; a will of the same `connected` time changes nothing.
     public func storeLastWill(connected: Timestamp, device: String, at now: Timestamp) throws -> Bool {
         try write {
             try database.run(

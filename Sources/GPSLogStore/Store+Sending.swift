@@ -6,13 +6,16 @@ import GPSLogSQLite
 public struct UploadProgress: Sendable, Equatable {
     /// The last confirmed track point, (TimeStamp, Key); nil when nothing was confirmed yet.
     public var last: (time: Int64, key: Int64)?
+    /// Entries confirmed so far.
     public var sent: Int
+    /// Batches confirmed so far.
     public var batches: Int
     /// Track length in metres up to the last confirmed point.
     public var distance: Double
     /// When the last batch was confirmed.
     public var sentAt: Timestamp?
 
+    /// Creates a progress from its parts (nothing sent by default).
     public init(
         last: (time: Int64, key: Int64)? = nil, sent: Int = 0, batches: Int = 0, distance: Double = 0,
         sentAt: Timestamp? = nil
@@ -24,6 +27,7 @@ public struct UploadProgress: Sendable, Equatable {
         self.sentAt = sentAt
     }
 
+    /// Equal field by field (a tuple is not `Equatable`).
     public static func == (a: UploadProgress, b: UploadProgress) -> Bool {
         a.last?.time == b.last?.time && a.last?.key == b.last?.key && a.sent == b.sent && a.batches == b.batches
             && a.distance == b.distance && a.sentAt == b.sentAt

@@ -6,8 +6,9 @@ import GPSLogSQLite
 public struct UpgradeProgress: Sendable, Equatable {
     /// What is being done, in a few words ("Counting sessions").
     public var step: String
-    /// Entries done, of about `total`.
+    /// Entries or rows done (0, then 1, for the file's final compaction), of about `total`.
     public var done: Int
+    /// About how many there are in all (an estimate, never below `done`).
     public var total: Int
 }
 

@@ -38,6 +38,7 @@ public enum StoreError: LocalizedError, Equatable {
             ? .busy(path: path, milliseconds: Int(busyTimeout)) : .failed(path: path, reason: error.message)
     }
 
+    /// What went wrong, naming the database file or session, and what to do, for people.
     public var errorDescription: String? {
         switch self {
         case .cannotOpen(let path, let reason):

@@ -20,6 +20,7 @@ public final class StoreThread: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let loop: any EventLoop
 
+    /// Starts the thread (an event loop of its own); end it with `shutdown`.
     public init() {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         loop = group.next()
