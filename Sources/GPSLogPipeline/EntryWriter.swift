@@ -7,6 +7,7 @@ import GPSLogModel
 public struct EntryWriter {
     /// What a finished session holds.
     public struct Written: Sendable {
+        /// The session as finished: its start and end as stored.
         public var session: Session
         /// Rows stored.
         public var entries: Int
@@ -14,7 +15,9 @@ public struct EntryWriter {
         public var repeats: Int
     }
 
+    /// Where the session and its rows go.
     public let sink: any SessionSink
+    /// The session being written, created by `init`.
     public private(set) var session: Session?
     private var pending: [Entry] = []
     /// The ids of `pending`: not in the database yet, so `canKeep` asks here too (a file that repeats an EntryID).
@@ -24,6 +27,7 @@ public struct EntryWriter {
     /// Ids `keeping` gave out since the last flush: looked up in the target when the batch is flushed (for a
     /// pipelined import, one wait for the batch before it per batch, not one per entry).
     private var unchecked: Set<String> = []
+    /// Rows handed to the sink so far (flushed).
     public private(set) var stored = 0
     private var rng: SplitMix64
     private var lastTime: Timestamp?
@@ -123,6 +127,7 @@ public struct EntryWriter {
         if pending.count >= 2000 { try flush() }
     }
 
+    /// Hands the waiting rows to the sink, with new ids for the file's ids it holds already; done every 2,000 rows.
     public mutating func flush() throws {
         guard let session, !pending.isEmpty else { return }
         if !unchecked.isEmpty {

@@ -6,6 +6,7 @@ import GPSLogSampling
 extension SessionPipeline {
     /// A trip inside a recording: a session of its own with its mode.
     public struct Trip: Sendable, Equatable {
+        /// The trip's mode, given to its session.
         public var mode: TripMode
         /// Its name; nil: the mode and the start time.
         public var name: String?
@@ -59,6 +60,7 @@ public enum SessionPipelineError: LocalizedError, Equatable {
     /// `trip stop` without a trip.
     case noTrip
 
+    /// What was refused and what to do, for people.
     public var errorDescription: String? {
         switch self {
         case .tripRunning(let mode): "a \(mode.rawValue) trip is already running: stop it first (gpslog trip stop)"

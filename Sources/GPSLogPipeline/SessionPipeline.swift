@@ -18,10 +18,15 @@ import GPSLogSampling
 public struct SessionPipeline {
     /// Where the rows go.
     public let sink: any SessionSink
+    /// How sessions are named: one name, or a template filled from each session's first fix.
     public let naming: SessionNaming
+    /// The trip mode of the recording's sessions (a trip's session has the trip's); nil: none.
     public let mode: TripMode?
+    /// Decides which admitted fixes become rows; its policy changes with `setMonitoring`, `updatePolicy` and trips.
     public internal(set) var sampler: Sampler
+    /// Holds back implausible fixes, and counts those it dropped over the whole recording (see `dropped`).
     public private(set) var gate: FixGate
+    /// Says when a fix starts a new session; nil: one session.
     public private(set) var splitter: SessionSplitter?
     /// Sessions ended by a split so far.
     public private(set) var splits = 0

@@ -14,10 +14,15 @@ import GPSLogModel
 /// is within the tolerance of the track; it keeps one more point per chunk than a whole-track run would (the
 /// shared boundary), and topology is preserved within a chunk, not across chunks.
 public enum Simplifier {
+    /// A track point as the simplifier needs it: its row key and position.
     public struct Point: Sendable {
+        /// The entry's row key, what `keptKeys` hands back.
         public var key: Int64
+        /// Degrees north, WGS 84.
         public var latitude: Double
+        /// Degrees east, WGS 84.
         public var longitude: Double
+        /// Creates a point from its parts.
         public init(key: Int64, latitude: Double, longitude: Double) {
             self.key = key
             self.latitude = latitude
