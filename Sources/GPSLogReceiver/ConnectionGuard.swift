@@ -24,6 +24,7 @@ public struct ConnectionLimits: Sendable {
     /// Three quarters of `maxConnections`.
     public var crowdedAt: Int { max(1, maxConnections * 3 / 4) }
 
+    /// The default limits, as above.
     public init() {}
 }
 

@@ -8,10 +8,13 @@ import Logging
 
 /// Where `serve --mqtt` subscribes: the broker, the topic filter, and the credentials.
 public struct MQTTSubscription: Sendable {
+    /// The broker's host name or address.
     public var host: String
+    /// The broker's TCP port.
     public var port: Int
     /// OwnTracks' topics: `owntracks/USER/DEVICE` (locations, lwt), with `/event`, `/waypoint`, `/info` below.
     public var topic: String
+    /// The user name given to the broker; nil: none (the password is then not sent either).
     public var username: String?
     /// Printed, it shows `***`.
     public var password: SecretText?
@@ -19,8 +22,10 @@ public struct MQTTSubscription: Sendable {
     public var caFile: String?
     /// TLS: the client certificate and its key, for a broker that asks for one.
     public var certificateFile: String?
+    /// TLS: the private key of `certificateFile`.
     public var keyFile: String?
 
+    /// A subscription to `topic` (OwnTracks' topics by default); set `certificateFile` and `keyFile` afterwards.
     public init(
         host: String, port: Int, topic: String = "owntracks/#", username: String? = nil, password: SecretText? = nil,
         caFile: String? = nil

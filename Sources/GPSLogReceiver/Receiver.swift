@@ -16,12 +16,14 @@ import NIOCore
 /// one transaction in the session of its device (a new session per Overland trip; OwnTracks' transitions there too,
 /// its waypoints, cards and last wills in the device's records). The answer, `{"result":"ok"}`
 /// for Overland and `[]` for OwnTracks, is sent only after the transaction commits; a bad payload gets a 4xx with
-/// a JSON error and changes nothing. A location the device's session already holds (same time) is not stored
-/// twice, so a client that resends a batch it did not see confirmed does no harm.
+/// a JSON error and changes nothing. A location the device's session already holds (same time and place) is
+/// not stored twice, so a client that resends a batch it did not see confirmed does no harm.
 public struct Receiver: Sendable {
+    /// The SQLite file given to `init`, which `openStore` opens unless it is replaced.
     public var databasePath: String
     /// Required as `Authorization: Bearer TOKEN`, `?access_token=TOKEN`, or as the Basic password (OwnTracks).
     public var token: AccessToken?
+    /// Where refused posts and failures are logged (warnings and errors), and each stored payload (debug).
     public var logger: Logger
     /// Deadlines and connection caps (see `ConnectionLimits`).
     public var limits = ConnectionLimits()
@@ -36,6 +38,7 @@ public struct Receiver: Sendable {
     /// Opens the database the receiver writes into: the SQLite file at `databasePath` unless set (`serve --store`).
     public var openStore: @Sendable () throws -> any ReceiverBackend
 
+    /// A receiver that writes into the SQLite file at `databasePath`, with the default limits, over HTTP only.
     public init(databasePath: String, token: AccessToken?, logger: Logger) {
         self.databasePath = databasePath
         self.token = token
@@ -196,13 +199,16 @@ public struct Receiver: Sendable {
 /// The request context: a larger body limit than Hummingbird's 2 MiB (an Overland backlog of a day, batched by
 /// 200, is far below 16 MiB, but a phone configured with large batches can send more).
 public struct ReceiverContext: RequestContext, RemoteAddressRequestContext {
+    /// Hummingbird's own storage for the request.
     public var coreContext: CoreRequestContextStorage
     /// The client's address (its connection's), for log lines and per-address limits.
     public let remoteAddress: SocketAddress?
+    /// Takes the client's address from the connection.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
     }
+    /// The largest body taken: 16 MiB.
     public var maxUploadSize: Int { 16 << 20 }
 }
 
