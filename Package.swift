@@ -6,7 +6,7 @@ import PackageDescription
 
 /// Module layout follows the data flow: source -> sampler -> store -> (geocoder, formats, uploader, receiver, view) -> CLI.
 /// GPSLogFormats (every file format: the writers, the one GPX reader, the Overland and OwnTracks payloads) sits below
-/// everything that writes or reads files, with only the model and the XML wrapper under it; GPSLogInterchange (the
+/// everything that writes or reads files, with only the model and the XML wrapper under it; GPSLogImportExport (the
 /// importers, convert, the export plumbing) sits above the store. GPSLogSystem (a blocking queue, one reading of HTTP
 /// answers) sits at the bottom beside the model: it depends on nothing.
 /// Each C library is wrapped once: a `C*` system-library target (module map + shim.h) and one Swift module over it.
@@ -80,11 +80,11 @@ let package = Package(
             plugins: ["EmbedResourcesPlugin"]
         ),
         .target(
-            name: "GPSLogSample", dependencies: ["GPSLogModel"],
+            name: "GPSLogBundledRecording", dependencies: ["GPSLogModel"],
             exclude: ["embed.list", "SOURCE.md", "gpsd-COPYING.txt", "bundg_zeus_9.log"],
             plugins: ["EmbedResourcesPlugin"]),
         .target(
-            name: "GPSLogInterchange",
+            name: "GPSLogImportExport",
             dependencies: [
                 "GPSLogModel", "GPSLogSystem", "GPSLogFormats", "GPSLogSources", "GPSLogSampling", "GPSLogPipeline",
                 "GPSLogStore", "GPSLogXML",
@@ -153,7 +153,7 @@ let package = Package(
             name: "GPSLogRecording",
             dependencies: [
                 "GPSLogModel", "GPSLogSystem", "GPSLogSources", "GPSLogSampling", "GPSLogPipeline", "GPSLogStore",
-                "GPSLogSample", "GPSLogGeocoding", "GPSLogUpload",
+                "GPSLogBundledRecording", "GPSLogGeocoding", "GPSLogUpload",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -161,8 +161,8 @@ let package = Package(
         .target(
             name: "GPSLogCommands",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogPipeline", "GPSLogStore", "GPSLogSample",
-                "GPSLogFormats", "GPSLogInterchange",
+                "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogPipeline", "GPSLogStore",
+                "GPSLogBundledRecording", "GPSLogFormats", "GPSLogImportExport",
                 "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver", "GPSLogConfig", "GPSLogView",
                 "GPSLogPostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -198,7 +198,7 @@ let package = Package(
         .target(
             name: "GPSLogFuzzTargets",
             dependencies: [
-                "GPSLogModel", "GPSLogSources", "GPSLogFormats", "GPSLogInterchange", "GPSLogPipeline", "GPSLogStore",
+                "GPSLogModel", "GPSLogSources", "GPSLogFormats", "GPSLogImportExport", "GPSLogPipeline", "GPSLogStore",
                 "GPSLogXML", "GPSLogRecording",
             ],
             path: "Tests/GPSLogFuzzTargets"
@@ -214,8 +214,8 @@ let package = Package(
         .testTarget(
             name: "GPSLogPipelineTests",
             dependencies: [
-                "GPSLogPipeline", "GPSLogSampling", "GPSLogModel", "GPSLogStore", "GPSLogSources", "GPSLogSample",
-                "GPSLogInterchange", "GPSLogTestSupport",
+                "GPSLogPipeline", "GPSLogSampling", "GPSLogModel", "GPSLogStore", "GPSLogSources",
+                "GPSLogBundledRecording", "GPSLogImportExport", "GPSLogTestSupport",
             ]
         ),
         .testTarget(name: "GPSLogConfigTests", dependencies: ["GPSLogConfig", "GPSLogModel"]),
@@ -224,17 +224,18 @@ let package = Package(
             name: "GPSLogStoreTests", dependencies: ["GPSLogStore", "GPSLogModel", "GPSLogSQLite", "GPSLogTestSupport"]),
         .testTarget(name: "GPSLogFormatsTests", dependencies: ["GPSLogFormats", "GPSLogModel", "GPSLogTestSupport"]),
         .testTarget(
-            name: "GPSLogInterchangeTests",
+            name: "GPSLogImportExportTests",
             dependencies: [
-                "GPSLogInterchange", "GPSLogFormats", "GPSLogModel", "GPSLogStore", "GPSLogSample", "GPSLogXML",
+                "GPSLogImportExport", "GPSLogFormats", "GPSLogModel", "GPSLogStore", "GPSLogBundledRecording",
+                "GPSLogXML",
                 "GPSLogSampling", "GPSLogPipeline", "GPSLogTestSupport",
             ]
         ),
         .testTarget(
             name: "GPSLogGeocodingTests",
             dependencies: [
-                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogInterchange", "GPSLogRecording", "GPSLogSample",
-                "GPSLogSQLite", "GPSLogStore",
+                "GPSLogGeocoding", "GPSLogTestSupport", "GPSLogImportExport", "GPSLogRecording",
+                "GPSLogBundledRecording", "GPSLogSQLite", "GPSLogStore",
                 "GPSLogModel",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -253,8 +254,8 @@ let package = Package(
         .testTarget(
             name: "GPSLogRecordingTests",
             dependencies: [
-                "GPSLogRecording", "GPSLogSources", "GPSLogSampling", "GPSLogSample", "GPSLogStore", "GPSLogModel",
-                "GPSLogTestSupport",
+                "GPSLogRecording", "GPSLogSources", "GPSLogSampling", "GPSLogBundledRecording", "GPSLogStore",
+                "GPSLogModel", "GPSLogTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -15,7 +15,7 @@ public struct SessionExport {
     public var onEntry: (() -> Void)?
 
     /// A session to export (within the time range). `kept`: the keys of the track points to write, nil for all (a
-    /// simplified track; GPSLogInterchange computes them with GEOS).
+    /// simplified track; GPSLogImportExport computes them with GEOS).
     public init(
         store: any SessionSource, session: Session, from: Timestamp? = nil, to: Timestamp? = nil,
         keeping kept: Set<Int64>? = nil

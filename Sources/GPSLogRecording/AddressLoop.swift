@@ -14,7 +14,7 @@ actor AddressLoop {
     private let databasePath: String
     private let geocoder: any ReverseGeocoder
     private let options: GeocodeWorker.Options
-    private let recorder: Recorder
+    private let recorder: SessionRecorder
     private let logger: Logger
     private var worker: GeocodeWorker?
     /// The worker's connection, closed when the loop ends (the worker sees only its `AddressStore` side).
@@ -23,7 +23,7 @@ actor AddressLoop {
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
 
     init(
-        databasePath: String, geocoder: any ReverseGeocoder, options: GeocodeWorker.Options, recorder: Recorder,
+        databasePath: String, geocoder: any ReverseGeocoder, options: GeocodeWorker.Options, recorder: SessionRecorder,
         thread: StoreThread,
         logger: Logger
     ) {

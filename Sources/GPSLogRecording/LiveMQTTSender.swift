@@ -49,7 +49,7 @@ actor LiveMQTTSender: LiveSending {
     private let link: MQTTLink
     private let options: MQTTPublisher.Options
     private let interval: Duration?
-    private let recorder: Recorder
+    private let recorder: SessionRecorder
     private let logger: Logger
     private var store: Store?
     var inFlight: Task<SendingStatus, Never>?
@@ -61,7 +61,7 @@ actor LiveMQTTSender: LiveSending {
     /// Sets the connection up (a TLS file that cannot be read fails here, before recording starts).
     init(
         databasePath: String, destination: MQTTDestination, options: MQTTPublisher.Options, interval: Duration?,
-        recorder: Recorder, thread: StoreThread, logger: Logger
+        recorder: SessionRecorder, thread: StoreThread, logger: Logger
     ) throws {
         let broker = destination.displayURL
         link = try MQTTLink(destination: destination) { event in

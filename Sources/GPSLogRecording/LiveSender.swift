@@ -26,7 +26,7 @@ actor LiveSender {
     private var saidNotApplicable: Set<String> = []
     /// The last send ended early at an answer with `set` (applied before the next batch).
     private var settingsArrived = false
-    private let recorder: Recorder
+    private let recorder: SessionRecorder
     private let logger: Logger
     var inFlight: Task<SendingStatus, Never>?
     private var status: SendingStatus
@@ -34,7 +34,7 @@ actor LiveSender {
     init(
         databasePath: String, destination: Destination, options: Uploader.Options, interval: Duration?,
         allowRemoteOff: Bool = false, trip: (batchSize: Int?, loggingMode: LoggingMode?) = (nil, nil),
-        recorder: Recorder, thread: StoreThread, logger: Logger
+        recorder: SessionRecorder, thread: StoreThread, logger: Logger
     ) {
         self.trip = trip
         self.thread = thread

@@ -9,13 +9,13 @@ enum RecordingNotifications {
     /// Starts reporting for `recorder`; nil when not under systemd (no `$NOTIFY_SOCKET`). Cancel the task when the
     /// recording ends: it sends `STOPPING=1` and returns.
     static func start(
-        recorder: Recorder, environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger
+        recorder: SessionRecorder, environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger
     ) -> Task<Void, Never>? {
         guard let notifier = ServiceNotifier(environment: environment, logger: logger) else { return nil }
         return Task { await report(to: notifier, recorder: recorder) }
     }
 
-    static func report(to notifier: ServiceNotifier, recorder: Recorder) async {
+    static func report(to notifier: ServiceNotifier, recorder: SessionRecorder) async {
         let watchdog = notifier.watchdogTimeout
         // > it is recommended that a daemon sends a keep-alive notification message to the service manager every
         // > half of the time returned here. (sd_watchdog_enabled(3))

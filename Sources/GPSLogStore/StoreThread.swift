@@ -11,7 +11,7 @@ import NIOPosix
 /// this one serves no I/O, so blocking it delays nothing but the actor that runs on it.
 ///
 /// ```swift
-/// actor Recorder {
+/// actor SessionRecorder {
 ///     let thread = StoreThread()
 ///     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
 /// }

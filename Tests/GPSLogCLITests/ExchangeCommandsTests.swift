@@ -37,7 +37,8 @@ struct ExchangeCommandsTests {
                 try String(contentsOfFile: dir + "/c.geojson", encoding: .utf8)
                     == (try String(contentsOfFile: dir + "/s.geojson", encoding: .utf8)))
             let nmea = try runGPSLog([
-                "convert", TestPaths.packageRoot + "/Sources/GPSLogSample/bundg_zeus_9.log", "-", "--output-format",
+                "convert", TestPaths.packageRoot + "/Sources/GPSLogBundledRecording/bundg_zeus_9.log", "-",
+                "--output-format",
                 "csv",
             ])
             #expect(nmea.stdout.split(separator: "\r\n").count > 140)

@@ -42,7 +42,7 @@ struct ImportCommandTests {
             let csv = dir + "/walk.csv"
             try "lat;lon;time\n52,1;5,1;2024-05-01T08:00:00Z\n52,2;5,2;2024-05-01T08:00:10Z\n".write(
                 toFile: csv, atomically: true, encoding: .utf8)
-            let nmea = TestPaths.packageRoot + "/Sources/GPSLogSample/bundg_zeus_9.log"
+            let nmea = TestPaths.packageRoot + "/Sources/GPSLogBundledRecording/bundg_zeus_9.log"
             let db = dir + "/never.sqlite"
             let r = try runGPSLog(["import", "--dry-run", "--routes", gpx, csv, nmea], database: db)
             #expect(r.status == 0, "\(r.stderr)")

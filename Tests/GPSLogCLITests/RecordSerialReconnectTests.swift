@@ -13,7 +13,7 @@ struct RecordSerialReconnectTests {
     /// later (the receiver came back after a short outage: far shorter than the exports' 5-minute gap rule, so only
     /// the recorded segment start can break the track there).
     static func sampleHalves() throws -> (before: String, after: String) {
-        let path = TestPaths.packageRoot + "/Sources/GPSLogSample/bundg_zeus_9.log"
+        let path = TestPaths.packageRoot + "/Sources/GPSLogBundledRecording/bundg_zeus_9.log"
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline)
             .filter { $0.hasPrefix("$") }.map(String.init)
         let split = try #require(lines.firstIndex { $0.hasPrefix("$GPRMC,0949") })

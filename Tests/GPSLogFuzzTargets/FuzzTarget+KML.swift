@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import GPSLogFormats
-import GPSLogInterchange
+import GPSLogImportExport
 
 extension FuzzTarget {
     /// A KML file (or a KMZ, when the input starts as a zip does) through `KMLImporter` into a `TrackSpool`, as

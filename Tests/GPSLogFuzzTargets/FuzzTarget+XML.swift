@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import GPSLogFormats
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 import GPSLogStore
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogBundledRecording
 import GPSLogGeocoding
 import GPSLogModel
 import GPSLogRecording
 import GPSLogSQLite
-import GPSLogSample
 import GPSLogTestSupport
 import Testing
 

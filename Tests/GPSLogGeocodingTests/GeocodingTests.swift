@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 import AsyncHTTPClient
 import Foundation
+import GPSLogBundledRecording
 import GPSLogGeocoding
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 import GPSLogSQLite
-import GPSLogSample
 import GPSLogTestSupport
 import Testing
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 import AsyncHTTPClient
 import Foundation
+import GPSLogBundledRecording
 import GPSLogGeocoding
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 import GPSLogRecording
-import GPSLogSample
 import GPSLogSampling
 import GPSLogSources
 import GPSLogTestSupport
@@ -83,7 +83,7 @@ struct RecorderAddressTests {
     ) async throws -> (count: Int, rows: Int64, report: GeocodeReport?) {
         let thread = StoreThread()
         let source = ReplaySource(input: .nmeaText(Sample.nmea, name: "sample"), speed: 0)
-        let recorder = try Recorder(
+        let recorder = try SessionRecorder(
             databasePath: db, naming: .fixed("Now"), mode: nil, policy: SamplingPolicy(), source: source,
             thread: thread, logger: Logger(label: "test"), commitEvery: .seconds(3600), geocoder: geocoder)
         let reader = try Store(path: db)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import GPSLogInterchange
+import GPSLogBundledRecording
+import GPSLogImportExport
 import GPSLogModel
 import GPSLogPipeline
-import GPSLogSample
 import GPSLogSampling
 import GPSLogSources
 import GPSLogStore

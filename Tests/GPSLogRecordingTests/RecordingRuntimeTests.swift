@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogBundledRecording
 import GPSLogModel
-import GPSLogSample
 import GPSLogSampling
 import GPSLogSources
 import GPSLogStore
@@ -18,7 +18,7 @@ struct RecordingRuntimeTests {
         try await withTemporaryDirectory { dir in
             let thread = StoreThread()
             let source = ReplaySource(input: .nmeaText(Sample.nmea, name: "sample"), speed: 0)
-            let recorder = try Recorder(
+            let recorder = try SessionRecorder(
                 databasePath: dir + "/db.sqlite", naming: .fixed("Pinned"), mode: nil, policy: SamplingPolicy(),
                 source: source,
                 thread: thread,

@@ -2,7 +2,7 @@
 import ArgumentParser
 import Foundation
 import GPSLogFormats
-import GPSLogInterchange
+import GPSLogImportExport
 
 extension GPSLog {
     /// Converts a file between formats without touching the user's database.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
-import GPSLogInterchange
+import GPSLogBundledRecording
+import GPSLogImportExport
 import GPSLogModel
-import GPSLogSample
 import GPSLogStore
 
 extension GPSLog {

@@ -2,7 +2,7 @@
 import ArgumentParser
 import Foundation
 import GPSLogFormats
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 
 extension GPSLog {

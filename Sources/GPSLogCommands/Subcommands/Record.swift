@@ -59,7 +59,7 @@ extension GPSLog {
             plan.tripSampling = trips.sampling
             try sending.apply(to: &plan, trips: trips)
             plan.tag = tag
-            let outcome = try await Recording.run(
+            let outcome = try await RecordingRuntime.run(
                 plan, logger: LogSetup.makeStderrLogger(label: "gpslog.record", verbose: verbose))
             print(outcome.summary(monitoring: monitoring.monitoring != nil))
         }

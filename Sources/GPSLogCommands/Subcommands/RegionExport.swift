@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import GPSLogFormats
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogPipeline
 
 extension GPSLog {

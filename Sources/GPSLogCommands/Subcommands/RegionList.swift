@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 import GPSLogPipeline
 

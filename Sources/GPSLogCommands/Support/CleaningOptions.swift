@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 import GPSLogPipeline
 import GPSLogRecording

@@ -8,7 +8,7 @@ struct CommitOptions: ParsableArguments {
         help: ArgumentHelp(
             "Commit entries this often (1s or more): a kill -9 loses at most this much; marks commit at once.",
             discussion: "Longer intervals write less to the disk (an SD card): see the README's Crash safety."))
-    var commitEvery = DurationOption(argument: "\(Int(Recorder.defaultCommitEvery.components.seconds))s")!
+    var commitEvery = DurationOption(argument: "\(Int(SessionRecorder.defaultCommitEvery.components.seconds))s")!
 
     func validate() throws {
         if commitEvery.milliseconds < 1000 {

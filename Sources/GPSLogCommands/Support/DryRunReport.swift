@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 
 /// `import --dry-run`: what each file would import, per session, and nothing written. A file that would be

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import GPSLogInterchange
+import GPSLogImportExport
 
 /// Runs `body` on `file`, or, for `-`, on a private copy of standard input; errors about the copy name "standard
 /// input" instead of its temporary path.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import ArgumentParser
 import Foundation
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 
 /// How `import` and `convert` make sessions of a file's tracks.

@@ -4,7 +4,7 @@ import GPSLogModel
 
 /// Polygon regions in a GeoJSON file (RFC 7946): a FeatureCollection of Polygon and MultiPolygon features, one such
 /// Feature, or a bare Polygon or MultiPolygon. Read as the file has them: names, ids and rings, every position
-/// checked in range. Whether the rings make a valid polygon is GEOS's to say (`PolygonRegions`, GPSLogInterchange).
+/// checked in range. Whether the rings make a valid polygon is GEOS's to say (`PolygonRegions`, GPSLogImportExport).
 public enum GeoJSONPolygons {
     /// Longitude and latitude, degrees (GeoJSON's order).
     public typealias Position = (longitude: Double, latitude: Double)

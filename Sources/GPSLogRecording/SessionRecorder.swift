@@ -14,7 +14,7 @@ import Logging
 /// An actor, so the source loop, the once-a-second flush and the control socket (`mark`, `status`, `stop`) take
 /// turns on the one database connection it owns; it runs on a `StoreThread` of its own, so its commits never block
 /// Swift's cooperative pool.
-public actor Recorder {
+public actor SessionRecorder {
     private var pipeline: SessionPipeline
     /// The database the pipeline ends in (read for the path and the dropped fixes kept so far).
     private let store: Store
@@ -60,7 +60,8 @@ public actor Recorder {
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
         splits: SplitRules? = nil, stays: StayRules? = nil, source: any FixSource, thread: StoreThread,
-        logger: Logger, commitEvery: Duration = Recorder.defaultCommitEvery, geocoder: (any ReverseGeocoder)? = nil,
+        logger: Logger, commitEvery: Duration = SessionRecorder.defaultCommitEvery,
+        geocoder: (any ReverseGeocoder)? = nil,
         geocodeOptions: GeocodeWorker.Options = GeocodeWorker.Options()
     ) throws {
         let store = try Store(path: databasePath)

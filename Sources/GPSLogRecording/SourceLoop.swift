@@ -6,10 +6,10 @@ import GPSLogSources
 import GPSLogStore
 import Logging
 
-/// Runs a recording to its end: consumes the source, commits every second, serves the control socket, shows a
-/// one-line status on a terminal, and stops cleanly on SIGINT, SIGTERM, SIGHUP or `gpslog stop`.
-struct RecordingRun {
-    let recorder: Recorder
+/// The source loop: runs a recording to its end. Consumes the source, commits every second, serves the control
+/// socket, shows a one-line status on a terminal, and stops cleanly on SIGINT, SIGTERM, SIGHUP or `gpslog stop`.
+struct SourceLoop {
+    let recorder: SessionRecorder
     let source: any FixSource
     let socketPath: String
     /// Live sending, which `send-now` drives; nil when off.
@@ -94,7 +94,7 @@ struct RecordingRun {
     }
 }
 
-extension RecordingRun {
+extension SourceLoop {
     /// True when whoever started the recorder set `signo` to be ignored (nohup does so for SIGHUP).
     static func isIgnored(_ signo: Int32) -> Bool {
         let previous = signal(signo, SIG_IGN)
@@ -104,7 +104,8 @@ extension RecordingRun {
 
     /// The answer to one control request.
     static func answer(
-        _ request: ControlRequest, recorder: Recorder, sender: (any LiveSending)?, stopper: Stopper, logger: Logger
+        _ request: ControlRequest, recorder: SessionRecorder, sender: (any LiveSending)?, stopper: Stopper,
+        logger: Logger
     ) async -> ControlResponse {
         switch request {
         case .mark(let label, let poi):

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogBundledRecording
 import GPSLogFormats
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
-import GPSLogSample
 import GPSLogStore
 import GPSLogTestSupport
 import Testing

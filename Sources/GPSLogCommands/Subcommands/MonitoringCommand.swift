@@ -25,7 +25,7 @@ extension GPSLog {
             guard response.ok, let status = response.status else {
                 throw RecordingError.recorder(response.error ?? "the recorder did not answer with its status")
             }
-            print(status.monitoring ?? Recorder.intervalSampling)
+            print(status.monitoring ?? SessionRecorder.intervalSampling)
         }
     }
 }

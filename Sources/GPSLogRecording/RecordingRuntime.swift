@@ -1,106 +1,13 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogBundledRecording
 import GPSLogGeocoding
 import GPSLogModel
-import GPSLogSample
 import GPSLogSampling
 import GPSLogSources
 import GPSLogStore
 import GPSLogUpload
 import Logging
-
-/// Everything `gpslog record` asks for: what to record, from where, and what runs beside it.
-public struct RecordingPlan: Sendable {
-    public var databasePath: String
-    /// A name, or a template filled from each session's first fix.
-    public var naming: SessionNaming
-    public var mode: TripMode?
-    public var policy: SamplingPolicy
-    /// When to start a new session; nil: one session until the end.
-    public var splits: SplitRules?
-    public var source: SourceSpec
-    /// Reverse geocoding while recording; nil: off.
-    public var geocoding: Geocoding?
-    /// Live sending; nil: off.
-    public var sending: Sending?
-    /// How long gpsd may send nothing before the connection is dropped and made again; nil: never.
-    public var watchdog: Duration? = GPSDSource.defaultWatchdog
-    /// How long entries may wait for their commit (`--commit-every`): what a kill -9 can lose.
-    public var commitEvery: Duration = Recorder.defaultCommitEvery
-    /// The automatic pause and visits (`--pause-when-stopped`, `--resume-radius`, `--visits`); nil: neither.
-    public var stays: StayRules?
-    /// Overland's Trip Settings: the sampling a trip (`gpslog trip start`) uses over the main settings.
-    public var tripSampling = TripSampling()
-    /// OwnTracks' tag for every entry from the start (`record --tag`).
-    public var tag: String?
-    /// Live publishing to an MQTT broker, as the OwnTracks apps publish (`record --send mqtt://`); nil: off.
-    public var mqtt: MQTTSending?
-
-    public init(
-        databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
-        splits: SplitRules? = nil, source: SourceSpec, geocoding: Geocoding? = nil, sending: Sending? = nil
-    ) {
-        self.databasePath = databasePath
-        self.naming = naming
-        self.mode = mode
-        self.policy = policy
-        self.splits = splits
-        self.source = source
-        self.geocoding = geocoding
-        self.sending = sending
-    }
-
-    /// The geocoder beside the recording (see `gpslog geocode`).
-    public struct Geocoding: Sendable {
-        public var provider: GeocoderSpec
-        /// Contact for the User-Agent (the public Nominatim requires one).
-        public var contact: String?
-        /// The requested rate; the provider's default when nil.
-        public var rate: GeocodeRate?
-        public init(provider: GeocoderSpec, contact: String?, rate: GeocodeRate?) {
-            self.provider = provider
-            self.contact = contact
-            self.rate = rate
-        }
-    }
-
-    /// Live sending to an Overland or OwnTracks server (the database is the queue; see `gpslog upload`).
-    public struct Sending: Sendable {
-        public var destination: Destination
-        public var options: Uploader.Options
-        /// How often to send; nil: only on `gpslog send-now` and at the end.
-        public var interval: Duration?
-        /// Accept a server's `send_interval: off` and `tracking_mode: off`, which leave a device that never calls
-        /// back (`--allow-remote-off`).
-        public var allowRemoteOff = false
-        /// The `record` options given on the command line (`min-distance`, `send-interval`, ...): they win over
-        /// the settings a server sent in an earlier run.
-        public var explicitOptions: Set<String> = []
-        /// Overland's Trip Settings for sending: the batch size and logging mode while a trip runs; nil: the main.
-        public var tripBatchSize: Int?
-        public var tripLoggingMode: LoggingMode?
-        public init(destination: Destination, options: Uploader.Options, interval: Duration?) {
-            self.destination = destination
-            self.options = options
-            self.interval = interval
-        }
-    }
-}
-
-extension RecordingPlan {
-    /// Live publishing to an MQTT broker (the database is the queue; see `gpslog upload --url mqtt://`).
-    public struct MQTTSending: Sendable {
-        public var destination: MQTTDestination
-        public var options: MQTTPublisher.Options
-        /// How often to look for committed entries; nil: only on `gpslog send-now` and at the end.
-        public var interval: Duration?
-        public init(destination: MQTTDestination, options: MQTTPublisher.Options, interval: Duration?) {
-            self.destination = destination
-            self.options = options
-            self.interval = interval
-        }
-    }
-}
 
 /// How a recording ended.
 public enum RecordingOutcome: Sendable, Equatable {
@@ -111,9 +18,10 @@ public enum RecordingOutcome: Sendable, Equatable {
     case noFix
 }
 
-/// The recording runtime: owns the lock, recovery, the source, the sampler (through the `Recorder`), the geocoder
-/// beside it, live sending and the control socket, from the first fix to the closed session.
-public enum Recording {
+/// The recording runtime: owns the lock, recovery, the source, the sampler (through the `SessionRecorder`), the
+/// geocoder beside it, live sending and the control socket, from the first fix to the closed session; the
+/// `SourceLoop` runs the source to its end.
+public enum RecordingRuntime {
     /// Records until the source ends, SIGINT/SIGTERM, or `gpslog stop`.
     /// - Throws: `RecordingError` (already recording, a socket or a write that failed), `SourceError`, `StoreError`.
     public static func run(_ plan: RecordingPlan, logger: Logger) async throws -> RecordingOutcome {
@@ -147,7 +55,7 @@ public enum Recording {
             return (made.geocoder, options)
         }
         // The recorder gives its rows what needs no request (cached answers, an offline provider) in its own commit.
-        let recorder = try Recorder(
+        let recorder = try SessionRecorder(
             databasePath: path, naming: plan.naming, mode: plan.mode, policy: plan.policy, splits: plan.splits,
             stays: plan.stays, source: source, thread: threads.recorder, logger: logger, commitEvery: plan.commitEvery,
             geocoder: geocoding?.geocoder, geocodeOptions: geocoding?.options ?? GeocodeWorker.Options())
@@ -181,7 +89,7 @@ public enum Recording {
             }
         let sendLoop = sender?.start()
 
-        let session = try await RecordingRun(
+        let session = try await SourceLoop(
             recorder: recorder, source: source, socketPath: ControlSocket.path(forDatabase: path), sender: sender,
             logger: logger
         ).run()

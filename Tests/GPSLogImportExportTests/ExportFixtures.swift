@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogBundledRecording
 import GPSLogFormats
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 import GPSLogPipeline
-import GPSLogSample
 import GPSLogStore
 import GPSLogTestSupport
 

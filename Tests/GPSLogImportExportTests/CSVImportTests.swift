@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogFormats
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 import GPSLogStore
 import GPSLogTestSupport
