@@ -7,6 +7,7 @@ import NIOPosix
 
 /// Serves `mark`, `status` and `stop` on a Unix socket (mode 0600): one JSON request line, one JSON answer line.
 public final class ControlServer: Sendable {
+    /// The socket file's path, as given to `start`.
     public let path: String
     private let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     /// Accepts connections and serves each; it ends when the listening channel is closed and every connection

@@ -10,6 +10,7 @@ public enum ControlSocket {
     /// Unix socket paths are limited to 107 bytes.
     static let maxPathLength = 107
 
+    /// The socket's path for the database at `db`, as above (`/tmp/gpslog-UID/<hash>.sock` when both are too long).
     public static func path(forDatabase db: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         -> String
     {
@@ -62,6 +63,7 @@ public enum ControlRequest: Sendable, Equatable, Codable {
 
     private enum Keys: String, CodingKey { case command, label, mode, name, poi, tag }
 
+    /// Reads `command` and the fields it takes; an unknown command is an error that lists the known ones.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         let command = try c.decode(String.self, forKey: .command)
@@ -87,6 +89,7 @@ public enum ControlRequest: Sendable, Equatable, Codable {
         }
     }
 
+    /// Writes `command` and the fields that are set, as `init(from:)` reads them (`poi` only when true).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         switch self {
@@ -143,11 +146,16 @@ extension ControlRequest {
 
 /// The answer: one JSON object per line.
 public struct ControlResponse: Codable, Sendable {
+    /// Whether the request was done; false: `error` says why.
     public var ok: Bool
+    /// Why the request was refused or failed, for people; nil when `ok`.
     public var error: String?
+    /// The mark made, in the answer to `mark`.
     public var mark: MarkInfo?
+    /// The recorder's status after the request, in the answers to the other commands.
     public var status: RecorderStatus?
 
+    /// Creates an answer from its parts.
     public init(ok: Bool, error: String? = nil, mark: MarkInfo? = nil, status: RecorderStatus? = nil) {
         self.ok = ok
         self.error = error
@@ -158,15 +166,24 @@ public struct ControlResponse: Codable, Sendable {
 
 /// A mark as `gpslog mark` prints it.
 public struct MarkInfo: Codable, Sendable, Equatable {
+    /// The marked entry's id, a UUID string.
     public var entryID: String
+    /// The id of the session the mark is in, a lower-case UUID.
     public var sessionID: String
+    /// When the marked fix was taken, ISO 8601 in UTC.
     public var time: String
+    /// Degrees north, WGS 84.
     public var latitude: Double
+    /// Degrees east, WGS 84.
     public var longitude: Double
+    /// Metres above mean sea level; nil when the fix had none.
     public var altitude: Double?
+    /// Estimated horizontal error in metres; nil when the receiver did not say.
     public var horizontalAccuracy: Double?
+    /// The mark's label; nil: none.
     public var label: String?
 
+    /// Creates a mark from its parts.
     public init(
         entryID: String, sessionID: String, time: String, latitude: Double, longitude: Double,
         altitude: Double? = nil, horizontalAccuracy: Double? = nil, label: String?
@@ -184,24 +201,41 @@ public struct MarkInfo: Codable, Sendable, Equatable {
 
 /// What Overland's tracker screen shows, for `gpslog status`.
 public struct RecorderStatus: Codable, Sendable, Equatable {
+    /// The current session's id, a lower-case UUID; nil before its first fix.
     public var sessionID: String?
+    /// The current session's name; before its first fix, what it will be named after.
     public var sessionName: String
+    /// The source, as it names itself: `gpsd://HOST:PORT`, `nmea:PATH`, `replay:PATH?speed=N`.
     public var source: String
+    /// The recorder's process id.
     public var pid: Int32
     /// Seconds since the last fix arrived (wall clock), nil before the first.
     public var lastFixAgeSeconds: Double?
+    /// When the last fix was taken (its own time, ISO 8601 in UTC); nil before the first.
     public var lastFixTime: String?
+    /// The last fix's degrees north, WGS 84; nil before the first.
     public var latitude: Double?
+    /// The last fix's degrees east, WGS 84; nil before the first.
     public var longitude: Double?
+    /// The last fix's metres above mean sea level; nil when it had none.
     public var altitude: Double?
+    /// The last fix's estimated horizontal error in metres; nil when the receiver did not say.
     public var horizontalAccuracy: Double?
+    /// The last fix's speed over ground in metres per second; nil when it had none.
     public var speed: Double?
+    /// Rows of the current session, committed or waiting for their commit.
     public var entries: Int
+    /// Marks stored in the current session.
     public var marks: Int
+    /// Fixes the source delivered in this run, before sampling.
     public var fixesReceived: Int
+    /// Sentences or messages the source could not use (bad checksums, garbage, malformed JSON).
     public var badSentences: Int
+    /// Seconds from the current session's start to its newest stored row; nil before its first fix.
     public var durationSeconds: Double?
+    /// Length of the current session's track in metres, to a tenth.
     public var distanceMeters: Double
+    /// Whether the source is connected to its receiver (a gpsd socket, an open device).
     public var connected: Bool
     /// The reverse geocoder running inside the recording, when there is one.
     public var addresses: GeocodeReport?

@@ -239,6 +239,7 @@ public struct SendingStatus: Codable, Sendable, Equatable {
     /// MQTT: connected to the broker now; nil over HTTP, which connects per batch.
     public var connected: Bool?
 
+    /// A status for `destination` (shown without credentials) from its counts; the rest starts at zero or nil.
     public init(
         destination: String, queued: Int = 0, sent: Int = 0, lastSentAt: String? = nil, lastError: String? = nil
     ) {

@@ -24,6 +24,7 @@ public enum RecordingError: LocalizedError, Equatable {
     /// The database refused a write (disk full, read-only): the recording stopped; what was committed is kept.
     case cannotWrite(database: String, reason: String, committed: Int)
 
+    /// What went wrong, naming the database or file where there is one, and what to do, for people.
     public var errorDescription: String? {
         switch self {
         case .alreadyRecording(let database, let pid):

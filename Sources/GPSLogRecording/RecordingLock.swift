@@ -9,6 +9,7 @@ import GPSLogSystem
 /// real path (`realPath(of:)`), so a symlink or another spelling of the path finds the same lock.
 public final class RecordingLock {
     private let fd: Int32
+    /// The lock file's path: `<database>.lock` beside the database's real path.
     public let path: String
 
     /// The lock file of a database, beside its real path.

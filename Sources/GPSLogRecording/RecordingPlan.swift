@@ -7,13 +7,17 @@ import GPSLogUpload
 
 /// Everything `gpslog record` asks for: what to record, from where, and what runs beside it.
 public struct RecordingPlan: Sendable {
+    /// The SQLite file to record into (`--db`).
     public var databasePath: String
     /// A name, or a template filled from each session's first fix.
     public var naming: SessionNaming
+    /// The trip mode of the recording's sessions (`--mode`); nil: none.
     public var mode: TripMode?
+    /// What the sampler keeps (`--interval`, `--min-distance`, ..., the monitoring mode).
     public var policy: SamplingPolicy
     /// When to start a new session; nil: one session until the end.
     public var splits: SplitRules?
+    /// Where the fixes come from (`--source`).
     public var source: SourceSpec
     /// Reverse geocoding while recording; nil: off.
     public var geocoding: Geocoding?
@@ -32,6 +36,7 @@ public struct RecordingPlan: Sendable {
     /// Live publishing to an MQTT broker, as the OwnTracks apps publish (`record --send mqtt://`); nil: off.
     public var mqtt: MQTTSending?
 
+    /// Creates a plan from its parts; the settings not taken here start at their defaults (nil: off).
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
         splits: SplitRules? = nil, source: SourceSpec, geocoding: Geocoding? = nil, sending: Sending? = nil
@@ -48,11 +53,13 @@ public struct RecordingPlan: Sendable {
 
     /// The geocoder beside the recording (see `gpslog geocode`).
     public struct Geocoding: Sendable {
+        /// The provider (`--provider`), offline or over the network.
         public var provider: GeocoderSpec
         /// Contact for the User-Agent (the public Nominatim requires one).
         public var contact: String?
         /// The requested rate; the provider's default when nil.
         public var rate: GeocodeRate?
+        /// Creates the geocoding settings from their parts.
         public init(provider: GeocoderSpec, contact: String?, rate: GeocodeRate?) {
             self.provider = provider
             self.contact = contact
@@ -62,7 +69,9 @@ public struct RecordingPlan: Sendable {
 
     /// Live sending to an Overland or OwnTracks server (the database is the queue; see `gpslog upload`).
     public struct Sending: Sendable {
+        /// The server's endpoint (`--send URL`), Overland's or OwnTracks'.
         public var destination: Destination
+        /// Batching, retries and timeouts, as `gpslog upload` takes them.
         public var options: Uploader.Options
         /// How often to send; nil: only on `gpslog send-now` and at the end.
         public var interval: Duration?
@@ -74,7 +83,9 @@ public struct RecordingPlan: Sendable {
         public var explicitOptions: Set<String> = []
         /// Overland's Trip Settings for sending: the batch size and logging mode while a trip runs; nil: the main.
         public var tripBatchSize: Int?
+        /// The logging mode while a trip runs (`--trip-logging-mode`); nil: the main one.
         public var tripLoggingMode: LoggingMode?
+        /// Creates the sending settings; the others start off (no remote off, no trip settings).
         public init(destination: Destination, options: Uploader.Options, interval: Duration?) {
             self.destination = destination
             self.options = options
@@ -86,10 +97,13 @@ public struct RecordingPlan: Sendable {
 extension RecordingPlan {
     /// Live publishing to an MQTT broker (the database is the queue; see `gpslog upload --url mqtt://`).
     public struct MQTTSending: Sendable {
+        /// The broker, OwnTracks' topic and the credentials (`--send mqtt://`).
         public var destination: MQTTDestination
+        /// How much goes at once and how fast.
         public var options: MQTTPublisher.Options
         /// How often to look for committed entries; nil: only on `gpslog send-now` and at the end.
         public var interval: Duration?
+        /// Creates the publishing settings from their parts.
         public init(destination: MQTTDestination, options: MQTTPublisher.Options, interval: Duration?) {
             self.destination = destination
             self.options = options

@@ -19,6 +19,7 @@ public struct SamplingStatus: Codable, Sendable, Equatable {
     /// `--visits`.
     public var visits: Bool
 
+    /// The rules of `policy`, with the pause and visits of `stays` (nil: neither on), in seconds and metres.
     public init(_ policy: SamplingPolicy, stays: StayRules?) {
         intervalSeconds = Double(policy.intervalMilliseconds) / 1000
         minDistance = policy.minDistance

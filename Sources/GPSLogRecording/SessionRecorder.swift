@@ -81,6 +81,7 @@ public actor SessionRecorder {
         self.commitEvery = commitEvery
     }
 
+    /// The recorder's own `StoreThread`, where all its work runs.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.executor }
 
     /// True when called on the recorder's own thread (what tests check).
