@@ -17,6 +17,7 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
     private let batchSize: Int
     private let depth: Int
 
+    /// Wraps `base` (the user's store, a convert's spool): `batchSize` rows a batch, at most `depth` read ahead.
     public init(_ base: any SessionSource, batchSize: Int = 1024, depth: Int = 4) {
         self.base = base
         self.batchSize = batchSize
@@ -30,10 +31,13 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
         try base.forEachMark(of: sessionID, from: from, to: to, body)
     }
 
+    /// The wrapped source's, read on the caller's thread.
     public func visits(of sessionID: String) throws -> [Visit] { try base.visits(of: sessionID) }
 
+    /// The wrapped source's, read on the caller's thread.
     public func transitions(of sessionID: String) throws -> [Transition] { try base.transitions(of: sessionID) }
 
+    /// The rows read on a second thread, handed to `body` on the caller's; a failure on either side ends both.
     public func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
     ) throws {

@@ -26,6 +26,7 @@ public struct Conversion {
     /// How a GPX, GeoJSON or CSV file's tracks make sessions (`--merge`, `--routes`), and where notes go.
     public var options = TrackImportOptions()
 
+    /// Converts `input` to `output` in `outputFormat`; the other settings start at their defaults (nil: none).
     public init(input: String, output: String, to outputFormat: ExportFormat) {
         self.input = input
         self.output = output

@@ -52,6 +52,7 @@ public final class GeoJSONStream: SessionSink {
         try document.begin()
     }
 
+    /// Checks the session as the store would (a free UUID, lower-cased; a name) and holds it until it is finished.
     public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?, trip: Bool) throws
         -> Session
     {
@@ -62,8 +63,11 @@ public final class GeoJSONStream: SessionSink {
         return session
     }
 
+    /// Whether this stream made a session with this id.
     public func hasSession(id: String) throws -> Bool { taken[id] != nil }
 
+    /// Adds the rows to the session's track, or to its marks, set aside until the track is written (heading changes
+    /// are left out); throws `NeedsSorting` at a row out of time order. Returns no keys.
     @discardableResult
     public func appendEntries(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
         guard var p = pending.removeValue(forKey: sessionID) else {
@@ -101,6 +105,7 @@ public final class GeoJSONStream: SessionSink {
         if p.markCount > 0 { try document.addFeatures(p.marks) }
     }
 
+    /// Renames a session not written yet; any other id is ignored.
     public func renameSession(id: String, to name: String) throws { pending[id]?.session.name = name }
 
     /// A region transition (gpslog's GPX export) comes after its session was written: the store places it (the

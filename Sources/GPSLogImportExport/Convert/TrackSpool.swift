@@ -7,9 +7,10 @@ import GPSLogStore
 import GPSLogSystem
 
 /// A convert's scratch store: entries go to private temporary files in a compact binary layout (the track to one,
-/// the marks to another) and are read back in sequence, merged in time order. `gpslog convert` goes through it instead of a temporary SQLite
-/// database because a B-tree insert and a 30-column read per point cost ten times what the whole conversion does
-/// otherwise (profiled: SQLite was 45 % of a GPX -> GeoJSON convert); memory stays flat whatever the file size.
+/// the marks to another) and are read back in sequence, merged in time order. `gpslog convert` goes through it
+/// instead of a temporary SQLite database because a B-tree insert and a 30-column read per point cost ten times what
+/// the whole conversion does otherwise (profiled: SQLite was 45 % of a GPX -> GeoJSON convert); memory stays flat
+/// whatever the file size.
 ///
 /// Sessions are read back in insertion order, which is time order when the file is. A session whose track or marks
 /// are not in time order sets `needsSorting`; the caller then converts through a temporary `Store`, which sorts.
@@ -29,7 +30,7 @@ public final class TrackSpool: SessionSink, SessionSource {
     private var nextKey: Int64 = 1
     /// Called with the number of entries of each appended batch (progress bars).
     public var onAppend: ((Int) -> Void)?
-    /// True when some session's track is out of time order.
+    /// True when some session's track or marks are out of time order.
     public private(set) var needsSorting = false
 
     /// Creates the scratch files in `folder` (mode 0600, unlinked at once: see `SpoolFile`).
@@ -40,6 +41,7 @@ public final class TrackSpool: SessionSink, SessionSource {
 
     // MARK: - SessionSink
 
+    /// Checks the session as the store would (a free UUID, lower-cased; a name) and keeps it in memory.
     public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?, trip: Bool) throws
         -> Session
     {
@@ -50,8 +52,11 @@ public final class TrackSpool: SessionSink, SessionSource {
         return session
     }
 
+    /// Whether this spool made a session with this id.
     public func hasSession(id: String) throws -> Bool { indexByID[id] != nil }
 
+    /// Checks each position as the store does and writes the row to the track file, or a mark to the marks file;
+    /// returns their keys, numbered 1, 2, ... across the spool.
     @discardableResult
     public func appendEntries(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
         guard let i = indexByID[sessionID] else { throw StoreError.invalidSession(reason: "no session \(sessionID)") }
@@ -83,11 +88,13 @@ public final class TrackSpool: SessionSink, SessionSource {
         }
     }
 
+    /// Sets the session's end; an unknown id is ignored.
     public func finishSession(id: String, end: Timestamp) throws {
         guard let i = indexByID[id] else { return }
         sessions[i].session.end = end
     }
 
+    /// Renames the session (trimmed, cut to the length limit); an unknown id is ignored.
     public func renameSession(id: String, to name: String) throws {
         guard let i = indexByID[id] else { return }
         sessions[i].session.name = name.trimmedWhitespace.truncated(to: TextLimit.sessionName)
@@ -121,12 +128,14 @@ public final class TrackSpool: SessionSink, SessionSource {
     private var transitionsByID: [String: [Transition]] = [:]
     private var visitsByID: [String: [Visit]] = [:]
 
+    /// Keeps the transition in memory for `transitions(of:)`; returns 0, not a key.
     @discardableResult
     public func addTransition(_ transition: Transition, to sessionID: String) throws -> Int64 {
         transitionsByID[sessionID, default: []].append(transition)
         return 0
     }
 
+    /// Keeps the visit in memory for `visits(of:)`; returns 0, not a key.
     @discardableResult
     public func addVisit(_ visit: Visit, to sessionID: String) throws -> Int64 {
         visitsByID[sessionID, default: []].append(visit)

@@ -11,8 +11,10 @@ import GPSLogStore
 /// files with a latitude, a longitude and a time column in common spellings, `,` or `;` (with decimal commas) or
 /// tabs. Streamed row by row in one transaction; a file without those columns is refused naming the column.
 public struct CSVImporter: TrackFileImporter {
+    /// Names and `merge`.
     public var options = TrackImportOptions()
 
+    /// An importer with `options` (by default: names from the file, no merge).
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (a convert's spool, a dry run).

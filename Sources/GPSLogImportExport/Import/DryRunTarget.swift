@@ -5,14 +5,19 @@ import GPSLogStore
 
 /// A session an import would make (`import --dry-run`).
 public struct PlannedSession: Sendable, Equatable {
+    /// The session's name, as the import would store it (trimmed, cut to the length limit).
     public var name: String
-    /// Track points, marks and heading changes.
+    /// Track points: entries that are neither marks nor heading changes.
     public var points: Int
+    /// Marked entries (waypoints, placemarks).
     public var marks: Int
+    /// Heading-change entries.
     public var headings: Int
     /// Places stayed at (Google's place visits).
     public var visits = 0
+    /// When the session would start.
     public var start: Timestamp
+    /// When the session would end; nil until the import finishes it.
     public var end: Timestamp?
 }
 

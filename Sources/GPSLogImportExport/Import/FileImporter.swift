@@ -10,7 +10,9 @@ public struct FileImporter {
     /// Names, `--merge`, `--routes`, and where notes about a file go (GPX, GeoJSON, CSV, KML, TCX and OwnTracks; the
     /// other formats take the name only).
     public var options = TrackImportOptions()
+    /// The importer of NMEA logs: its sampling policy, and the date for logs that carry none.
     public var nmea = NMEAImporter()
+    /// The trip mode given to an NMEA log's session (`import --mode`); the other formats ignore it.
     public var mode: TripMode?
     /// The zone GPS Log's local times were written in.
     public var timeZone: TimeZone = .current
@@ -21,6 +23,7 @@ public struct FileImporter {
         set { options.name = newValue }
     }
 
+    /// An importer with the defaults above.
     public init() {}
 
     /// Imports `path`, one transaction for the file; returns the sessions made.

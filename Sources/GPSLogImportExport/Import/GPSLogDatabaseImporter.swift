@@ -18,8 +18,10 @@ public struct GPSLogDatabaseImporter {
     /// Session name for every session (default: GPS Log's own names).
     public var name: String?
 
+    /// An importer that reads times in the machine's zone and keeps GPS Log's names.
     public init() {}
 
+    /// Imports the database at `path` in one transaction; returns the sessions made (at least one).
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
         let source: GPSLogAppDatabase
         do {

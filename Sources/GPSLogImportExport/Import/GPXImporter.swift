@@ -23,8 +23,10 @@ public struct GPXImporter: TrackFileImporter {
         set { options.name = newValue }
     }
 
+    /// An importer with the default options: names from the file, no merge, routes skipped.
     public init() {}
 
+    /// An importer with `options`.
     public init(options: TrackImportOptions) { self.options = options }
 
     /// Imports into any target (a convert's spool).

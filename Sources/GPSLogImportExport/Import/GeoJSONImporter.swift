@@ -12,8 +12,10 @@ import GPSLogStore
 /// `name` as the label, `address` or `desc` as the address). gpslog's visits and transitions are stored as the
 /// session's (`SessionRecords`). One transaction per file; memory stays flat (see `GeoJSONReader`, `PointSessions`).
 public struct GeoJSONImporter: TrackFileImporter {
+    /// Names, `merge`, and where notes go.
     public var options = TrackImportOptions()
 
+    /// An importer with `options` (by default: names from the file, no merge).
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (a convert's spool, a dry run).

@@ -11,8 +11,10 @@ import GPSLogStore
 /// of its points and visits' arrivals, named "NAME YYYY-MM-DD". One transaction per file; memory stays flat: of each
 /// session only its row and id generator are kept, and only the one being written holds a batch.
 public struct GoogleLocationImporter: TrackFileImporter {
+    /// The name, `splitByDay`, and where notes go.
     public var options = TrackImportOptions()
 
+    /// An importer with `options` (by default: one session per file, named after it).
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (the user's store through a pipeline, a dry run, a convert's store).

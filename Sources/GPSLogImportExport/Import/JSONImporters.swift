@@ -10,9 +10,12 @@ import GPSLogStore
 /// `properties.action`, a `type: trip`) are not locations: visits are stored as the session's visits, the others
 /// skipped; CoreLocation's -1 means unknown; `trip` gives the mode and start.
 public struct OverlandImporter {
+    /// Session name (default: the file name's stem).
     public var name: String?
+    /// An importer that names the session after the file.
     public init() {}
 
+    /// Imports the batch at `path` in one transaction; returns its one session.
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ImportError.unreadable(file: path, reason: "no such readable file")
@@ -108,11 +111,14 @@ public struct OverlandImporter {
 /// become the session's transitions, their region's centre and radius taken from the file's waypoints (by rid, else
 /// by the waypoint's `tst`, the transition's `wtst`); other `_type`s (card, lwt, cmd...) are counted in a note.
 public struct OwnTracksImporter {
+    /// Session name (default: the file name's stem).
     public var name: String?
     /// Told what the user should know about the file (transitions kept, messages skipped): one line each.
     public var notes: (String) -> Void = { _ in }
+    /// An importer that names sessions after the file and drops its notes.
     public init() {}
 
+    /// Imports `path` in one transaction; returns its one session.
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ImportError.unreadable(file: path, reason: "no such readable file")

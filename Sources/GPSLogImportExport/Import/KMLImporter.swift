@@ -9,12 +9,14 @@ import GPSLogStore
 /// each folder's run of timed Point placemarks, becomes a session (named as `SessionSequence` says; all in one with
 /// `merge`); Point placemarks that are not a track's become marks of the session before them, or of the next (with
 /// an `ExtendedData` `event`, enter or leave, gpslog's transitions: the transitions of the session they fall in).
-/// GPSBabel's routes are imported only with `routes`, as GPX's. Points without a time are dated as GPX's are (the time before
-/// them, or after them at a track's start, else the file's modification time), and counted in a note. One
-/// transaction per file; memory stays flat (`PointSessions`, `KMLPointQueue`).
+/// GPSBabel's routes are imported only with `routes`, as GPX's. Points without a time are dated as GPX's are (the
+/// time before them, or after them at a track's start, else the file's modification time), and counted in a note.
+/// One transaction per file; memory stays flat (`PointSessions`, `KMLPointQueue`).
 public struct KMLImporter: TrackFileImporter {
+    /// Names, `merge`, `routes`, and where notes go.
     public var options = TrackImportOptions()
 
+    /// An importer with `options` (by default: names from the file, no merge, routes skipped).
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (a convert's spool, a dry run).

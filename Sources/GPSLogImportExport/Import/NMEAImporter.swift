@@ -8,12 +8,16 @@ import GPSLogStore
 
 /// What an import produced.
 public struct ImportResult: Sendable {
+    /// The session made, as stored.
     public var session: Session
+    /// Rows stored in it: track points, marks and heading changes.
     public var entries: Int
+    /// What the NMEA decoder counted (lines, sentences, bad checksums); nil for the other formats.
     public var statistics: NMEAStatistics?
     /// Track points left out because the point before them had the same time (see `EntryWriter.add`).
     public var repeats = 0
 
+    /// Creates a result from its parts.
     public init(session: Session, entries: Int, statistics: NMEAStatistics?, repeats: Int = 0) {
         self.session = session
         self.entries = entries
@@ -33,6 +37,7 @@ public struct NMEAImporter {
     /// Entries per insert batch inside the transaction.
     public var batchSize = 2000
 
+    /// An importer with the defaults above.
     public init() {}
 
     /// Imports a file (or `-` for standard input).

@@ -24,6 +24,7 @@ public final class PipelinedSink: SessionSink, @unchecked Sendable {
     /// Signalled when the writer thread has returned.
     private var exited: DispatchSemaphore?
 
+    /// Wraps `base` (the user's store, a convert's spool or stream); at most `depth` batches wait for the writer.
     public init(_ base: any SessionSink, depth: Int = 4) {
         self.base = base
         self.depth = depth
@@ -59,6 +60,8 @@ public final class PipelinedSink: SessionSink, @unchecked Sendable {
         exited = nil
     }
 
+    /// Queues the batch for the writer thread (waiting while `depth` batches do); returns no keys, as they are not
+    /// known yet.
     @discardableResult
     public func appendEntries(_ entries: [Entry], to sessionID: String) throws -> [Int64] {
         try queue.put((entries, sessionID))
@@ -72,31 +75,39 @@ public final class PipelinedSink: SessionSink, @unchecked Sendable {
         return try call()
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?, trip: Bool) throws
         -> Session
     {
         try afterDrain { try base.createSession(name: name, start: start, mode: mode, id: id, trip: trip) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func hasSession(id: String) throws -> Bool { try afterDrain { try base.hasSession(id: id) } }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func finishSession(id: String, end: Timestamp) throws {
         try afterDrain { try base.finishSession(id: id, end: end) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func renameSession(id: String, to name: String) throws {
         try afterDrain { try base.renameSession(id: id, to: name) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func setSessionStart(id: String, start: Timestamp) throws {
         try afterDrain { try base.setSessionStart(id: id, start: start) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func writeJoiningTransaction<T>(_ body: () throws -> T) throws -> T {
         try afterDrain { try base.writeJoiningTransaction(body) }
     }
 
+    /// The wrapped target's answer.
     public var keepsTrackPointIDs: Bool { base.keepsTrackPointIDs }
+    /// The wrapped target's answer.
     public var keepsFileEntryIDs: Bool { base.keepsFileEntryIDs }
 
     /// Waits for the batches on their way (they may hold the id), so a file that keeps its ids (gpslog's CSV) is
@@ -107,35 +118,44 @@ public final class PipelinedSink: SessionSink, @unchecked Sendable {
         try afterDrain { try base.takenEntryIDs(ids) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func setInstanceCount(entryKey: Int64, to count: Int) throws {
         try afterDrain { try base.setInstanceCount(entryKey: entryKey, to: count) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     @discardableResult
     public func addVisit(_ visit: Visit, to sessionID: String) throws -> Int64 {
         try afterDrain { try base.addVisit(visit, to: sessionID) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func setDeparture(of visit: Visit) throws { try afterDrain { try base.setDeparture(of: visit) } }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     @discardableResult
     public func addTrackingEvent(_ event: TrackingEvent, to sessionID: String) throws -> Int64 {
         try afterDrain { try base.addTrackingEvent(event, to: sessionID) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     @discardableResult
     public func addTransition(_ transition: Transition, to sessionID: String) throws -> Int64 {
         try afterDrain { try base.addTransition(transition, to: sessionID) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func setDroppedFixes(_ dropped: DroppedFixes, of sessionID: String) throws {
         try afterDrain { try base.setDroppedFixes(dropped, of: sessionID) }
     }
 
+    /// Waits for the queued batches, then passes it to the wrapped target.
     public func setStoppedAutomatically(_ automatically: Bool, of sessionID: String) throws {
         try afterDrain { try base.setStoppedAutomatically(automatically, of: sessionID) }
     }
 
+    /// The wrapped target's transaction, with the writer thread running through it; every batch is stored before
+    /// it commits.
     public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {
         try base.importTransaction(expectedBytes: expectedBytes) {
             startWriter()

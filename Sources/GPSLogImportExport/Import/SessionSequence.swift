@@ -21,6 +21,7 @@ public struct TrackImportOptions {
     /// "NAME YYYY-MM-DD"; nil: one session per file.
     public var splitByDay: TimeZone?
 
+    /// Creates options from their parts; notes are dropped until `notes` is set.
     public init(name: String? = nil, merge: Bool = false, routes: Bool = false) {
         self.name = name
         self.merge = merge

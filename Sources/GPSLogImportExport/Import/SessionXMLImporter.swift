@@ -9,10 +9,13 @@ import GPSLogXML
 /// Imports gpslog's own XML session export, streaming: every column comes back, and session and entry ids are
 /// kept when the database does not have them yet (so export, import, export gives the same bytes).
 public struct SessionXMLImporter {
+    /// Session name for every session (default: each session's `Name` in the file, else the file name's stem).
     public var name: String?
 
+    /// An importer that keeps the file's names.
     public init() {}
 
+    /// Imports `path` in one transaction; returns the sessions made, in file order.
     public func importFile(_ path: String, into store: Store) throws -> [ImportResult] {
         try FileImport.run(path, store: store) { try parse(path, store: store) }
     }

@@ -10,8 +10,10 @@ import GPSLogStore
 /// there are several; all in one with `merge`), each `Track` in it a segment, its `Sport` the trip mode; a course's
 /// `CoursePoint`s become its marks. One transaction per file; memory stays flat (`PointSessions`).
 public struct TCXImporter: TrackFileImporter {
+    /// Names, `merge`, and where notes go.
     public var options = TrackImportOptions()
 
+    /// An importer with `options` (by default: names from the file, no merge).
     public init(options: TrackImportOptions = TrackImportOptions()) { self.options = options }
 
     /// Imports into any target (a convert's spool, a dry run).

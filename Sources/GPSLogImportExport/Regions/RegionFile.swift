@@ -10,8 +10,11 @@ import GPSLogPipeline
 public enum RegionFile {
     /// The regions, and what was skipped: waypoints without a radius, features that are not polygons.
     public struct Contents {
+        /// What the file was: OwnTracks' waypoints export or GeoJSON.
         public var kind: RegionFileKind
+        /// The regions read from the file.
         public var regions: [Region]
+        /// Waypoints without a radius, or features that are not polygons, left out.
         public var skipped: Int
     }
 
