@@ -42,7 +42,7 @@ public final class ControlServer: Sendable {
                     }
                 }
         } catch {
-            throw RecordingError.socket(path: path, reason: "\(error)")
+            throw RecordingError.socket(path: path, reason: describeForPeople(error))
         }
         let serving = Task {
             do {
@@ -54,7 +54,7 @@ public final class ControlServer: Sendable {
                     }
                 }
             } catch {
-                logger.debug("control socket closed: \(error)")
+                logger.debug("control socket closed: \(describeForPeople(error))")
             }
         }
         return ControlServer(path: path, channel: channel, serving: serving)
@@ -84,7 +84,7 @@ public final class ControlServer: Sendable {
                 }
             }
         } catch {
-            logger.debug("control connection failed: \(error)")
+            logger.debug("control connection failed: \(describeForPeople(error))")
         }
     }
 
