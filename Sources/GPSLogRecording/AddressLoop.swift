@@ -3,6 +3,7 @@ import Foundation
 import GPSLogGeocoding
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 import Logging
 
 /// The geocoder beside a recording with a network provider: every few commits it asks for the addresses the recorder
@@ -69,7 +70,7 @@ actor AddressLoop {
                     try? await Task.sleep(for: .milliseconds(wait))
                 }
             } catch {
-                logger.warning("geocoding failed: \(error.localizedDescription); will retry")
+                logger.warning("geocoding failed: \(describeForPeople(error)); will retry")
             }
         }
     }

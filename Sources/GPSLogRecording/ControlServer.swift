@@ -43,7 +43,7 @@ public final class ControlServer: Sendable {
                     }
                 }
         } catch {
-            throw RecordingError.socket(path: path, reason: "\(error)")
+            throw RecordingError.socket(path: path, reason: describeForPeople(error))
         }
         let serving = Task {
             do {
@@ -55,7 +55,7 @@ public final class ControlServer: Sendable {
                     }
                 }
             } catch {
-                logger.debug("control socket closed: \(error)")
+                logger.debug("control socket closed: \(describeForPeople(error))")
             }
         }
         return ControlServer(path: path, channel: channel, serving: serving)
@@ -85,7 +85,7 @@ public final class ControlServer: Sendable {
                 }
             }
         } catch {
-            logger.debug("control connection failed: \(error)")
+            logger.debug("control connection failed: \(describeForPeople(error))")
         }
     }
 

@@ -96,7 +96,7 @@ actor LiveMQTTSender: LiveSending {
             if store == nil { store = try Store(path: databasePath) }
             publisher = MQTTPublisher(store: store!, link: link, options: options)
         } catch {
-            status.lastError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            status.lastError = describeForPeople(error)
             return status
         }
         do {
@@ -124,7 +124,7 @@ actor LiveMQTTSender: LiveSending {
                     "published \(report.sent) locations and \(report.records) transitions to \(report.destination)")
             }
         } catch {
-            status.lastError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            status.lastError = describeForPeople(error)
             status.queued = (try? publisher.queued(session: session)) ?? status.queued
         }
         status.connected = link.isConnected

@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 import GPSLogUpload
 import Logging
 
@@ -58,7 +59,7 @@ actor LiveSender {
         // A connection per send (every few seconds at most): the uploader is not Sendable, so it lives in this call.
         let store: Store
         do { store = try Store(path: databasePath) } catch {
-            status.lastError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            status.lastError = describeForPeople(error)
             return status
         }
         defer { store.close() }
@@ -95,7 +96,7 @@ actor LiveSender {
                     at: Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
             }
         } catch {
-            let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            let message = describeForPeople(error)
             status.lastError = message
             status.queued = (try? uploader.queued(session: session)) ?? status.queued
             logger.warning("sending: \(message.visible)")

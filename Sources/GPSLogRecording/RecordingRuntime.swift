@@ -6,6 +6,7 @@ import GPSLogModel
 import GPSLogSampling
 import GPSLogSources
 import GPSLogStore
+import GPSLogSystem
 import GPSLogUpload
 import Logging
 
@@ -46,7 +47,7 @@ public enum RecordingRuntime {
                 // A build without `make places` still records, and says how to get addresses (`gpslog geocode` fills
                 // them in later). Any other provider, or a broken index, must work or stop the recorder.
                 let error = PlacesError.notInstalled(searched: searched)
-                logger.warning("recording without addresses: \(error.localizedDescription)")
+                logger.warning("recording without addresses: \(describeForPeople(error))")
                 return nil
             }
             if let notice = made.notice { logger.notice("\(notice)") }

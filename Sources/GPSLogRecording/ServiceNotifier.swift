@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogSystem
 import Logging
 
 /// Tells systemd how a `Type=notify` service is doing: `READY=1`, `WATCHDOG=1`, `STATUS=...`, `STOPPING=1`.
@@ -28,7 +29,7 @@ public final class ServiceNotifier: @unchecked Sendable {
         do {
             try self.init(socketPath: path, watchdog: Self.watchdog(environment))
         } catch {
-            logger.warning("NOTIFY_SOCKET=\(path): \(error.localizedDescription); not reporting to systemd")
+            logger.warning("NOTIFY_SOCKET=\(path): \(describeForPeople(error)); not reporting to systemd")
             return nil
         }
     }

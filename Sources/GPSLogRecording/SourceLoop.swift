@@ -4,6 +4,7 @@ import Foundation
 import GPSLogModel
 import GPSLogSources
 import GPSLogStore
+import GPSLogSystem
 import Logging
 
 /// The source loop: runs a recording to its end. Consumes the source, commits every second, serves the control
@@ -54,7 +55,7 @@ struct SourceLoop {
                 do {
                     try await recorder.tick()
                 } catch {
-                    logger.error("cannot commit: \(error.localizedDescription)")
+                    logger.error("cannot commit: \(describeForPeople(error))")
                     stopper.fail(error)
                 }
                 if showStatus { StatusLine.draw(await recorder.status().withSourceState(of: source)) }
@@ -84,7 +85,7 @@ struct SourceLoop {
             let reason: String
             switch error {
             case StoreError.failed(_, let message): reason = message
-            case let e as StoreError: reason = e.errorDescription ?? "\(e)"
+            case let e as StoreError: reason = describeForPeople(e)
             default: throw error
             }
             _ = try? await recorder.finish()
@@ -112,7 +113,7 @@ extension SourceLoop {
             do {
                 return ControlResponse(ok: true, mark: try await recorder.mark(label: label, poi: poi))
             } catch {
-                return ControlResponse(ok: false, error: (error as? LocalizedError)?.errorDescription ?? "\(error)")
+                return ControlResponse(ok: false, error: describeForPeople(error))
             }
         case .status:
             return ControlResponse(ok: true, status: await recorder.status())
@@ -155,7 +156,7 @@ extension SourceLoop {
         do {
             return ControlResponse(ok: true, status: try await body())
         } catch {
-            return ControlResponse(ok: false, error: (error as? LocalizedError)?.errorDescription ?? "\(error)")
+            return ControlResponse(ok: false, error: describeForPeople(error))
         }
     }
 }

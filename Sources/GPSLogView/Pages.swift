@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogFormats
+import GPSLogModel
 
 /// The view's HTML, rendered on the server: the sessions page works without JavaScript; the session page draws its
 /// map and charts with it, and says so when it is off.
@@ -79,7 +80,7 @@ enum Pages {
             <label>To <input name="to" type="date" value="\(escape(to))"></label>
             <button type="submit">Filter</button>
             </form>
-            <p class="muted">\(items.count) sessions, newest first.</p>
+            <p class="muted">\(counted(items.count, "session")), newest first.</p>
             \(table)
             """)
     }

@@ -142,7 +142,7 @@ struct WebViewTests {
             #expect(list.contains("href=\"/sessions/\(walkID)\"") && list.contains(">Walk</a>"))
             #expect(list.contains("2 sessions, newest first"))
             let filtered = try Self.dom(base + "/?name=walk")
-            #expect(filtered.contains("1 sessions") && filtered.contains(">Walk</a>"))
+            #expect(filtered.contains("1 session, newest first") && filtered.contains(">Walk</a>"))
             _ = serve
         }
     }

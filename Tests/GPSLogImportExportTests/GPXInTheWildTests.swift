@@ -170,6 +170,13 @@ struct GPXInTheWildTests {
 
             let one = try Self.run(Self.real) { $0.name = "X" }
             #expect(one.names == ["X"])  // a single track takes the name as it is
+
+            // One point says so in the singular.
+            let single = dir + "/single.gpx"
+            try Self.tracksAndRoute.replacingOccurrences(
+                of: #"<rtept lat="52.6" lon="5.6"/><rtept lat="52.7" lon="5.7"/>"#, with: ""
+            ).write(toFile: single, atomically: true, encoding: .utf8)
+            #expect(try Self.run(single).notes == ["skipped 1 route (1 point); --routes imports each as a session"])
         }
     }
 }

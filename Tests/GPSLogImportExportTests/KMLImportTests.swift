@@ -194,7 +194,7 @@ struct KMLImportTests {
         #expect(track.map(\.latitude) == [39.973870, 40.003967])
         #expect(track.map(\.altitude) == [2400.5, nil])
         #expect(sessions[0].entries.filter(\.marked).map(\.label) == ["Hwy 119"])
-        #expect(notes.contains { $0.hasPrefix("skipped 1 route (1 points)") })
+        #expect(notes.contains { $0.hasPrefix("skipped 1 route (1 point) (") }, "\(notes)")
         let withRoutes = try Self.imported(seed, options: TrackImportOptions(routes: true))
         #expect(withRoutes.map(\.session.name) == ["Hwy 119 to Hwy 72", "Plan"])
     }

@@ -24,7 +24,8 @@ extension GPSLog {
                 several tracks makes a session each ("NAME (1)", "NAME (2)" when they share a name), or one with \
                 --merge. A bad file imports \
                 nothing and says where it is bad. --dry-run says what would be imported and writes nothing. \
-                --sample imports the recording bundled with gpslog.
+                --sample imports the recording bundled with gpslog. --postgres URL imports NMEA and the track \
+                formats straight into a PostgreSQL database with PostGIS instead (the tables sync writes).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -52,6 +53,12 @@ extension GPSLog {
             help: ArgumentHelp(
                 "Trip mode of the new sessions.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
         var mode: String?
+        @Option(
+            help: ArgumentHelp(
+                "Import into this PostgreSQL database (with PostGIS) instead of the SQLite one.",
+                valueName: "postgres://USER@HOST:PORT/DATABASE"))
+        var postgres: String?
+        @OptionGroup var postgresLogin: PostgresOptions
 
         /// The database (or its `-wal`, `-shm`) named as a file to import: reading it would open and close it outside
         /// SQLite, which drops this process's SQLite locks on it and lets another process delete the WAL under a
@@ -90,27 +97,23 @@ extension GPSLog {
                 throw ValidationError(
                     "--mode must be one of \(TripMode.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
+            if let postgres, !PostgresOptions.isPostgres(postgres) {
+                throw ValidationError(
+                    "--postgres must be a URL starting with postgres:// (e.g. postgres://gpslog@db.example:5432/fleet)."
+                )
+            }
         }
 
         func run() throws {
             try refuseTheDatabaseItself()
             if dryRun { return try DryRun(files: files, importer: importer(file:index:)).run() }
+            if let postgres { return try importIntoPostgres(postgres) }
             let store = try global.openStore()
             defer { store.close() }
             let progress = ProgressBar(label: "Importing")
             defer { progress.finish() }
             store.onAppend = { progress.advance(by: $0) }
-            var importer = NMEAImporter()
-            importer.assumedDate = date.flatMap(ImportOptions.parseDate)
-            if sample {
-                // The sample's session id is derived from its bytes, so its exports are the same on every machine;
-                // a second import of it gets a random id.
-                let result = try importer.importText(
-                    Sample.nmea, file: Sample.fileName, name: name ?? Sample.sessionName,
-                    mode: mode.flatMap(TripMode.init(rawValue:)),
-                    sessionID: Sample.sessionID, onlyIfFree: true, into: store)
-                report(result, progress: progress)
-            }
+            if sample { report(try importSample(into: store), progress: progress) }
             for (i, file) in files.enumerated() {
                 let (fileImporter, format) = self.importer(file: file, index: i)
                 let results = try withInputFile(file) { try fileImporter.importFile($0, format: format, into: store) }
@@ -118,8 +121,19 @@ extension GPSLog {
             }
         }
 
+        /// The bundled recording. Its session id is derived from its bytes, so its exports are the same on every
+        /// machine; a second import of it gets a random id.
+        func importSample(into sink: any SessionSink) throws -> ImportResult {
+            var importer = NMEAImporter()
+            importer.assumedDate = date.flatMap(ImportOptions.parseDate)
+            return try importer.importText(
+                Sample.nmea, file: Sample.fileName, name: name ?? Sample.sessionName,
+                mode: mode.flatMap(TripMode.init(rawValue:)), sessionID: Sample.sessionID, onlyIfFree: true,
+                into: sink)
+        }
+
         /// The importer for the `index`-th file, and its format when the command line or `-` says it.
-        private func importer(file: String, index: Int) -> (FileImporter, ImportFormat?) {
+        func importer(file: String, index: Int) -> (FileImporter, ImportFormat?) {
             var fileImporter = FileImporter()
             fileImporter.nmea.assumedDate = date.flatMap(ImportOptions.parseDate)
             fileImporter.options = tracks.options(
@@ -131,7 +145,7 @@ extension GPSLog {
             return (fileImporter, self.format.flatMap(ImportFormat.init(rawValue:)))
         }
 
-        private func report(_ result: ImportResult, progress: ProgressBar? = nil) {
+        func report(_ result: ImportResult, progress: ProgressBar? = nil) {
             progress?.finish()
             var line =
                 "Imported '\(result.session.name)' (\(result.session.shortID)): \(counted(result.entries, "entry", "entries"))"

@@ -50,6 +50,28 @@ public struct FileImporter {
         return try importer.named(name).importFile(path, into: store)
     }
 
+    /// Imports `path` into another sink than the SQLite store (`import --postgres`): NMEA and the track formats.
+    /// The other formats are read through the SQLite store only (`sync` pushes them on).
+    public func importFile(_ path: String, format: ImportFormat? = nil, into sink: any SessionSink) throws
+        -> [ImportResult]
+    {
+        let format = try format ?? ImportFormat.detect(path: path)
+        noteSplit(format)
+        switch format {
+        case .nmea:
+            let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            return [try nmea.importFile(path, name: name ?? stem, mode: mode, into: sink)]
+        case .gpx, .geojson, .csv, .google, .kml, .kmz, .tcx:
+            return try trackImport(path, format: format, into: PipelinedSink(sink))
+        case .xml, .overland, .owntracks, .gpslogdb:
+            throw ImportError.unsupportedFormat(
+                file: path,
+                detail:
+                    "\(format.rawValue) files are imported into the SQLite database only: import it without --postgres, then push it with gpslog sync"
+            )
+        }
+    }
+
     /// GPX, GeoJSON, CSV, KML (and KMZ) and TCX into any target.
     private func trackImport(_ path: String, format: ImportFormat, into target: any SessionSink) throws
         -> [ImportResult]

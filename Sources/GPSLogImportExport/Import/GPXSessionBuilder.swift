@@ -175,7 +175,7 @@ struct GPXSessionBuilder {
     mutating func finish() throws -> [ImportResult] {
         if skippedRoutes > 0 {
             options.notes(
-                "skipped \(skippedRoutes) route\(skippedRoutes == 1 ? "" : "s") (\(skippedRoutePoints) points); "
+                "skipped \(counted(skippedRoutes, "route")) (\(counted(skippedRoutePoints, "point"))); "
                     + "--routes imports each as a session")
         }
         if let header = carried?.header {

@@ -142,5 +142,5 @@ struct TrackCounts: CustomStringConvertible {
         tracks += 1
     }
 
-    var description: String { "\(tracks) route\(tracks == 1 ? "" : "s") (\(points) points)" }
+    var description: String { "\(counted(tracks, "route")) (\(counted(points, "point")))" }
 }

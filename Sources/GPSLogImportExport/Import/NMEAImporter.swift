@@ -41,12 +41,12 @@ public struct NMEAImporter {
     public init() {}
 
     /// Imports a file (or `-` for standard input).
-    public func importFile(_ path: String, name: String, mode: TripMode? = nil, into store: Store) throws
+    public func importFile(_ path: String, name: String, mode: TripMode? = nil, into store: any SessionSink) throws
         -> ImportResult
     {
         let reader = NMEAFileReader(path: path, assumedDate: assumedDate)
         var writer = SessionPipeline(sink: store, name: name, mode: mode, policy: policy(for: mode))
-        return try store.write {
+        return try store.writeJoiningTransaction {
             let stats = try reader.read { try accept($0, into: &writer) }
             return try finish(&writer, file: path, statistics: stats)
         }
@@ -59,11 +59,11 @@ public struct NMEAImporter {
     public func importText(
         _ text: String, file: String, name: String, mode: TripMode? = nil, sessionID: String? = nil,
         onlyIfFree: Bool = false,
-        into store: Store
+        into store: any SessionSink
     ) throws -> ImportResult {
         var decoder = NMEADecoder(assumedDate: assumedDate)
-        return try store.write {
-            let id = try sessionID.flatMap { id in try onlyIfFree && store.session(id: id) != nil ? nil : id }
+        return try store.writeJoiningTransaction {
+            let id = try sessionID.flatMap { id in try onlyIfFree && store.hasSession(id: id) ? nil : id }
             var writer = SessionPipeline(sink: store, name: name, mode: mode, policy: policy(for: mode), sessionID: id)
             try decoder.decode(text: text) { try accept($0, into: &writer) }
             return try finish(&writer, file: file, statistics: decoder.statistics)
