@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
-import GPSLogInterchange
+import GPSLogImportExport
 import GPSLogModel
 import GPSLogPostgres
 
