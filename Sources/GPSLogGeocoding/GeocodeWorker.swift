@@ -95,10 +95,14 @@ public final class GeocodeWorker {
 
     /// Geocodes the entries without an address of `sessions` (all sessions when nil).
     /// - Parameters:
+    ///   - sessions: the ids of the sessions whose entries to geocode; nil: all.
     ///   - progress: called with (items done, items in all).
     ///   - onFailure: called with each failed request's reason in words, as it happens.
     ///   - isolation: the actor the run's store work stays on between lookups (the recorder's geocoding loop pins
     ///     it to a thread of its own); the caller's by default.
+    /// - Returns: the run's counts, with the pause or block that ended it early, if any.
+    /// - Throws: the store's error when it cannot read or write; `CancellationError` when the task is cancelled
+    ///   while it waits for a slot. A failed lookup (`GeocodeFailure`) is counted in the report, not thrown.
     public func run(
         sessions: [String]? = nil, progress: ((Int, Int) -> Void)? = nil, onFailure: ((String) -> Void)? = nil,
         isolation: isolated (any Actor)? = #isolation

@@ -52,8 +52,11 @@ public final class MQTTClient: @unchecked Sendable {
     public var broker: String { connection.broker }
 
     /// A client with this id (nil: libmosquitto makes one; a persistent session needs a fixed id).
-    /// - Parameter cleanSession: false keeps the broker's session (subscriptions, queued QoS 1 messages) across
-    ///   connections.
+    /// - Parameters:
+    ///   - clientID: the MQTT client id; nil lets libmosquitto make a random one.
+    ///   - cleanSession: false keeps the broker's session (subscriptions, queued QoS 1 messages) across
+    ///     connections.
+    /// - Throws: `MQTTError.library` when libmosquitto cannot make the client or its wake-up pipe cannot be made.
     public init(clientID: String?, cleanSession: Bool = true) throws {
         connection = try MQTTConnection(clientID: clientID, cleanSession: cleanSession)
     }

@@ -27,7 +27,9 @@ extension SessionPipeline {
     /// come back, and the next stored fix opens a session of the recording again.
     /// - Returns: the trip's session, nil when no fix came during the trip.
     /// - Throws: `SessionPipelineError.noTrip` when no trip runs.
-    /// - Parameter dropped: the gate's counts as of the fix being added, when a fix ends the trip.
+    /// - Parameters:
+    ///   - automatically: the automatic pause ends the trip (its session says so).
+    ///   - dropped: the gate's counts as of the fix being added, when a fix ends the trip.
     public mutating func stopTrip(automatically: Bool = false, dropped: DroppedFixes? = nil) throws -> Session? {
         guard trip != nil else { throw SessionPipelineError.noTrip }
         // Whatever happens to the write, the trip is over and the main settings are back.

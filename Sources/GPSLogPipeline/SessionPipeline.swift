@@ -85,11 +85,15 @@ public struct SessionPipeline {
     var tripStoppedAutomatically = false
 
     /// - Parameters:
-    ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
+    ///   - sink: where the sessions and rows go.
+    ///   - naming: one name, or a template filled from each session's first fix.
+    ///   - mode: the trip mode of the sessions; nil: none.
+    ///   - policy: what the sampler keeps.
     ///   - splits: when to start a new session (the recorder's); nil: one session.
     ///   - stays: the automatic pause and visits; nil: neither.
     ///   - regions: watches the regions whose transitions to record (in every monitoring mode but quiet); nil: none
     ///     (`RegionWatcher.watching`).
+    ///   - sessionID: a fixed id for the session (deterministic imports); the entry ids are then seeded from it.
     public init(
         sink: any SessionSink, naming: SessionNaming, mode: TripMode? = nil, policy: SamplingPolicy,
         splits: SplitRules? = nil, stays: StayRules? = nil, regions: RegionWatcher? = nil, sessionID: String? = nil
@@ -226,8 +230,12 @@ public struct SessionPipeline {
         return decision
     }
 
-    /// Queues a mark at the freshest fix; flush to store it. Nil before the first fix.
-    /// - Parameter poi: the label names a point of interest (OwnTracks' `poi`).
+    /// Queues a mark at the freshest fix; flush to store it.
+    /// - Parameters:
+    ///   - label: the mark's label; nil or empty: none.
+    ///   - poi: the label names a point of interest (OwnTracks' `poi`).
+    /// - Returns: the queued mark; nil before the first fix.
+    /// - Throws: the sink's error when the mark opens the session and it cannot be created.
     public mutating func mark(label: String?, poi: Bool = false) throws -> Entry? {
         guard var entry = sampler.mark(label: label) else { return nil }
         try ensureSession(start: entry.time)

@@ -50,7 +50,10 @@ public struct Sampler: Sendable {
     private var lastAcceptedTime: Timestamp?
     private var lastHeading: Double?
 
-    /// - Parameter seed: seeds the entry ids (UUIDv7 random bits); the same seed and input give the same ids.
+    /// - Parameters:
+    ///   - policy: what to keep, from the `record` options.
+    ///   - seed: seeds the entry ids (UUIDv7 random bits); the same seed and input give the same ids. Nil: a random
+    ///     seed.
     public init(policy: SamplingPolicy, seed: UInt64? = nil) {
         self.policy = policy
         var system = SystemRandomNumberGenerator()

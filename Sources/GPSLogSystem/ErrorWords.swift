@@ -11,9 +11,11 @@ import Foundation
 /// `HTTPClientError`'s and `ChannelError`'s case, `PSQLError`'s underlying error. Anything else gets its case name or
 /// its type's name in words.
 /// - Parameters:
+///   - error: the error to describe.
 ///   - peer: what was being reached ("127.0.0.1:1", or a URL: its host and port), named in a refused or unreachable
 ///     connection. A URL's user and password are never named.
 ///   - timeout: the wait, in seconds, named in a timeout.
+/// - Returns: the error in words; a `LocalizedError`'s own `errorDescription` as it is.
 public func describeForPeople(_ error: any Error, peer: String? = nil, timeout: Double? = nil) -> String {
     ErrorWords(peer: peer.map(ErrorWords.hostAndPort), timeout: timeout).describe(error, depth: 0)
 }

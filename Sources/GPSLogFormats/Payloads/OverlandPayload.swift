@@ -18,7 +18,11 @@ public struct OverlandPayload: Sendable {
     /// finished trips (`type: trip`).
     public var skippedRecords = 0
 
-    /// - Parameter source: the file or request named in errors.
+    /// - Parameters:
+    ///   - data: the JSON body of one Overland batch.
+    ///   - source: the file or request named in errors.
+    /// - Throws: `ImportError` naming `source` (and the field of a bad value): not JSON, no `locations` array, a value
+    ///   of the wrong type, a position or time that is not valid.
     public init(_ data: Data, source: String) throws {
         try self.init(body: PayloadJSON.decode(Body.self, from: data, source: source, line: 0), source: source)
     }

@@ -47,9 +47,10 @@ public struct NMEADecoder: Sendable {
     static let halfDay = 43_200_000
     static let msPerDay: Int64 = 86_400_000
 
-    /// - Parameter assumedDate: the UTC date to use while the stream has not given one (GGA-only logs). Its
-    ///   midnight rollovers are followed like a real date's. A real RMC/ZDA date always takes precedence.
-    ///   `window`: the times a fix may have (up to a day past the system clock, when that is set).
+    /// - Parameters:
+    ///   - assumedDate: the UTC date to use while the stream has not given one (GGA-only logs). Its midnight
+    ///     rollovers are followed like a real date's. A real RMC/ZDA date always takes precedence.
+    ///   - window: the times a fix may have (up to a day past the system clock, when that is set).
     public init(assumedDate: (year: Int, month: Int, day: Int)? = nil, window: TimeWindow = .current) {
         times = TimeConsensus(window: window)
         earliestDay = window.earliest.milliseconds / NMEADecoder.msPerDay

@@ -39,7 +39,7 @@ public enum NMEAFileError: LocalizedError, Equatable, Sendable {
 public struct NMEAFileReader: Sendable {
     /// The file's path, or `-` for standard input.
     public let path: String
-    /// The UTC date for logs that carry none (see `NMEADecoder.init(assumedDate:)`).
+    /// The UTC date for logs that carry none (see `NMEADecoder.init(assumedDate:window:)`).
     public let assumedDate: (year: Int, month: Int, day: Int)?
 
     /// Size of each read(2).
@@ -49,7 +49,7 @@ public struct NMEAFileReader: Sendable {
 
     /// - Parameters:
     ///   - path: a file path, or `-` for standard input.
-    ///   - assumedDate: the UTC date for logs that carry none (see ``NMEADecoder/init(assumedDate:)``).
+    ///   - assumedDate: the UTC date for logs that carry none (see ``NMEADecoder/init(assumedDate:window:)``).
     public init(path: String, assumedDate: (year: Int, month: Int, day: Int)? = nil) {
         self.path = path
         self.assumedDate = assumedDate
@@ -76,8 +76,15 @@ public struct NMEAFileReader: Sendable {
 
     /// Decodes what `fd` delivers until read(2) returns 0, as `read(_:progress:)` does; `path` names it in errors.
     /// The caller opened `fd` and closes it (a serial device, opened and set up once per connection).
-    /// - Parameter waitForInput: called before each read(2); it returns once input is ready, or throws to end the
-    ///   reading (a watchdog, a stop). Nil: read(2) waits.
+    /// - Parameters:
+    ///   - fd: an open descriptor to read from.
+    ///   - body: called for every fix and heading, in order; what it throws stops the reading.
+    ///   - progress: sees the counters after every chunk read; nil: none.
+    ///   - waitForInput: called before each read(2); it returns once input is ready, or throws to end the
+    ///     reading (a watchdog, a stop). Nil: read(2) waits.
+    /// - Returns: the decoder's counters at the end of the input.
+    /// - Throws: `NMEAFileError.readFailed` naming `path` when read(2) fails; else what `body` or `waitForInput`
+    ///   threw.
     @discardableResult
     public func read(
         descriptor fd: Int32, _ body: (SourceEvent) throws -> Void, progress: ((NMEAStatistics) -> Void)? = nil,
