@@ -8,6 +8,7 @@ public enum DatabaseLocation {
     /// - Parameters:
     ///   - explicit: the `--db` option, when given.
     ///   - environment: the process environment.
+    /// - Returns: the path, with a leading `~` expanded to `HOME`; it may not exist yet.
     public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
         -> String
     {

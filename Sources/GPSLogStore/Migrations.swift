@@ -44,8 +44,13 @@ public enum Migrations {
     ///
     /// Each script runs inside BEGIN IMMEDIATE after re-reading `user_version`, so two processes opening a new
     /// file at once do not both apply the same script.
-    /// - Parameter onUpgrade: told how the copy of the entries into compact rows goes (a script that takes minutes
-    ///   on tens of millions of entries).
+    /// - Parameters:
+    ///   - db: the open connection.
+    ///   - target: the schema version to stop at.
+    ///   - onUpgrade: told how the copy of the entries into compact rows goes (a script that takes minutes on tens
+    ///     of millions of entries).
+    /// - Throws: `StoreError.schemaTooNew` for a file of a newer gpslog; `StoreError.migrationFailed` naming the
+    ///   script that failed (nothing of it applied); `SQLiteError` when `user_version` cannot be read.
     public static func migrate(
         _ db: Database, upTo target: Int = latestVersion, onUpgrade: ((UpgradeProgress) -> Void)? = nil
     ) throws {

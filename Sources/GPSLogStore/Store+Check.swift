@@ -33,7 +33,11 @@ extension Store {
     /// Each session is counted in a read transaction and repaired in the same one, so another process may keep
     /// writing meanwhile: a write it commits during the count makes the repair fail (the count would be stale), and
     /// that session is counted again.
-    /// - Parameter progress: called with the entries counted so far and the total (from the kept figures).
+    /// - Parameters:
+    ///   - repair: write the recounts and remove the orphan rows; false only looks.
+    ///   - progress: called with the entries counted so far and the total (from the kept figures).
+    /// - Returns: what was counted, what differed (and whether it was repaired), and the sessions left unsettled.
+    /// - Throws: `StoreError` when SQLite fails (`busy` for a lock held past the timeout).
     public func checkSummaries(repair: Bool = true, progress: ((Int, Int) -> Void)? = nil) throws -> SummaryCheck {
         try sqlite {
             var check = SummaryCheck()

@@ -6,9 +6,12 @@ extension Store {
     /// A cursor over a session's entries in time order (ties in insertion order). It reads one row at a time, so
     /// memory stays flat whatever the session's size.
     /// - Parameters:
+    ///   - sessionID: the session's id; an id that matches none gives an empty cursor.
     ///   - from: first time included, when given.
     ///   - to: last time included, when given.
     ///   - fields: every column, or only what a drawn track needs (see `EntryFields`).
+    /// - Returns: a cursor that owns its statement and reads one row at a time.
+    /// - Throws: `StoreError` when SQLite cannot prepare the query (`busy` for a lock held past the timeout).
     public func entries(of sessionID: String, from: Timestamp? = nil, to: Timestamp? = nil, fields: EntryFields = .all)
         throws -> EntryCursor
     {

@@ -44,7 +44,13 @@ extension Store {
 
     /// A cursor over a session's track points (not marks, not heading changes) after `after`, in track order
     /// (TimeStamp, Key): the queue of an upload.
-    /// - Parameter marks: the marks too, in the same order (OwnTracks' queue).
+    /// - Parameters:
+    ///   - sessionID: the session's id.
+    ///   - after: the last point already confirmed, as (TimeStamp, Key); nil: from the start.
+    ///   - limit: the most points read; -1: no limit.
+    ///   - marks: the marks too, in the same order (OwnTracks' queue).
+    /// - Returns: a cursor that owns its statement.
+    /// - Throws: `StoreError` when SQLite cannot prepare the query.
     public func trackPoints(
         of sessionID: String, after: (time: Int64, key: Int64)?, limit: Int = -1, marks: Bool = false
     ) throws -> EntryCursor {

@@ -16,7 +16,11 @@ extension Store {
 
     /// Creates a session that is recording (no end time yet).
     /// - Parameters:
+    ///   - name: its name, trimmed of whitespace and cut to `TextLimit.sessionName`.
+    ///   - start: its start time.
+    ///   - mode: its trip mode; nil: none.
     ///   - id: a UUID string; a random one when nil.
+    /// - Returns: the new session, as stored.
     /// - Throws: `StoreError.invalidSession` for an empty name or a malformed id.
     @discardableResult
     public func createSession(name: String, start: Timestamp, mode: TripMode? = nil, id: String? = nil) throws

@@ -33,8 +33,11 @@ public final class Store {
     /// Opens the database at `path`, creating it (mode 0600, its folder 0700) and migrating it to the latest schema.
     ///
     /// - Throws: `StoreError.cannotOpen` when the file cannot be created or is not a database,
+    ///   `StoreError.notGPSLog` for another program's database (left as it was), `StoreError.busy`,
     ///   `StoreError.schemaTooNew` or `StoreError.migrationFailed`.
     /// - Parameters:
+    ///   - path: the database file.
+    ///   - migrate: false opens the file at the schema version it has, without upgrading it.
     ///   - busyTimeout: how long to wait for another process's lock, in milliseconds.
     ///   - onUpgrade: told how the long work of a first open by a newer gpslog goes (for a progress bar).
     public init(
