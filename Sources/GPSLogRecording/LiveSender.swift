@@ -122,8 +122,12 @@ actor LiveSender {
     }
 
     /// Applies the settings a server sent (`set`), or that were kept from the last run to this destination, and
-    /// logs each change (never the token: `origin` names the destination without it). Returns those to keep.
-    /// - Parameter explicit: `record` options given on the command line, which win over kept settings.
+    /// logs each change (never the token: `origin` names the destination without it).
+    /// - Parameters:
+    ///   - settings: the settings, as the server sent them.
+    ///   - origin: who sent them, for the log: the destination without its token.
+    ///   - explicit: `record` options given on the command line, which win over kept settings.
+    /// - Returns: the settings applied, to keep for the next run (none refused, skipped, not applicable or overridden).
     @discardableResult
     func apply(_ settings: [ServerSetting], from origin: String, explicit: Set<String>? = nil) async
         -> [ServerSetting]

@@ -54,9 +54,20 @@ public actor SessionRecorder {
 
     /// Opens the store and prepares a session named by `naming`; the session row is written at the first fix.
     /// - Parameters:
+    ///   - databasePath: the database file, opened (and created or upgraded) here.
+    ///   - naming: one name, or a template filled from each session's first fix.
+    ///   - mode: the trip mode of the sessions (`--mode`); nil: none.
+    ///   - policy: what the sampler keeps, from the `record` options.
     ///   - splits: when to start a new session (`--split`); nil: one session until the end.
+    ///   - stays: the automatic pause and visits; nil: neither.
+    ///   - source: where the fixes come from.
     ///   - thread: where the recorder's work runs (the caller shuts it down after `finish`).
+    ///   - logger: where the recorder says what it does.
+    ///   - commitEvery: how long fixes may wait for their commit (`--commit-every`).
     ///   - geocoder: gives rows the addresses that need no request as they are stored (`ReadyAddresses`); nil: none.
+    ///   - geocodeOptions: the options of `geocoder`'s lookups.
+    /// - Throws: `StoreError` when the database cannot be opened or its regions read; `ImportError` or `GEOSError`
+    ///   when a stored polygon region cannot be made into an outline.
     public init(
         databasePath: String, naming: SessionNaming, mode: TripMode?, policy: SamplingPolicy,
         splits: SplitRules? = nil, stays: StayRules? = nil, source: any FixSource, thread: StoreThread,

@@ -27,9 +27,12 @@ public final class MQTTLink: @unchecked Sendable {
 
     /// Sets the client up (credentials, TLS, will); connects nothing yet.
     /// - Parameters:
+    ///   - destination: the broker, topic and credentials.
     ///   - oneShot: a client of its own with a clean session (`upload`), so that it does not take the place of a
     ///     recorder publishing for the same device (a broker drops the older of two connections with one id).
     ///   - onEvent: called on the client's thread at each change of the connection.
+    /// - Throws: `MQTTSendError.library` with libmosquitto's words (a TLS file it cannot read, a client it cannot
+    ///   make).
     public init(destination: MQTTDestination, oneShot: Bool = false, onEvent: (@Sendable (Event) -> Void)? = nil)
         throws
     {

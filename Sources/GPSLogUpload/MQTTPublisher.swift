@@ -48,7 +48,11 @@ public final class MQTTPublisher {
     }
 
     /// Publishes what waits of `session`; `report.records` counts the transitions.
-    /// - Parameter progress: called with (locations confirmed in this run, locations to send in this run).
+    /// - Parameters:
+    ///   - session: the session to publish.
+    ///   - progress: called with (locations confirmed in this run, locations to send in this run).
+    ///   - isolation: the actor the run stays on between messages; the caller's by default.
+    /// - Returns: what this run published and what still waits.
     /// - Throws: `MQTTSendError.notConnected` (nothing is published while away), `.notConfirmed`.
     public func publish(
         session: Session, progress: ((Int, Int) -> Void)? = nil, isolation: isolated (any Actor)? = #isolation

@@ -89,7 +89,13 @@ public final class Uploader {
     /// Sends what the destination has not confirmed of `session`: its track points and, to an Overland
     /// destination in logging mode `all`, its records (pause, resume, visits) not yet confirmed, mixed in by time;
     /// records alone go when no point waits.
-    /// - Parameter progress: called with (points confirmed in this run, points to send in this run).
+    /// - Parameters:
+    ///   - session: the session to send.
+    ///   - progress: called with (points confirmed in this run, points to send in this run).
+    ///   - isolation: the actor the run stays on between requests; the caller's by default.
+    /// - Returns: what this run sent and what still waits, with the settings the server asked for.
+    /// - Throws: `UploadError.rejected` on a 4xx other than 429, `UploadError.gaveUp` after `maxAttempts`;
+    ///   `StoreError` when the progress cannot be read or saved. What was confirmed before stays confirmed.
     public func upload(
         session: Session, progress: ((Int, Int) -> Void)? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> UploadReport {
