@@ -6,6 +6,7 @@ import GPSLogModel
 
 /// The `gpslog` command: a session-based GPS track recorder with export tooling.
 public struct GPSLog: AsyncParsableCommand {
+    /// The command's name, help text, version and subcommands, in the groups `gpslog --help` shows them.
     public static let configuration = CommandConfiguration(
         commandName: "gpslog",
         abstract: "Record GPS tracks in named sessions, mark points, and export them to share or re-upload.",
@@ -44,6 +45,7 @@ public struct GPSLog: AsyncParsableCommand {
     /// Declared here too so that `gpslog --help` lists `--db`; `main` hands it to the subcommand (see `hoisted`).
     @OptionGroup var global: GlobalOptions
 
+    /// An empty command, as ArgumentParser requires; parsing the command line fills in its options.
     public init() {}
 
     /// Runs the command line. A domain error's words are escaped on the way out (see `visibleKeepingLines`): they

@@ -89,7 +89,13 @@ public final class PostgresDatabase {
     // MARK: - Statements
 
     /// Runs one statement and returns its rows.
-    /// - Parameter doing: what the statement is for, in words, for the error (`"storing a payload"`).
+    /// - Parameters:
+    ///   - sql: the statement, with `$1`, `$2`... for the values.
+    ///   - binds: the values, in order.
+    ///   - doing: what the statement is for, in words, for the error (`"storing a payload"`).
+    /// - Returns: every row of the result, read whole.
+    /// - Throws: `PostgresError.server` with the server's message, `.connectionLost` when the connection broke, or
+    ///   `.cannotConnect`.
     @discardableResult
     public func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings(), doing: String) throws
         -> [PostgresRow]

@@ -21,6 +21,7 @@ public enum PostgresError: LocalizedError, Equatable {
     /// The connection broke while gpslog used it.
     case connectionLost(database: String, doing: String)
 
+    /// What went wrong, where, and what to do, for people; never the password.
     public var errorDescription: String? {
         switch self {
         case .badURL(let url, let why):

@@ -5,8 +5,13 @@ import PostgresNIO
 /// Transitions and visits in PostgreSQL, each stored once (by `transition_once` and `visit_once`).
 enum PostgresEvents {
     /// Stores a transition of a session unless it holds it already (same time, event and region).
-    /// - Parameter regionKnown: false when the region's centre and radius are unknown (stored as NULL).
+    /// - Parameters:
+    ///   - t: the transition.
+    ///   - session: the session's id (a UUID).
+    ///   - regionKnown: false when the region's centre and radius are unknown (stored as NULL).
+    ///   - db: the connection, inside the caller's transaction when it has one.
     /// - Returns: 1 when stored, 0 when it was there.
+    /// - Throws: `PostgresError` (`.server` with the server's message, `.connectionLost`).
     static func insert(_ t: Transition, session: String, regionKnown: Bool, into db: PostgresDatabase) throws -> Int {
         var b = PostgresBindings()
         b.append(session)

@@ -20,21 +20,28 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         case verifyFull = "verify-full"
     }
 
+    /// The user to log in as: `?user=`, else the URL's, else `$PGUSER`, `$USER`, the login name.
     public var user: String
+    /// The password, when one is given (see `resolvingPassword`); `description` leaves it out.
     public var password: String?
     /// A host name or address; nil for a Unix socket.
     public var host: String?
+    /// The TCP port, or the number in the socket's file name (`?port=`, the URL's); 5432 by default.
     public var port: Int
     /// The folder of the server's Unix socket (`?host=/path`, or the default when the URL names no host).
     public var socketFolder: String?
+    /// The database's name: `?dbname=`, else the URL's path, else the user's name.
     public var database: String
+    /// `?sslmode=`, else `prefer` off loopback and `disable` on it; always `disable` on a Unix socket.
     public var tls: TLSMode
 
     /// The folder Debian's server puts its socket in.
     public static let defaultSocketFolder = "/var/run/postgresql"
 
     /// Reads a `postgres://` (or `postgresql://`) URL.
-    /// - Parameter environment: `$PGUSER` is the user when the URL names none, else `$USER`.
+    /// - Parameters:
+    ///   - text: the URL; a password in it is masked in every error.
+    ///   - environment: `$PGUSER` is the user when the URL names none, else `$USER`.
     /// - Throws: `PostgresError.badURL` naming what is wrong.
     public init(url text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         let masked = PostgresLocation.masking(text)

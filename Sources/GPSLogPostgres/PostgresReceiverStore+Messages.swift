@@ -10,6 +10,8 @@ import PostgresNIO
 extension PostgresReceiverStore {
     // MARK: - Transitions
 
+    /// One transaction; the region gets its centre and radius from the device's waypoint, when one is kept, and a
+    /// session made by the transition alone spans its time.
     public func storeReceivedTransition(_ t: ReceivedTransition, device: String) throws -> ReceivedOutcome {
         let key = ReceiverRules.deviceKey(device)
         return try transaction(doing: "storing a transition") {
@@ -60,6 +62,8 @@ extension PostgresReceiverStore {
 
     // MARK: - Waypoints
 
+    /// One transaction; a waypoint stored or replaced gives the device's earlier transitions through its region
+    /// their centre and radius.
     public func storeReceivedWaypoints(_ waypoints: [ReceivedWaypoint], device: String, at now: Timestamp) throws
         -> WaypointOutcome
     {
@@ -124,6 +128,7 @@ extension PostgresReceiverStore {
 
     // MARK: - Cards and last wills
 
+    /// Keeps the card in the device's row of `received_devices`; false when that row holds the same card already.
     public func storeReceivedCard(_ card: DeviceCard, device: String, at now: Timestamp) throws -> Bool {
         var b = PostgresBindings()
         b.append(ReceiverRules.deviceKey(device))
@@ -145,6 +150,8 @@ extension PostgresReceiverStore {
         }
     }
 
+    /// Keeps the last will in the device's row of `received_devices`; false when it is the one kept already (same
+    /// `tst`).
     public func storeLastWill(connected: Timestamp, device: String, at now: Timestamp) throws -> Bool {
         var b = PostgresBindings()
         b.append(ReceiverRules.deviceKey(device))

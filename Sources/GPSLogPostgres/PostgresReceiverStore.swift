@@ -8,8 +8,8 @@ import PostgresNIO
 /// What `gpslog serve --store postgres://` writes through: the receiver's store protocols over PostgreSQL, with the
 /// rules of the SQLite store. Entries are checked (`Store.brokenRule`) before anything is written; a payload is one
 /// transaction, so the receiver answers only after its COMMIT; a location whose device's session holds one at the
-/// same time and place is skipped by the unique index `entries_received_once`, which also holds when two serve processes store
-/// the same payload at once (the second waits for the first's COMMIT, then skips).
+/// same time and place is skipped by the unique index `entries_received_once`, which also holds when two serve
+/// processes store the same payload at once (the second waits for the first's COMMIT, then skips).
 ///
 /// Blocking, on the receiver's store thread (see `PostgresDatabase`): one connection per serve process.
 public final class PostgresReceiverStore: ReceivedMessageStore {
@@ -53,6 +53,8 @@ public final class PostgresReceiverStore: ReceivedMessageStore {
 
     // MARK: - Locations
 
+    /// Every batch in one transaction (tried once more on a new connection when the old one broke); the outcome's
+    /// `session` is the last batch's. A bad location stores nothing of the payload (`StoreError.invalidEntry`).
     public func storeReceived(_ batches: [ReceivedBatch]) throws -> ReceivedOutcome {
         // Checked whole before the transaction: a payload with one bad location stores nothing (as SQLite's CHECKs).
         let prepared = try batches.map { batch in (batch, try PostgresReceiverStore.fresh(batch.entries)) }

@@ -8,8 +8,11 @@ import PostgresNIO
 public enum PostgresSchema {
     /// One numbered script.
     public struct Script: Sendable {
+        /// Its number, from the file name's leading digits (1, 2, ...).
         public let version: Int
+        /// The file's name (`001_schema.sql`), named in errors.
         public let fileName: String
+        /// The script's text.
         public let sql: String
     }
 

@@ -15,6 +15,7 @@ import PostgresNIO
 /// Blocking, like `PostgresDatabase`: call it from a command's thread (or the import's writer thread), never from
 /// Swift's cooperative pool. One user at a time.
 public final class PostgresSessionSink: SessionSink {
+    /// The connection written to.
     public let database: PostgresDatabase
     /// `sessions.origin` of the sessions made: "import " and the machine's name.
     public let origin: String
@@ -35,6 +36,8 @@ public final class PostgresSessionSink: SessionSink {
 
     // MARK: - Sessions
 
+    /// Creates a session with no end yet, refusing (`StoreError.invalidSession`) an id that is not a UUID or is in
+    /// the database already, and an empty name; the name is trimmed and cut to `TextLimit.sessionName`.
     public func createSession(name: String, start: Timestamp, mode: TripMode?, id: String?, trip: Bool) throws
         -> Session
     {
@@ -50,6 +53,7 @@ public final class PostgresSessionSink: SessionSink {
         return session
     }
 
+    /// Whether PostgreSQL holds a session with this id (false for an id that is not a UUID).
     public func hasSession(id: String) throws -> Bool {
         guard Identifier.isUUID(id) else { return false }
         var b = PostgresBindings()
@@ -71,6 +75,7 @@ public final class PostgresSessionSink: SessionSink {
         }
     }
 
+    /// Renames a session; an empty name (once trimmed) is refused with `StoreError.invalidSession`.
     public func renameSession(id: String, to name: String) throws {
         let name = (PostgresRows.text(name) ?? "").trimmedWhitespace.truncated(to: TextLimit.sessionName)
         guard !name.isEmpty else { throw StoreError.invalidSession(reason: "the new name is empty") }
@@ -81,6 +86,7 @@ public final class PostgresSessionSink: SessionSink {
             "UPDATE sessions SET name = $2, updated_at = now() WHERE id = $1::uuid", b, doing: "renaming a session")
     }
 
+    /// Moves the start of a session not finished yet (a finished one is left as it is).
     public func setSessionStart(id: String, start: Timestamp) throws {
         var b = PostgresBindings()
         b.append(id)
@@ -117,8 +123,10 @@ public final class PostgresSessionSink: SessionSink {
         return (0..<Int64(entries.count)).map { lastBatch.firstKey + $0 }
     }
 
+    /// True: the entry ids a file gives are kept, as the SQLite store keeps them.
     public var keepsFileEntryIDs: Bool { true }
 
+    /// Whether no entry in PostgreSQL has this id yet (true for an id that is not a UUID: it cannot be taken).
     public func entryIDIsFree(_ id: String) throws -> Bool {
         guard Identifier.isUUID(id) else { return true }
         var b = PostgresBindings()
@@ -127,6 +135,8 @@ public final class PostgresSessionSink: SessionSink {
             .isEmpty
     }
 
+    /// Sets the count of a row of the last batch stored (the only rows the pipeline updates); other keys are
+    /// ignored.
     public func setInstanceCount(entryKey: Int64, to count: Int) throws {
         let index = Int(entryKey - lastBatch.firstKey)
         guard lastBatch.ids.indices.contains(index) else { return }
@@ -139,6 +149,8 @@ public final class PostgresSessionSink: SessionSink {
 
     // MARK: - Visits and transitions
 
+    /// Stores a visit once (`visit_once`: a visit held already gets this one's departure); returns its id in
+    /// PostgreSQL.
     @discardableResult
     public func addVisit(_ visit: Visit, to sessionID: String) throws -> Int64 {
         var b = PostgresBindings()
@@ -159,6 +171,7 @@ public final class PostgresSessionSink: SessionSink {
         return try rows.first?.decode(Int64.self) ?? 0
     }
 
+    /// Writes the departure and place of a stored visit (`visit.key`: its id in PostgreSQL); nothing without a key.
     public func setDeparture(of visit: Visit) throws {
         guard let key = visit.key else { return }
         var b = PostgresBindings()
@@ -185,10 +198,12 @@ public final class PostgresSessionSink: SessionSink {
 
     // MARK: - Transactions
 
+    /// Runs one file's import in one PostgreSQL transaction: all of it is kept, or none.
     public func importTransaction<T>(expectedBytes: Int?, _ body: () throws -> T) throws -> T {
         try writeJoiningTransaction(body)
     }
 
+    /// Runs `body` inside the transaction already open (an import's), else in one of its own.
     public func writeJoiningTransaction<T>(_ body: () throws -> T) throws -> T {
         guard !inTransaction else { return try body() }
         inTransaction = true

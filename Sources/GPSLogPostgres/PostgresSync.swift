@@ -6,17 +6,23 @@ import PostgresNIO
 
 /// What a sync pushed, or (`--dry-run`) would push.
 public struct SyncReport: Sendable, Equatable, Encodable {
+    /// The database, as its URL without the password.
     public var destination: String
     /// Sessions new in PostgreSQL, or changed (renamed, finished) since the last sync.
     public var sessions = 0
     /// Entries read from SQLite and sent (those PostgreSQL held already are counted in `alreadyThere`).
     public var entries = 0
+    /// Entries sent that PostgreSQL held already (a batch sent again after a kill, a session read again from its
+    /// start): kept once.
     public var alreadyThere = 0
+    /// Transitions new in PostgreSQL.
     public var transitions = 0
+    /// Visits new in PostgreSQL, or changed (a departure, a place, an address) since the last sync.
     public var visits = 0
     /// Transactions committed in PostgreSQL.
     public var batches = 0
 
+    /// An empty report for `destination` (the URL without its password).
     public init(destination: String) { self.destination = destination }
 }
 
@@ -29,7 +35,9 @@ public struct SyncReport: Sendable, Equatable, Encodable {
 /// session's cursor (an earlier time) show as a count that does not match, and the session is read again from its
 /// start (still idempotent). Deletions in SQLite are not pushed.
 public final class PostgresSync {
+    /// The SQLite store read from; it keeps the cursors.
     public let store: Store
+    /// The PostgreSQL database pushed to.
     public let database: PostgresDatabase
     /// `sessions.origin` of the rows pushed: "sync " and the machine's name.
     public let origin: String
@@ -38,6 +46,7 @@ public final class PostgresSync {
     /// The cursor's name in the store.
     var destination: String { database.location.description }
 
+    /// A sync from `store` to `database`; `origin` is written in `sessions.origin` ("sync " and the machine's name).
     public init(store: Store, database: PostgresDatabase, origin: String) {
         self.store = store
         self.database = database

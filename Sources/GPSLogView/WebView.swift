@@ -17,6 +17,7 @@ import NIOCore
 /// With a token (serve off loopback), every page and API call needs it: a login form sets a random cookie, and API
 /// clients may send `Authorization: Bearer TOKEN` instead. The static files (the libraries, the style) need none.
 public struct WebView: Sendable {
+    /// The SQLite database shown, opened for each request (off the event loop).
     public var databasePath: String
     /// The tile URL template (`{z}/{x}/{y}`); nil: no tiles, the track on a plain background.
     public var tiles: String?
@@ -24,15 +25,18 @@ public struct WebView: Sendable {
     public var attribution: String
     /// Needed for everything but the static files; nil on loopback.
     public var token: AccessToken?
+    /// Where logins and refused logins are logged (a client's address escaped, never the token).
     public var logger: Logger
     /// Where Debian's libjs packages install the libraries.
     public var libraries = "/usr/share/javascript"
 
     /// OpenStreetMap's standard tiles, fetched by the user's browser, with the attribution they require.
     public static let openStreetMap = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    /// The credit OpenStreetMap's tiles require, as HTML for the map's corner.
     public static let openStreetMapAttribution =
         "© <a href=\"https://www.openstreetmap.org/copyright\">OpenStreetMap</a> contributors"
 
+    /// A view of `databasePath`; the libraries are read from `/usr/share/javascript` unless `libraries` is changed.
     public init(databasePath: String, tiles: String?, attribution: String, token: AccessToken?, logger: Logger) {
         self.databasePath = databasePath
         self.tiles = tiles
