@@ -26,6 +26,7 @@ extension GPSLog {
         @Option(help: "Only entries at or before this time (ISO 8601).") var to: String?
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             _ = try panelList()
             if !(200...4000).contains(width) { throw ValidationError("--width must be from 200 to 4000.") }
             if !output.lowercased().hasSuffix(".svg") && !output.lowercased().hasSuffix(".png") {

@@ -20,6 +20,7 @@ extension GPSLog {
         @Option(help: "The new session's name (default: the session's name with \" (2)\").") var name: String?
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if Timestamp(iso8601: at) == nil {
                 throw ValidationError("--at must be ISO 8601, e.g. 2026-05-01T12:00:00Z.")
             }

@@ -31,6 +31,7 @@ extension GPSLog {
         @Flag(help: "Print the summary as JSON.") var json = false
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if sessions.isEmpty { throw ValidationError("Name at least one session (see `gpslog sessions`).") }
             _ = try sending.mqttDestination(url: url)
         }

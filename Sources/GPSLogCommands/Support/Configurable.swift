@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+import ArgumentParser
+import GPSLogConfig
+
+/// A command, or an option group, whose options the config files and profiles may set.
+protocol Configurable: ParsableArguments {
+    /// Sets each option that `settings` holds (the command line did not give it) from its setting, read into the
+    /// option's own type: `try settings.set(&minDistance, "min-distance")` for each option, and `apply` of each
+    /// option group.
+    mutating func apply(_ settings: ResolvedSettings) throws(ConfigError)
+}
+
+/// The settings of one command that its command line does not give, by key, as the config layer resolved them.
+struct ResolvedSettings: Sendable {
+    private(set) var byKey: [String: EffectiveSetting]
+
+    init(_ settings: [EffectiveSetting] = []) {
+        byKey = Dictionary(settings.map { ($0.key, $0) }) { $1 }
+    }
+
+    var isEmpty: Bool { byKey.isEmpty }
+    var all: [EffectiveSetting] { byKey.values.sorted { $0.key < $1.key } }
+
+    /// Sets `property` to the setting of `key`, when there is one.
+    func set<T: ExpressibleByArgument>(_ property: inout T, _ key: String) throws(ConfigError) {
+        guard let setting = byKey[key], let word = setting.value.argument else { return }
+        property = try Self.converted(word, setting)
+    }
+
+    /// Sets an optional `property` to the setting of `key`, when there is one.
+    func set<T: ExpressibleByArgument>(_ property: inout T?, _ key: String) throws(ConfigError) {
+        guard let setting = byKey[key], let word = setting.value.argument else { return }
+        property = .some(try Self.converted(word, setting) as T)
+    }
+
+    /// Sets a repeated option's `property` to the setting of `key` (an array, or one value), when there is one.
+    func set<T: ExpressibleByArgument>(_ property: inout [T], _ key: String) throws(ConfigError) {
+        guard let setting = byKey[key] else { return }
+        let words: [String]
+        if case .array(let items) = setting.value {
+            words = items.compactMap(\.argument)
+        } else {
+            words = setting.value.argument.map { [$0] } ?? []
+        }
+        var values: [T] = []
+        for word in words { values.append(try Self.converted(word, setting)) }
+        property = values
+    }
+
+    /// `word` read as a flag reads it (the option type's own `init?(argument:)`), so a file and the command line
+    /// are held to the same rules.
+    private static func converted<T: ExpressibleByArgument>(_ word: String, _ setting: EffectiveSetting)
+        throws(ConfigError) -> T
+    {
+        guard let value = T(argument: word) else {
+            let shown = GPSLog.Config.shown(setting.key, .string(word)).argument ?? ""
+            throw .badValue(
+                origin: setting.origin, key: setting.key,
+                message: "The value '\(shown)' is invalid for '--\(setting.key)'")
+        }
+        return value
+    }
+
+    /// The settings to blame for `error`, which the command's checks threw once the settings were applied: the one
+    /// whose option the message names; else, when the command line alone passes the checks (`commandLineIsFine`),
+    /// all of them. Nil when the command line itself is wrong.
+    func blame(_ error: any Error, commandLineIsFine: () -> Bool) -> ConfigError? {
+        guard !isEmpty else { return nil }
+        let message = String(GPSLog.message(for: error).split(separator: "\n").first ?? "")
+        for setting in all.sorted(by: { $0.key.count > $1.key.count }) where Self.names(message, "--" + setting.key) {
+            return .badValue(origin: setting.origin, key: setting.key, message: message)
+        }
+        guard commandLineIsFine() else { return nil }
+        let settings = all
+        if let only = settings.first, settings.count == 1 {
+            return .badValue(origin: only.origin, key: only.key, message: message)
+        }
+        return .refusedSettings(message: message, settings: settings.map { "\($0.origin): \($0.key)" })
+    }
+
+    /// Whether `message` holds `option` as a whole word (`--min-distance`, not `--min-distance-x`).
+    private static func names(_ message: String, _ option: String) -> Bool {
+        var rest = message[...]
+        while let range = rest.range(of: option) {
+            let next = rest[range.upperBound...].first
+            if next.map({ !($0.isLetter || $0.isNumber || $0 == "-") }) ?? true { return true }
+            rest = rest[range.upperBound...]
+        }
+        return false
+    }
+}
+
+/// When the options' checks (`validate()`) run. swift-argument-parser runs them while it parses; gpslog parses the
+/// command line alone, applies the config files' settings, then runs them, so a setting can complete a command line
+/// (`[export] output = "a.gpx"` says the format) and is judged as a flag is.
+enum OptionChecks {
+    /// True while the command line alone is parsed: each `validate()` returns at once.
+    @TaskLocal static var deferred = false
+}
+
+/// An `@OptionGroup`'s value, for the checks of a parsed command's groups.
+protocol OptionGroupValue {
+    var groupValue: any ParsableArguments { get }
+}
+
+extension OptionGroup: OptionGroupValue {
+    var groupValue: any ParsableArguments { wrappedValue }
+}
+
+extension ParsableArguments {
+    /// Runs the checks swift-argument-parser runs while parsing: each option group's (in order, depth first), then
+    /// this one's.
+    func validateAll() throws {
+        for child in Mirror(reflecting: self).children {
+            if let group = child.value as? any OptionGroupValue { try group.groupValue.validateAll() }
+        }
+        try validate()
+    }
+}
