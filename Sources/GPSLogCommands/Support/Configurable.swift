@@ -30,7 +30,8 @@ struct ResolvedSettings: Sendable {
     /// Sets an optional `property` to the setting of `key`, when there is one.
     func set<T: ExpressibleByArgument>(_ property: inout T?, _ key: String) throws(ConfigError) {
         guard let setting = byKey[key], let word = setting.value.argument else { return }
-        property = .some(try Self.converted(word, setting) as T)
+        let value: T = try Self.converted(word, setting)
+        property = value
     }
 
     /// Sets a repeated option's `property` to the setting of `key` (an array, or one value), when there is one.
