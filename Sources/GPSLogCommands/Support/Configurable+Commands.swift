@@ -2,7 +2,7 @@
 import GPSLogConfig
 
 // The configurable subcommands (`GPSLog.configurableCommands`): each option by its key (its long name), and each
-// option group. Positional arguments are not settings. `ConfigTableTests.everyKeyReachesItsCommand` fails for an
+// option group. Positional arguments are not settings. `ConfigReachTests.everyKeyReachesItsCommand` fails for an
 // option left out here.
 
 /// A subcommand whose only settings are the global options'.

@@ -2,7 +2,7 @@
 import GPSLogConfig
 
 // The option groups the config files set: each option by its key (its long name), in the order it is declared.
-// `ConfigTableTests.everyKeyReachesItsCommand` fails for an option left out here.
+// `ConfigReachTests.everyKeyReachesItsCommand` fails for an option left out here.
 
 extension GlobalOptions: Configurable {
     // `config` and `profile` choose the files and the profile: no file sets them.

@@ -38,10 +38,12 @@ struct ResolvedSettings: Sendable {
     func set<T: ExpressibleByArgument>(_ property: inout [T], _ key: String) throws(ConfigError) {
         guard let setting = byKey[key] else { return }
         let words: [String]
-        if case .array(let items) = setting.value {
-            words = items.compactMap(\.argument)
-        } else {
-            words = setting.value.argument.map { [$0] } ?? []
+        switch setting.value {
+        case .array(let items): words = items.compactMap(\.argument)
+        default:
+            // A profile's "none" leaves the default, as for any other option.
+            guard let word = setting.value.argument else { return }
+            words = [word]
         }
         var values: [T] = []
         for word in words { values.append(try Self.converted(word, setting)) }
@@ -57,9 +59,18 @@ struct ResolvedSettings: Sendable {
             let shown = GPSLog.Config.shown(setting.key, .string(word)).argument ?? ""
             throw .badValue(
                 origin: setting.origin, key: setting.key,
-                message: "The value '\(shown)' is invalid for '--\(setting.key)'")
+                message: "The value '\(shown)' is invalid for '--\(setting.key)'\(choices(T.allValueStrings))")
         }
         return value
+    }
+
+    /// The values an option takes, when it lists them, as the parser says them after a refused one.
+    private static func choices(_ values: [String]) -> String {
+        guard let last = values.last.map({ "'\($0)'" }) else { return "" }
+        let quoted = values.dropLast().map { "'\($0)'" }
+        let list =
+            quoted.isEmpty ? last : quoted.joined(separator: ", ") + (quoted.count == 1 ? " and " : " or ") + last
+        return ". Please provide one of \(list)."
     }
 
     /// The settings to blame for `error`, which the command's checks threw once the settings were applied: the one
@@ -97,6 +108,14 @@ struct ResolvedSettings: Sendable {
 enum OptionChecks {
     /// True while the command line alone is parsed: each `validate()` returns at once.
     @TaskLocal static var deferred = false
+
+    /// The value of an option the command needs, which the parser takes as optional so that a config file may give
+    /// it (the parser would report it missing before the settings are applied). Missing, it is reported in the
+    /// parser's own words: `required(at, "--at <at>")`.
+    static func required<Value>(_ value: Value?, _ synopsis: String) throws -> Value {
+        guard let value else { throw ValidationError("Missing expected argument '\(synopsis)'") }
+        return value
+    }
 }
 
 /// An `@OptionGroup`'s value, for the checks of a parsed command's groups.
@@ -110,10 +129,11 @@ extension OptionGroup: OptionGroupValue {
 
 extension ParsableArguments {
     /// Runs the checks swift-argument-parser runs while parsing: each option group's (in order, depth first), then
-    /// this one's.
-    func validateAll() throws {
+    /// this one's. (`validate()` is `mutating` in the protocol; gpslog's checks change nothing.)
+    mutating func validateAll() throws {
         for child in Mirror(reflecting: self).children {
-            if let group = child.value as? any OptionGroupValue { try group.groupValue.validateAll() }
+            guard var group = (child.value as? any OptionGroupValue)?.groupValue else { continue }
+            try group.validateAll()
         }
         try validate()
     }

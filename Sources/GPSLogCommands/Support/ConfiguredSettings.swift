@@ -58,7 +58,11 @@ struct ConfiguredSettings {
         do {
             try command.validateAll()
         } catch {
-            if let blamed = settings.blame(error, commandLineIsFine: { (try? parsed.validateAll()) != nil }) {
+            let commandLineIsFine = {
+                var alone = parsed
+                return (try? alone.validateAll()) != nil
+            }
+            if let blamed = settings.blame(error, commandLineIsFine: commandLineIsFine) {
                 throw blamed
             }
             // The command line's own mistake: the parser says it, with the subcommand's usage.
