@@ -69,6 +69,17 @@ struct ConfigRequiredOptionsTests {
             let bad = try await gpslog(["split", "Sail"])
             #expect(bad.status != 0)
             #expect(bad.stderr.contains("\(file):2: at: --at must be ISO 8601"), "\(bad.stderr)")
+            // A check that names the option by its short name blames the file too; one the command line fails is
+            // the command line's, not "missing" because the command line alone lacks what the file gives.
+            try "[plot]\noutput = \"sail.pdf\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+            let pdf = try await gpslog(["plot", "Sail"])
+            #expect(pdf.status != 0)
+            #expect(pdf.stderr.contains("\(file):2: output: -o must name a .svg or .png file."), "\(pdf.stderr)")
+            let narrow = try await gpslog(["plot", "Sail", "--width", "5"])
+            #expect(narrow.status == 64)
+            #expect(
+                narrow.stderr.contains("Error: --width must be from 200 to 4000.")
+                    && !narrow.stderr.contains("config.toml"), "\(narrow.stderr)")
         }
     }
 }

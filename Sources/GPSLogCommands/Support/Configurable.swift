@@ -13,6 +13,8 @@ protocol Configurable: ParsableArguments {
 /// The settings of one command that its command line does not give, by key, as the config layer resolved them.
 struct ResolvedSettings: Sendable {
     private(set) var byKey: [String: EffectiveSetting]
+    /// The options' short names (`o` for `output`), by key, for the messages that name an option by one.
+    var shortNames: [String: [String]] = [:]
 
     init(_ settings: [EffectiveSetting] = []) {
         byKey = Dictionary(settings.map { ($0.key, $0) }) { $1 }
@@ -74,15 +76,18 @@ struct ResolvedSettings: Sendable {
     }
 
     /// The settings to blame for `error`, which the command's checks threw once the settings were applied: the one
-    /// whose option the message names; else, when the command line alone passes the checks (`commandLineIsFine`),
-    /// all of them. Nil when the command line itself is wrong.
-    func blame(_ error: any Error, commandLineIsFine: () -> Bool) -> ConfigError? {
+    /// whose option the message names (`--output`, or `-o`); else, when the command line alone passes the checks
+    /// (`commandLineError` is nil), all of them. Nil when the command line itself is wrong.
+    func blame(_ error: any Error, commandLineError: (any Error)?) -> ConfigError? {
         guard !isEmpty else { return nil }
         let message = String(GPSLog.message(for: error).split(separator: "\n").first ?? "")
-        for setting in all.sorted(by: { $0.key.count > $1.key.count }) where Self.names(message, "--" + setting.key) {
+        for setting in all.sorted(by: { $0.key.count > $1.key.count })
+        where (["--" + setting.key] + shortNames[setting.key, default: []].map { "-" + $0 }).contains(where: {
+            Self.names(message, $0)
+        }) {
             return .badValue(origin: setting.origin, key: setting.key, message: message)
         }
-        guard commandLineIsFine() else { return nil }
+        guard commandLineError == nil else { return nil }
         let settings = all
         if let only = settings.first, settings.count == 1 {
             return .badValue(origin: only.origin, key: only.key, message: message)
@@ -90,12 +95,16 @@ struct ResolvedSettings: Sendable {
         return .refusedSettings(message: message, settings: settings.map { "\($0.origin): \($0.key)" })
     }
 
-    /// Whether `message` holds `option` as a whole word (`--min-distance`, not `--min-distance-x`).
+    /// Whether `message` holds `option` as a whole word (`--min-distance`, not `--min-distance-x`; `-o`, not the
+    /// `-o` of `--output`).
     private static func names(_ message: String, _ option: String) -> Bool {
+        let isWordPart = { (c: Character) in c.isLetter || c.isNumber || c == "-" }
         var rest = message[...]
         while let range = rest.range(of: option) {
             let next = rest[range.upperBound...].first
-            if next.map({ !($0.isLetter || $0.isNumber || $0 == "-") }) ?? true { return true }
+            let previous =
+                range.lowerBound > message.startIndex ? message[message.index(before: range.lowerBound)] : nil
+            if !(next.map(isWordPart) ?? false) && !(previous.map(isWordPart) ?? false) { return true }
             rest = rest[range.upperBound...]
         }
         return false

@@ -39,6 +39,7 @@ struct ConfiguredSettings {
             catalog: catalog,
             sources: ConfigSources(system: system, user: user, environment: environment, profileFlag: profile))
         settings = ResolvedSettings(try resolver.applied(for: command, commandLine: own))
+        settings.shortNames = catalog.commands[command, default: [:]].mapValues(\.shortNames)
         // A profile's "none" over a file's value is said, not done in silence (unless the command line decides).
         let given = ArgumentScan.given(own, options: catalog.commands[command, default: [:]])
         for cleared in try resolver.cleared(for: command) where given[cleared.setting.key] == nil {
@@ -58,15 +59,20 @@ struct ConfiguredSettings {
         do {
             try command.validateAll()
         } catch {
-            let commandLineIsFine = {
-                var alone = parsed
-                return (try? alone.validateAll()) != nil
+            var alone = parsed
+            let aloneError: (any Error)?
+            do {
+                try alone.validateAll()
+                aloneError = nil
+            } catch {
+                aloneError = error
             }
-            if let blamed = settings.blame(error, commandLineIsFine: commandLineIsFine) {
-                throw blamed
+            if let blamed = settings.blame(error, commandLineError: aloneError) { throw blamed }
+            // The command line's own mistake. When the command line alone makes it too, the parser says it, with the
+            // subcommand's usage; else (a setting completed the command line, which is wrong elsewhere) as it is.
+            if let aloneError, GPSLog.message(for: aloneError) == GPSLog.message(for: error) {
+                _ = try GPSLog.parseAsRoot(arguments)
             }
-            // The command line's own mistake: the parser says it, with the subcommand's usage.
-            _ = try GPSLog.parseAsRoot(arguments)
             throw error
         }
         return command
