@@ -268,7 +268,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "GPSLogCLITests",
-            dependencies: ["GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel"]),
+            dependencies: [
+                "GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel", "GPSLogCommands",
+                "GPSLogConfig",
+            ]),
     ]
 )
 

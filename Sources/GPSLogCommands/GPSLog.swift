@@ -52,16 +52,11 @@ public struct GPSLog: AsyncParsableCommand {
     /// name sessions, files and answers that came from outside.
     public static func main() async {
         do {
-            // The config files' and profiles' settings, checked and resolved, join the command line, so the commands
-            // read them with their own parsers and checks.
-            let configured = try ConfiguredArguments(
-                GlobalOptions.hoisted(Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames))
-            var command: any ParsableCommand
-            do {
-                command = try parseAsRoot(configured.arguments)
-            } catch {
-                throw configured.blame(error) ?? error
-            }
+            // The command line alone is parsed; the config files' and profiles' settings, checked and resolved, are
+            // then set on the command's options in their own types, and its checks run (see `ConfiguredSettings`).
+            let arguments = GlobalOptions.hoisted(
+                Array(CommandLine.arguments.dropFirst()), subcommands: subcommandNames)
+            var command = try ConfiguredSettings(arguments).command(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

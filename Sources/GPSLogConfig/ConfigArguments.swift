@@ -33,51 +33,17 @@ public enum ArgumentScan {
     }
 }
 
-/// The arguments the config layer adds for one subcommand, each with the setting it came from.
-public struct ConfigInjection: Sendable {
-    /// One setting, as arguments (`--min-distance=50`; a repeated option once per value; a flag alone).
-    public struct Item: Sendable {
-        public var setting: EffectiveSetting
-        public var arguments: [String]
-    }
-
-    public var items: [Item]
-
-    public init(items: [Item] = []) {
-        self.items = items
-    }
-
-    /// All the arguments, to put right after the subcommand's name.
-    public var arguments: [String] { items.flatMap(\.arguments) }
-}
-
 extension ConfigResolver {
-    /// The arguments to add to `command`'s `commandLine` (its own arguments, after its name): every setting from the
-    /// files and profiles whose option the command line does not give. Settings from the environment are left to
-    /// the program, which reads its variables itself.
-    public func injection(for command: String, commandLine: [String]) throws(ConfigError) -> ConfigInjection {
+    /// The settings the files and profiles give `command` whose options its `commandLine` (its own arguments, after
+    /// its name) does not give, nor an alternative of them: the command applies these to its parsed options, in
+    /// their own types. Settings from the environment are left to the program, which reads its variables itself.
+    public func applied(for command: String, commandLine: [String]) throws(ConfigError) -> [EffectiveSetting] {
         let options = catalog.commands[command, default: [:]]
         let given = Set(ArgumentScan.given(commandLine, options: options).keys)
-        var items: [ConfigInjection.Item] = []
-        for setting in try settings(for: command).values.sorted(by: { $0.key < $1.key }) {
-            guard !setting.origin.isEnvironment, let spec = options[setting.key],
-                OptionCatalog.alternatives(of: setting.key).isDisjoint(with: given)
-            else { continue }
-            let arguments = Self.arguments(setting.value, spec)
-            if !arguments.isEmpty { items.append(.init(setting: setting, arguments: arguments)) }
-        }
-        return ConfigInjection(items: items)
-    }
-
-    /// `value` as arguments of `spec`.
-    static func arguments(_ value: ConfigValue, _ spec: OptionSpec) -> [String] {
-        switch (spec.kind, value) {
-        case (.flag, .boolean(true)): return ["--" + spec.name]
-        case (.flag, .boolean(false)): return spec.inversion.map { ["--" + $0] } ?? []
-        case (.flag, _): return []
-        case (.option, .array(let items)): return items.compactMap(\.argument).map { "--\(spec.name)=\($0)" }
-        case (.option, _): return value.argument.map { ["--\(spec.name)=\($0)"] } ?? []
-        }
+        return try settings(for: command).values.filter { setting in
+            !setting.origin.isEnvironment && options[setting.key] != nil
+                && OptionCatalog.alternatives(of: setting.key).isDisjoint(with: given)
+        }.sorted { $0.key < $1.key }
     }
 
     /// Every option of `command` with its value and origin, as `config show` prints them: the command line's

@@ -14,8 +14,20 @@ import Testing
                 profileFlag: profile))
     }
 
+    /// The settings `command` gets besides `line`, written as the flags that would give them (to compare briefly).
     func arguments(_ r: ConfigResolver, _ command: String = "record", _ line: [String] = []) throws -> [String] {
-        try r.injection(for: command, commandLine: line).arguments
+        try written(r.applied(for: command, commandLine: line), r.catalog.commands[command, default: [:]])
+    }
+
+    func written(_ settings: [EffectiveSetting], _ options: [String: OptionSpec]) -> [String] {
+        settings.flatMap { setting -> [String] in
+            switch setting.value {
+            case .boolean(true): ["--" + setting.key]
+            case .boolean(false): options[setting.key]?.inversion.map { ["--" + $0] } ?? []
+            case .array(let items): items.compactMap(\.argument).map { "--\(setting.key)=\($0)" }
+            default: setting.value.argument.map { ["--\(setting.key)=\($0)"] } ?? []
+            }
+        }
     }
 
     @Test func userBeatsSystemAndSectionsBeatTopLevel() throws {
@@ -135,7 +147,7 @@ import Testing
                 user: try ConfigDocument.parse(text, path: "/c/config.toml", catalog: paths),
                 environment: ["HOME": "/home/u"]))
         #expect(
-            try r.injection(for: "record", commandLine: []).arguments == [
+            try written(r.applied(for: "record", commandLine: []), paths.commands["record"]!) == [
                 "--db=/home/u", "--name=~/x", "--split=/home/u/a", "--split=~bob/b",
                 "--token-file=/home/u/gpslog/token",
             ])

@@ -25,6 +25,7 @@ extension GPSLog.Config {
                 []
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if let subcommand, !GPSLog.configurableCommands.contains(subcommand) {
                 throw ValidationError(
                     "--for must name a subcommand: \(GPSLog.configurableCommands.sorted().joined(separator: ", "))."

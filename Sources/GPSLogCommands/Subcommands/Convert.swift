@@ -41,6 +41,7 @@ extension GPSLog {
         var timezone: String?
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if inputFormat != nil, deprecatedFrom != nil {
                 throw ValidationError("Give --input-format only (--from is its old name).")
             }

@@ -39,6 +39,7 @@ extension GPSLog {
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             for (name, value) in [("--from", from), ("--to", to)] {
                 if let value, Timestamp(iso8601: value) == nil {
                     throw ValidationError("\(name) must be ISO 8601, e.g. 2026-05-01T08:00:00Z.")

@@ -32,6 +32,7 @@ extension GPSLog {
         @Option(help: "Overland device_id, or OwnTracks user/device for the topic.") var deviceID: String?
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if sessions.isEmpty { throw ValidationError("Name at least one session to export.") }
             if resolvedFormat == nil {
                 throw ValidationError(

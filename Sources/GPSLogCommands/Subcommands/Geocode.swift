@@ -40,6 +40,7 @@ extension GPSLog {
         @Flag(help: "Print the summary as JSON.") var json = false
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if rate.map({ GeocodeRate($0) == nil }) == true {
                 throw ValidationError("--rate must look like 1/s, 4/min or 1/min.")
             }

@@ -79,6 +79,7 @@ extension GPSLog {
         }
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if files.isEmpty && !sample { throw ValidationError("Name at least one file to import, or --sample.") }
             if dryRun && sample {
                 throw ValidationError("--dry-run checks files; --sample is always the same recording.")

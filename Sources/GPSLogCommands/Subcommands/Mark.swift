@@ -21,6 +21,7 @@ extension GPSLog {
         @Flag(help: "Print the mark as JSON.") var json = false
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if poi && (label ?? "").isEmpty { throw ValidationError("--poi needs a label: what the place is.") }
             if session == nil && (lat != nil || lon != nil || time != nil) {
                 throw ValidationError("--lat, --lon and --time go with --session.")

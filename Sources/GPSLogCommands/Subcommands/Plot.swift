@@ -18,7 +18,9 @@ extension GPSLog {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The session: a name, id or unique id prefix.") var session: String
-        @Option(name: [.short, .long], help: "Output file: .svg, or .png through rsvg-convert.") var output: String
+        // Optional to the parser so that a config file may give it; `validate()` requires it.
+        @Option(name: [.short, .long], help: "Output file (required): .svg, or .png through rsvg-convert.")
+        var output: String?
         @Option(help: ArgumentHelp("Charts under the map, comma-separated.", valueName: "speed,elevation"))
         var panels: String = ""
         @Option(help: "Width in pixels (200 to 4000).") var width: Int = 800
@@ -26,6 +28,8 @@ extension GPSLog {
         @Option(help: "Only entries at or before this time (ISO 8601).") var to: String?
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
+            let output = try OptionChecks.required(self.output, "--output <output>")
             _ = try panelList()
             if !(200...4000).contains(width) { throw ValidationError("--width must be from 200 to 4000.") }
             if !output.lowercased().hasSuffix(".svg") && !output.lowercased().hasSuffix(".png") {
@@ -46,6 +50,7 @@ extension GPSLog {
         }
 
         func run() throws {
+            let output = try OptionChecks.required(self.output, "--output <output>")
             let store = try global.openStore()
             defer { store.close() }
             let resolved = try store.resolveSession(session)

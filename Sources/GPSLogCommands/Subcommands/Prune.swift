@@ -16,20 +16,27 @@ extension GPSLog {
                 """)
 
         @OptionGroup var global: GlobalOptions
-        @Option(help: ArgumentHelp("Delete what is older than this.", valueName: "age")) var olderThan: AgeOption
+        // Optional to the parser so that a config file may give it; `validate()` requires it.
+        @Option(help: ArgumentHelp("Delete what is older than this (required).", valueName: "age"))
+        var olderThan: AgeOption?
         @Flag(help: "Say what would be deleted; delete nothing.") var dryRun = false
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
 
+        func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
+            _ = try OptionChecks.required(olderThan, "--older-than <age>")
+        }
+
         func run() throws {
+            let cut = try OptionChecks.required(olderThan, "--older-than <age>").cut()
             let store = try global.openStore()
             defer { store.close() }
-            let cut = olderThan.cut()
             let sparing = Set(try RecordingGuard.recorded(in: store, database: global.databasePath).map(\.key))
             let planned = try store.prune(before: cut, sparing: sparing, dryRun: true)
             for session in planned.spared {
                 print("Left alone: '\(session.name.visible)' (\(session.shortID)), being recorded.")
             }
-            let what = describe(planned)
+            let what = describe(planned, cut)
             if dryRun || planned.deleted.isEmpty && planned.trimmed.isEmpty {
                 print(
                     planned.deleted.isEmpty && planned.trimmed.isEmpty
@@ -39,18 +46,18 @@ extension GPSLog {
             }
             guard try CleaningText.confirm("Delete \(what)?", yes: yes) else { return }
             let done = try store.prune(before: cut, sparing: sparing)
-            print("Deleted \(describe(done)).")
+            print("Deleted \(describe(done, cut)).")
             CleaningText.printSpace(try store.giveSpaceBack())
         }
 
-        private func describe(_ r: PruneReport) -> String {
+        private func describe(_ r: PruneReport, _ cut: Timestamp) -> String {
             var parts: [String] = []
             if !r.deleted.isEmpty { parts.append(CleaningText.count(r.deleted.count, "session") + " whole") }
             if !r.trimmed.isEmpty {
                 parts.append("the older entries of " + CleaningText.count(r.trimmed.count, "session"))
             }
             return parts.joined(separator: " and ") + " (" + CleaningText.count(r.entries, "entry", "entries")
-                + ", recorded before \(Format.time(olderThan.cut())))"
+                + ", recorded before \(Format.time(cut)))"
         }
 
         private func list(_ r: PruneReport) {

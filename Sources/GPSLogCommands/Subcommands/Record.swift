@@ -40,6 +40,7 @@ extension GPSLog {
         @Flag(help: "Log every commit.") var verbose = false
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             do { _ = try SourceSpec.parse(sourceOptions.source) } catch {
                 throw ValidationError(error.localizedDescription)
             }

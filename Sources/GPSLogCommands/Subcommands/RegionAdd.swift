@@ -15,6 +15,7 @@ extension GPSLog {
         @Option(help: "Radius in metres.") var radius: Double
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if name.trimmedWhitespace.isEmpty { throw ValidationError("The region's name must not be empty.") }
             if name.count > TextLimit.label {
                 throw ValidationError("The region's name is longer than \(TextLimit.label) characters.")

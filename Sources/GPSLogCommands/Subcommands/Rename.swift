@@ -13,6 +13,7 @@ extension GPSLog {
         @Argument(help: "The new name.") var name: String
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             guard !name.allSatisfy(\.isWhitespace) else { throw ValidationError("The new name must not be empty.") }
         }
 

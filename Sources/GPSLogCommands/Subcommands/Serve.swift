@@ -53,6 +53,7 @@ extension GPSLog {
         func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token, file: tokenFile) }
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             guard let hp = hostPort else {
                 throw ValidationError("--listen must be HOST:PORT, e.g. 127.0.0.1:8080 or 0.0.0.0:8080.")
             }

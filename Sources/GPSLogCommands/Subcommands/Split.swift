@@ -16,17 +16,21 @@ extension GPSLog {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The session: its name, id, or a unique id prefix.") var session: String
-        @Option(help: "Where to split (ISO 8601): entries at or after it go to the new session.") var at: String
+        // Optional to the parser so that a config file may give it; `validate()` requires it.
+        @Option(help: "Where to split (ISO 8601, required): entries at or after it go to the new session.")
+        var at: String?
         @Option(help: "The new session's name (default: the session's name with \" (2)\").") var name: String?
 
         func validate() throws {
-            if Timestamp(iso8601: at) == nil {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
+            if Timestamp(iso8601: try OptionChecks.required(at, "--at <at>")) == nil {
                 throw ValidationError("--at must be ISO 8601, e.g. 2026-05-01T12:00:00Z.")
             }
             if let name, name.allSatisfy(\.isWhitespace) { throw ValidationError("--name must not be empty.") }
         }
 
         func run() throws {
+            let at = try OptionChecks.required(self.at, "--at <at>")
             let store = try global.openStore()
             defer { store.close() }
             let found = try store.resolveSession(session)

@@ -34,6 +34,7 @@ extension GPSLog {
         @Flag(help: "Print the summary as JSON.") var json = false
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             guard PostgresOptions.isPostgres(url) else {
                 throw ValidationError(
                     "The URL must start with postgres:// (e.g. postgres://gpslog@db.example:5432/fleet).")

@@ -14,6 +14,7 @@ extension GPSLog {
         @Flag(help: "Clear the tag.") var clear = false
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             if clear && tag != nil { throw ValidationError("Give a tag or --clear, not both.") }
         }
 

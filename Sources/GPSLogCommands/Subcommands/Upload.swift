@@ -24,18 +24,21 @@ extension GPSLog {
         @Argument(help: "Sessions to upload.") var sessions: [String]
         @Option(
             help:
-                "The server's endpoint, e.g. https://example.org/api/overland or http://127.0.0.1:8080/, or an MQTT broker, mqtt://HOST:1883 (with --device-id user/device)."
+                "The server's endpoint (required), e.g. https://example.org/api/overland or http://127.0.0.1:8080/, or an MQTT broker, mqtt://HOST:1883 (with --device-id user/device)."
         )
-        var url: String
+        var url: String?  // optional to the parser so that a config file may give it; `validate()` requires it
         @OptionGroup var sending: SendingOptions
         @Flag(help: "Print the summary as JSON.") var json = false
 
         func validate() throws {
+            guard !OptionChecks.deferred else { return }  // run once the config settings are applied
+            let url = try OptionChecks.required(self.url, "--url <url>")
             if sessions.isEmpty { throw ValidationError("Name at least one session (see `gpslog sessions`).") }
             _ = try sending.mqttDestination(url: url)
         }
 
         func run() async throws {
+            let url = try OptionChecks.required(self.url, "--url <url>")
             let store = try global.openStore()
             defer { store.close() }
             let resolved = try sessions.map { try store.resolveSession($0) }

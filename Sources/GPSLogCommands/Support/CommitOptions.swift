@@ -11,6 +11,7 @@ struct CommitOptions: ParsableArguments {
     var commitEvery = DurationOption(argument: "\(Int(SessionRecorder.defaultCommitEvery.components.seconds))s")!
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if commitEvery.milliseconds < 1000 {
             throw ValidationError("--commit-every must be 1s or more (the recorder commits on a once-a-second tick).")
         }

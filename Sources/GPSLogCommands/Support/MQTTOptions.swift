@@ -33,6 +33,7 @@ struct MQTTOptions: ParsableArguments {
     }
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         _ = try endpoint()
         guard MQTTSubscription.isValidTopicFilter(topic) else {
             throw ValidationError(

@@ -19,6 +19,7 @@ struct MQTTLoginOptions: ParsableArguments {
     var keyFile: String?
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if mqttPasswordFile != nil, ProcessInfo.processInfo.environment["GPSLOG_MQTT_PASSWORD"] != nil {
             throw ValidationError("Give $GPSLOG_MQTT_PASSWORD or --mqtt-password-file, not both.")
         }
@@ -87,6 +88,7 @@ struct MQTTPublishOptions: ParsableArguments {
     var rate: Double? { Self.rate(mqttRate) ?? 20 }
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if !(0...2).contains(qos) { throw ValidationError("--qos must be 0, 1 or 2.") }
         if Self.rate(mqttRate) == nil {
             throw ValidationError("--mqtt-rate must be N/s or N/min (20/s, 300/min), or off.")

@@ -29,6 +29,7 @@ struct MonitoringOptions: ParsableArguments {
     var pingInterval: String = "15m"
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if let monitoring, MonitoringMode(name: monitoring) == nil {
             throw ValidationError(
                 "--monitoring must be quiet, manual, significant or move (or OwnTracks' -1, 0, 1, 2).")

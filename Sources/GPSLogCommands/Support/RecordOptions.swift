@@ -22,6 +22,7 @@ struct SamplingOptions: ParsableArguments {
     var maxSpeed: String = String(Int(SamplingPolicy.defaultMaxSpeed * 3.6))
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if headingFilter.value < 0 || headingFilter.value >= 180 {
             throw ValidationError("--heading-filter must be from 0 to 180 degrees.")
         }
@@ -60,6 +61,7 @@ struct SessionOptions: ParsableArguments {
     var timezone: String?
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if let name, name.allSatisfy(\.isWhitespace) { throw ValidationError("--name must not be empty.") }
         if let timezone, TimeZone(identifier: timezone) == nil {
             throw ValidationError(
@@ -116,6 +118,7 @@ struct RecordGeocodingOptions: ParsableArguments {
     @Option(help: "Contact for the geocoder's User-Agent (required by the public Nominatim).") var contact: String?
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if geocodeRate.map({ GeocodeRate($0) == nil }) == true {
             throw ValidationError("--geocode-rate must look like 1/s or 4/min.")
         }
@@ -148,6 +151,7 @@ struct LiveSendingOptions: ParsableArguments {
     @OptionGroup var sending: SendingOptions
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if let sendInterval, sendInterval != "off",
             DurationOption(argument: sendInterval).map({ $0.milliseconds > 0 }) != true
         {
@@ -215,6 +219,7 @@ struct RecordSourceOptions: ParsableArguments {
     var watchdog: String = "10s"
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if watchdog != "off", DurationOption(argument: watchdog).map({ $0.milliseconds > 0 }) != true {
             throw ValidationError("--watchdog must be a duration such as 5s, 10s or 1m, or off.")
         }

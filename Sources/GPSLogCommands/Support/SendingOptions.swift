@@ -34,6 +34,7 @@ struct SendingOptions: ParsableArguments {
     @OptionGroup(title: "MQTT (a URL mqtt://HOST[:PORT] or mqtts://...)") var mqtt: MQTTPublishOptions
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         _ = try resolvedToken()
         if Destination.Format(rawValue: format) == nil {
             throw ValidationError("--format must be overland or owntracks.")

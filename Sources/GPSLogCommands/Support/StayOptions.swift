@@ -16,6 +16,7 @@ struct StayOptions: ParsableArguments {
     var visits = false
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if pauseWhenStopped != "off", DurationOption(argument: pauseWhenStopped).map({ $0.milliseconds > 0 }) != true {
             throw ValidationError("--pause-when-stopped must be a duration such as 10m, or off.")
         }

@@ -16,6 +16,7 @@ struct TripOptions: ParsableArguments {
     var tripLoggingMode: String?
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if let d = tripMinDistance?.value, d < 0 { throw ValidationError("--trip-min-distance must not be negative.") }
         if let a = tripMaxAccuracy?.value, a <= 0 { throw ValidationError("--trip-max-accuracy must be positive.") }
         if let n = tripBatchSize, !(1...10_000).contains(n) {

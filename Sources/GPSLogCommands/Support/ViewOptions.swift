@@ -25,6 +25,7 @@ struct ViewOptions: ParsableArguments {
     var viewTokenFile: String?
 
     func validate() throws {
+        guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         if let tiles, tiles != "none" {
             guard let url = URLComponents(string: tiles.replacingOccurrences(of: "{", with: "%7B")),
                 ["http", "https"].contains(url.scheme ?? ""), tiles.contains("{z}"), tiles.contains("{x}"),

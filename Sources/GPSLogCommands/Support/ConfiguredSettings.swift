@@ -4,25 +4,22 @@ import Foundation
 import GPSLogConfig
 import GPSLogModel
 
-/// The command line with the config files' and profiles' settings added: the subcommand's name, then one argument
-/// per setting whose option the command line does not give, then the command line's own arguments. The settings
-/// were read, checked and resolved against the option table first (`OptionCatalog.gpslog()`); the command's own
-/// parser then reads each value into its option's type and runs its checks, so a config value and a flag are held
-/// to the very same rules.
-struct ConfiguredArguments {
-    var arguments: [String]
-    var injection = ConfigInjection(items: [])
+/// The settings the config files and profiles give a run's subcommand: read, checked and resolved against the option
+/// table (`OptionCatalog.gpslog()`), less those whose option the command line gives. The command is parsed from the
+/// real command line alone; these are then set on its options in their own types (see `Configurable`), and its
+/// checks run after that, so a config value and a flag are held to the very same rules.
+struct ConfiguredSettings {
+    var settings = ResolvedSettings()
 
     /// Spellings that ask for help or the version: those runs read no config file.
     static let informational: Set<String> = [
         "-h", "--help", "-help", "--version", "--experimental-dump-help", "--generate-completion-script",
     ]
 
-    /// `arguments` (the global options already moved after the subcommand's name) with the settings added.
+    /// The settings for `arguments` (the global options already moved after the subcommand's name).
     init(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(ConfigError)
     {
-        self.arguments = arguments
         guard let command = arguments.first, GPSLog.configurableCommands.contains(command),
             !arguments.prefix(while: { $0 != "--" }).contains(where: Self.informational.contains)
         else { return }
@@ -41,8 +38,8 @@ struct ConfiguredArguments {
         let resolver = ConfigResolver(
             catalog: catalog,
             sources: ConfigSources(system: system, user: user, environment: environment, profileFlag: profile))
-        injection = try resolver.injection(for: command, commandLine: own)
-        self.arguments = [command] + injection.arguments + own
+        settings = ResolvedSettings(try resolver.applied(for: command, commandLine: own))
+        settings.shortNames = catalog.commands[command, default: [:]].mapValues(\.shortNames)
         // A profile's "none" over a file's value is said, not done in silence (unless the command line decides).
         let given = ArgumentScan.given(own, options: catalog.commands[command, default: [:]])
         for cleared in try resolver.cleared(for: command) where given[cleared.setting.key] == nil {
@@ -50,35 +47,35 @@ struct ConfiguredArguments {
         }
     }
 
-    /// The settings to blame when parsing the arguments failed with `error`: the one whose option the parser's
-    /// message names; else, when the command line parses without them, all of them. Nil when the command line
-    /// itself is wrong.
-    func blame(_ error: any Error) -> ConfigError? {
-        guard !injection.items.isEmpty, GPSLog.exitCode(for: error) != .success else { return nil }
-        let message = String(GPSLog.message(for: error).split(separator: "\n").first ?? "")
-        for item in injection.items.sorted(by: { $0.setting.key.count > $1.setting.key.count })
-        where Self.names(message, "--" + item.setting.key) {
-            return .badValue(origin: item.setting.origin, key: item.setting.key, message: message)
+    /// The command `arguments` ask for, with the settings applied and every check passed. The command line is
+    /// parsed alone (its checks wait); a check that fails with the settings but not without them blames them.
+    func command(_ arguments: [String]) throws -> any ParsableCommand {
+        let parsed = try OptionChecks.$deferred.withValue(true) { try GPSLog.parseAsRoot(arguments) }
+        var command = parsed
+        if !settings.isEmpty, var configurable = parsed as? any Configurable {
+            try configurable.apply(settings)
+            command = configurable as? any ParsableCommand ?? parsed
         }
-        // One more parse, of the command line alone (not one per setting): if it is fine, the settings are not.
-        let commandLine = [arguments[0]] + arguments.dropFirst(1 + injection.arguments.count)
-        guard (try? GPSLog.parseAsRoot(commandLine)) != nil else { return nil }
-        if let only = injection.items.first, injection.items.count == 1 {
-            return .badValue(origin: only.setting.origin, key: only.setting.key, message: message)
+        do {
+            try command.validateAll()
+        } catch {
+            var alone = parsed
+            let aloneError: (any Error)?
+            do {
+                try alone.validateAll()
+                aloneError = nil
+            } catch {
+                aloneError = error
+            }
+            if let blamed = settings.blame(error, commandLineError: aloneError) { throw blamed }
+            // The command line's own mistake. When the command line alone makes it too, the parser says it, with the
+            // subcommand's usage; else (a setting completed the command line, which is wrong elsewhere) as it is.
+            if let aloneError, GPSLog.message(for: aloneError) == GPSLog.message(for: error) {
+                _ = try GPSLog.parseAsRoot(arguments)
+            }
+            throw error
         }
-        return .refusedSettings(
-            message: message, settings: injection.items.map { "\($0.setting.origin): \($0.setting.key)" })
-    }
-
-    /// Whether `message` holds `option` as a whole word (`--min-distance`, not `--min-distance-x`).
-    private static func names(_ message: String, _ option: String) -> Bool {
-        var rest = message[...]
-        while let range = rest.range(of: option) {
-            let next = rest[range.upperBound...].first
-            if next.map({ !($0.isLetter || $0.isNumber || $0 == "-") }) ?? true { return true }
-            rest = rest[range.upperBound...]
-        }
-        return false
+        return command
     }
 }
 
