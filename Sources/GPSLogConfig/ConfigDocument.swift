@@ -5,10 +5,14 @@ import TOMLKit
 
 /// One `key = value` of a file or a profile, with the line it is on.
 public struct ConfigEntry: Sendable, Equatable {
+    /// The key as written: an option's long name (or `profile`, `default-profile`).
     public var key: String
+    /// The value given to the key.
     public var value: ConfigValue
+    /// The 1-based line it is on; nil in a built-in profile, or when the line could not be found.
     public var line: Int?
 
+    /// The entry `key = value`, on `line` (nil: none, as in a built-in profile).
     public init(key: String, value: ConfigValue, line: Int? = nil) {
         self.key = key
         self.value = value
@@ -23,6 +27,7 @@ public struct ConfigSettings: Sendable, Equatable {
     /// Subcommand name -> its keys, which win over the common ones.
     public var sections: [String: [ConfigEntry]] = [:]
 
+    /// Settings of `common` keys and of subcommand `sections`; both empty by default.
     public init(common: [ConfigEntry] = [], sections: [String: [ConfigEntry]] = [:]) {
         self.common = common
         self.sections = sections
@@ -31,7 +36,9 @@ public struct ConfigSettings: Sendable, Equatable {
 
 /// A profile: a named set of settings, built in or from a file's `[profile.NAME]`.
 public struct Profile: Sendable, Equatable {
+    /// The name that `--profile`, `$GPSLOG_PROFILE` and `profile = "NAME"` choose it by.
     public var name: String
+    /// The keys it sets, common and per subcommand.
     public var settings: ConfigSettings
     /// The file that defines it; nil for a built-in.
     public var path: String?
@@ -39,7 +46,9 @@ public struct Profile: Sendable, Equatable {
 
 /// A config file, read and checked against the options the subcommands have.
 public struct ConfigDocument: Sendable {
+    /// The file's path, as messages name it.
     public var path: String
+    /// The file's keys outside its `[profile.NAME]` tables: the top-level ones and the subcommand tables'.
     public var settings: ConfigSettings
     /// The file's `[profile.NAME]` tables.
     public var profiles: [String: Profile]

@@ -5,8 +5,10 @@ import Foundation
 /// them): a key already in its table gets its value replaced on its own line; a new one goes after the table's last
 /// key, and a missing table is added at the end.
 public struct ConfigEditor {
+    /// The text's lines, without their newlines (a final newline makes no empty last line).
     public private(set) var lines: [String]
 
+    /// An editor of `text`, a config file's whole content (empty for a new file).
     public init(text: String) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }

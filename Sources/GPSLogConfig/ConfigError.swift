@@ -25,6 +25,7 @@ public enum ConfigError: LocalizedError, Equatable {
     /// gpslog could not read its own option table from the command-line parser's description of it.
     case optionTable(reason: String)
 
+    /// What is wrong, where (`FILE:LINE`, the key or table) and what to do, for people.
     public var errorDescription: String? {
         switch self {
         case .unreadable(let path, let reason):

@@ -15,6 +15,7 @@ public struct ConfigLocations: Sendable, Equatable {
 
     /// The system file; `$GPSLOG_SYSTEM_CONFIG` replaces it in tests.
     public static let systemPath = "/etc/gpslog/config.toml"
+    /// The environment variable that names the user's file in place of the default; `--config` wins over it.
     public static let configVariable = "GPSLOG_CONFIG"
     static let systemVariable = "GPSLOG_SYSTEM_CONFIG"
 

@@ -11,6 +11,7 @@ public struct ConfigSources: Sendable {
     /// `--profile NAME` from the command line.
     public var profileFlag: String?
 
+    /// Sources from their parts: by default no files, an empty environment and no `--profile`.
     public init(
         system: ConfigDocument? = nil, user: ConfigDocument? = nil, environment: [String: String] = [:],
         profileFlag: String? = nil
@@ -24,8 +25,11 @@ public struct ConfigSources: Sendable {
 
 /// One option's value for a subcommand and where it came from.
 public struct EffectiveSetting: Sendable, Equatable {
+    /// The option's long name.
     public var key: String
+    /// Its value, from the layer that won.
     public var value: ConfigValue
+    /// Where the value came from, as `config show` prints it.
     public var origin: ConfigOrigin
 }
 
@@ -33,7 +37,9 @@ public struct EffectiveSetting: Sendable, Equatable {
 /// `profile =` in a file expands at that file's layer, below its own keys; `[SUBCOMMAND]` keys win over top-level
 /// ones in the same layer.
 public struct ConfigResolver: Sendable {
+    /// The options of every configurable subcommand: a setting reaches a subcommand only if it has the option.
     public let catalog: OptionCatalog
+    /// The files, environment and `--profile` the settings are read from.
     public let sources: ConfigSources
 
     /// gpslog's own variables and the keys they stand for (the program reads them itself, so a file's value for
@@ -44,6 +50,7 @@ public struct ConfigResolver: Sendable {
     /// The variable that chooses a profile.
     public static let profileVariable = "GPSLOG_PROFILE"
 
+    /// The resolver of `sources` for the options in `catalog`.
     public init(catalog: OptionCatalog, sources: ConfigSources) {
         self.catalog = catalog
         self.sources = sources

@@ -72,6 +72,8 @@ public enum ConfigOrigin: Sendable, Equatable, CustomStringConvertible {
         return false
     }
 
+    /// As `config show` prints it: `flag`, `env NAME`, `FILE:LINE` (then ` (profile NAME)` for a value from a
+    /// `[profile.NAME]` table), `profile NAME` for a built-in profile, or `default`.
     public var description: String {
         switch self {
         case .flag: "flag"
@@ -86,14 +88,18 @@ public enum ConfigOrigin: Sendable, Equatable, CustomStringConvertible {
 
 /// A file and a line in it, printed as `path:line` as compilers do.
 public struct FileLocation: Sendable, Equatable, CustomStringConvertible {
+    /// The file's path, as given.
     public var path: String
+    /// The 1-based line; nil when it is not known.
     public var line: Int?
 
+    /// The place `line` (nil: unknown) of the file at `path`.
     public init(path: String, line: Int?) {
         self.path = path
         self.line = line
     }
 
+    /// `path:line`, or the path alone when the line is unknown; control characters in the path are escaped.
     public var description: String { path.visible + (line.map { ":\($0)" } ?? "") }
 }
 

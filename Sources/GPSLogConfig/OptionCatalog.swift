@@ -4,6 +4,7 @@ import Foundation
 /// One option of a subcommand, as the config layer needs to know it: its key (the long name), whether it takes a
 /// value, whether it repeats, what its value is (any word, or a path), and its default.
 public struct OptionSpec: Sendable, Equatable {
+    /// Whether an option takes a value or stands alone.
     public enum Kind: Sendable, Equatable {
         /// `--name VALUE`.
         case option
@@ -22,7 +23,9 @@ public struct OptionSpec: Sendable, Equatable {
 
     /// The long name without dashes: the key in a config file.
     public var name: String
+    /// Whether it takes a value (`--name VALUE`) or is a flag (`--name`).
     public var kind: Kind
+    /// Whether it may be given more than once; only such an option takes an array in a config file.
     public var isRepeating: Bool
     /// A flag's inverted long name (`no-name`), when it has one.
     public var inversion: String?
@@ -30,8 +33,11 @@ public struct OptionSpec: Sendable, Equatable {
     public var shortNames: [String]
     /// The default as `--help` shows it.
     public var defaultValue: String?
+    /// What its value is: any word, or a path (whose leading `~` a config file's value may use).
     public var valueType: ValueType
 
+    /// The option `name` of `kind`; by default it is given once, has no `no-` spelling, short names or default,
+    /// and takes any word.
     public init(
         name: String, kind: Kind, isRepeating: Bool = false, inversion: String? = nil, shortNames: [String] = [],
         defaultValue: String? = nil, valueType: ValueType = .text
@@ -48,8 +54,11 @@ public struct OptionSpec: Sendable, Equatable {
 
 /// One row of the option table: a config key, the subcommands that take it, and the option it is there.
 public struct OptionEntry: Sendable, Equatable {
+    /// The config key: the option's long name.
     public var key: String
+    /// The subcommands that take the option, in name order.
     public var commands: [String]
+    /// The option, as each of those subcommands has it.
     public var spec: OptionSpec
 }
 
@@ -71,6 +80,7 @@ public struct OptionCatalog: Sendable {
     /// Options that stand for one another: setting one in a layer drops the other from the layers below.
     static let alternatives: [Set<String>] = [["token", "token-file"]]
 
+    /// The catalog of `commands`: subcommand name -> key -> option.
     public init(commands: [String: [String: OptionSpec]]) {
         self.commands = commands
     }

@@ -93,6 +93,7 @@ public enum PrivateFileError: LocalizedError, Equatable {
     case cannotWrite(path: String, reason: String)
     case badToken(String)
 
+    /// What could not be done, naming the file, and why, for people; never the file's content.
     public var errorDescription: String? {
         switch self {
         case .cannotRead(let path, let reason): "cannot read \(path.visible): \(reason.visible)"

@@ -14,6 +14,8 @@ public struct SetupLink: Sendable, Equatable {
     /// Whether locations carry Overland's `unique_id`.
     public var uniqueID: Bool
 
+    /// Reads `text`, Overland's setup link (surrounding whitespace is ignored); `unique_id` is on for `yes`, `true`
+    /// or `1`.
     public init(_ text: String) throws(SetupLinkError) {
         guard let components = URLComponents(string: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw .notALink
@@ -53,6 +55,7 @@ public enum SetupLinkError: LocalizedError, Equatable {
     case badToken(String)
     case badDeviceID
 
+    /// What is wrong with the link and what to do, for people; never the token.
     public var errorDescription: String? {
         switch self {
         case .notALink:

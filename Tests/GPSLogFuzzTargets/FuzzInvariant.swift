@@ -19,8 +19,10 @@ enum FuzzInvariant {
     /// What an accepted entry must be, whatever the reader.
     ///
     /// - Parameters:
-    ///   - plausible: the reader promises a time inside `TimeWindow.current` and a position other than 0, 0 (the NMEA
-    ///     decoder promises the time only; the payloads both).
+    ///   - entry: the entry the reader accepted.
+    ///   - reader: the reader's name, for the message.
+    ///   - plausibleTime: the reader promises a time inside `TimeWindow.current` (the NMEA decoder and the payloads).
+    ///   - plausiblePosition: the reader promises a position other than 0, 0 (the payloads).
     static func accepted(_ entry: Entry, from reader: String, plausibleTime: Bool, plausiblePosition: Bool) {
         check(
             Geo.isValidPosition(latitude: entry.latitude, longitude: entry.longitude),

@@ -13,8 +13,12 @@ extension FuzzTarget {
         checkGPX(path: path)
     }
 
-    /// - Parameter plausible: also require what the payloads promise (1980 to tomorrow, not 0, 0), which the GPX
-    ///   reader checks too: every value stored is one gpslog's own imports read back.
+    /// The GPX file at `path` through `GPXImporter` into a `TrackSpool`, checked as `gpx` checks its input.
+    ///
+    /// - Parameters:
+    ///   - path: the GPX file.
+    ///   - plausible: also require what the payloads promise (1980 to tomorrow, not 0, 0), which the GPX reader
+    ///     checks too: every value stored is one gpslog's own imports read back.
     static func checkGPX(path: String, plausible: Bool = true) {
         checkSpooled(path: path, reader: "GPXImporter", plausible: plausible) { spool in
             try GPXImporter(options: TrackImportOptions(routes: true)).importFile(path, into: spool)

@@ -10,16 +10,25 @@ import NIOHTTP1
 /// what arrived, what arrived twice, and what was confirmed.
 public final class FlakyOverlandServer: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
+    /// How a request was answered: `{"result":"ok"}` (`ok`, and `slow` after `slowDelay`), HTTP 500, the connection
+    /// dropped, an HTML body, or `{"result":"error"}`.
     public enum Answer: CaseIterable, Sendable { case ok, serverError, drop, garbage, resultError, slow }
 
+    /// One request as it arrived, and how it was answered.
     public struct Batch: Sendable {
+        /// The request's URI: path and query.
         public var uri: String
+        /// Each location's `timestamp`, in order.
         public var timestamps: [String]
+        /// Whether the body has Overland's `current` (the device's last known location).
         public var hasCurrent: Bool
+        /// The `Authorization` header, when there was one.
         public var authorization: String?
+        /// How the request was answered.
         public var answer: Answer
-        /// Each location's `device_id` and `unique_id` ("" when it has none).
+        /// Each location's `device_id` ("" when it has none).
         public var deviceIDs: [String] = []
+        /// Each location's `unique_id` ("" when it has none).
         public var uniqueIDs: [String] = []
     }
 
@@ -35,6 +44,8 @@ public final class FlakyOverlandServer: @unchecked Sendable {
     public let delay: TimeAmount
     private var channel: Channel?
 
+    /// A server that fails a `failureRate` (0 to 1) of the requests, in ways drawn from `seed`. Each answer waits
+    /// `delay` (none by default), a slow one `slowDelay` instead (1.5 s by default). It listens once `start()` returns.
     public init(
         failureRate: Double, slowDelay: TimeAmount = .milliseconds(1500), delay: TimeAmount = .zero,
         seed: UInt64 = 0x5EED_F1A4
@@ -45,17 +56,21 @@ public final class FlakyOverlandServer: @unchecked Sendable {
         rng = SplitMix64(seed: seed)
     }
 
+    /// The endpoint to post to, `http://127.0.0.1:PORT/api/overland`, once started.
     public var url: String { "http://127.0.0.1:\(channel?.localAddress?.port ?? 0)/api/overland" }
+    /// Every request received so far, in order.
     public var log: [Batch] { lock.withLock { batches } }
     /// Timestamps of every location received, with repeats.
     public var received: [String] { log.flatMap(\.timestamps) }
     /// Timestamps of the locations in batches answered ok.
     public var confirmed: [String] { log.filter { $0.answer == .ok }.flatMap(\.timestamps) }
 
+    /// Starts listening on a random loopback port.
     public func start() async throws {
         channel = try await startLoopbackHTTPServer { Handler(server: self) }
     }
 
+    /// Stops listening.
     public func stop() async { try? await channel?.close() }
 
     /// Logs one request and decides its answer.

@@ -3,6 +3,7 @@ import Foundation
 
 /// A real gpsd, fed a recorded log by gpsfake (Debian's gpsd-clients), listening on a free loopback port.
 public final class GPSFake {
+    /// The loopback port its gpsd listens on.
     public let port: Int
     private let process: Process
 
@@ -54,6 +55,7 @@ public final class GPSFake {
         waitUntil(timeout: 20) { !process.isRunning || loopbackAccepts(port: port) } && process.isRunning
     }
 
+    /// Kills gpsfake and its gpsd (SIGKILL to the process group) and waits for gpsfake to end.
     public func stop() {
         if process.isRunning {
             kill(-process.processIdentifier, SIGKILL)
@@ -100,8 +102,11 @@ private func onLoopbackSocket(port: Int, _ call: (Int32, UnsafePointer<sockaddr>
 
 /// A `gpslog` process running in the background (a recorder), with its output collected in files.
 public final class BackgroundGPSLog {
+    /// The running `gpslog`.
     public let process = Process()
+    /// Its standard output's file, `folder/recorder.out`.
     public let stdoutPath: String
+    /// Its standard error's file, `folder/recorder.err`.
     public let stderrPath: String
 
     /// Starts `gpslog arguments` with `GPSLOG_DB` set to `database` (unset when nil) and `environment` added to this
@@ -123,7 +128,9 @@ public final class BackgroundGPSLog {
         try process.runClosingFiles()
     }
 
+    /// What it wrote to standard output so far ("" when unreadable).
     public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    /// What it wrote to standard error so far ("" when unreadable).
     public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// Waits for the process to exit, up to `timeout` seconds; returns its status, or nil if it is still running.

@@ -4,11 +4,13 @@ import Foundation
 /// A loopback TCP server that answers every connection with bytes that are not MQTT, then closes it; counts them.
 public final class GarbageServer: @unchecked Sendable {
     // @unchecked: `count` goes through `lock`; the descriptor is only closed in `stop`.
+    /// The loopback port it listens on, chosen by the kernel.
     public let port: Int
     private let fd: Int32
     private let lock = NSLock()
     private var count = 0
 
+    /// Listens on a free loopback port and answers connections on a thread of its own.
     public init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()

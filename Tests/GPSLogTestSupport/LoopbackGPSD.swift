@@ -6,6 +6,7 @@ import Foundation
 /// Each connection's fixes come a minute after the previous connection's, so none looks like a repeat.
 public final class LoopbackGPSD: @unchecked Sendable {
     // @unchecked: `accepted`, `open` and `stopped` are guarded by `lock`; the descriptors are set once, in init.
+    /// The loopback port it listens on.
     public let port: Int
     private let listener: Int32
     private let fixesPerConnection: Int

@@ -6,12 +6,16 @@ import Foundation
 public final class MQTTSubscriber {
     private let process = Process()
     private let output: String
+    /// Its MQTT client id, `tester-` and eight random characters (its persistent session's name).
     public let clientID = "tester-\(UUID().uuidString.prefix(8))"
 
     /// One message as the subscriber got it.
     public struct Message: Sendable {
+        /// Whether the broker delivered it as a retained message.
         public var retained: Bool
+        /// The topic it was published to.
         public var topic: String
+        /// The payload, as text.
         public var payload: String
         /// The payload as a JSON object (nil when it is not one).
         public var json: [String: Any]? {
@@ -60,6 +64,7 @@ public final class MQTTSubscriber {
 /// A TCP relay (socat) from a loopback port to a broker: ending it is, for the client behind it, the broker going
 /// away (its connection reset, new ones refused); starting it again on the same port brings the broker back.
 public final class TCPRelay {
+    /// The loopback port the relay listens on: the broker's address for the client behind it.
     public let port: Int
     private let target: Int
     private var process: Process?
@@ -102,12 +107,18 @@ public final class TCPRelay {
 /// A certificate authority, a broker certificate for 127.0.0.1 and a client certificate, made by `openssl` in
 /// `folder` (PEM files), for a TLS listener and its clients.
 public struct TestCertificates {
+    /// The authority's certificate, `folder/ca.crt`, that both sides trust.
     public let ca: String
+    /// The broker's certificate for 127.0.0.1 and localhost, `folder/server.crt`.
     public let serverCertificate: String
+    /// The broker's private key, `folder/server.key`.
     public let serverKey: String
+    /// The client's certificate, `folder/client.crt`, for client authentication.
     public let clientCertificate: String
+    /// The client's private key, `folder/client.key`.
     public let clientKey: String
 
+    /// Makes the authority and both certificates in `folder`; throws when `openssl` fails.
     public init(folder: String) throws {
         ca = folder + "/ca.crt"
         serverCertificate = folder + "/server.crt"

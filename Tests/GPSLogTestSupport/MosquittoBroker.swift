@@ -4,8 +4,10 @@ import Foundation
 /// A real Eclipse Mosquitto broker (Debian's `mosquitto`, installed by `make test`) on a random loopback port, with
 /// a configuration the test writes: anonymous, or with one user and password; no persistence.
 public final class MosquittoBroker {
+    /// The loopback port it listens on.
     public let port: Int
     private let process: Process
+    /// The path of its log file, `folder/mosquitto.log` (`logText` reads it).
     public let log: String
 
     /// True when the broker and its command-line clients are installed.

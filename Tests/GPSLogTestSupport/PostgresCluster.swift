@@ -9,11 +9,17 @@ import Foundation
 /// `initdb` and `postgres` refuse to run as root: as root (CI), the cluster belongs to and runs as the system user
 /// `postgres` (Debian's packages make it), else `nobody`, through `runuser`.
 public final class PostgresCluster {
+    /// Debian's folder of the PostgreSQL 15 programs (`initdb`, `pg_ctl`, `postgres`).
     public static let bin = "/usr/lib/postgresql/15/bin"
+    /// The temporary folder that holds everything, removed by `stop()`.
     public let folder: String
+    /// The folder of the server's Unix socket (`host=` for libpq).
     public let socketFolder: String
+    /// The loopback TCP port it listens on.
     public let port: Int
+    /// The superuser's name.
     public let user = "gpslog"
+    /// The superuser's password over TCP, random for each cluster.
     public let password = "cluster-\(UInt32.random(in: 0...UInt32.max))"
     private let data: String
     private let runAs: String?
@@ -21,11 +27,13 @@ public final class PostgresCluster {
 
     /// What the cluster could not do, with its log.
     public struct Failure: Error, CustomStringConvertible {
+        /// What failed, then the tool's output or the server's log.
         public var description: String
     }
 
     /// Starts a cluster; throws `Failure` with initdb's or the server's log when it cannot.
     /// - Parameter tls: TCP only with TLS (a self-signed certificate made by openssl; `hostnossl` rejected).
+    /// - Throws: `Failure` with initdb's or the server's log, or the error of a folder or file it could not make.
     public init(tls: Bool = false) throws {
         folder = try makeTemporaryDirectory()
         data = folder + "/data"

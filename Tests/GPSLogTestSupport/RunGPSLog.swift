@@ -3,8 +3,11 @@ import Foundation
 
 /// What a run of the real `gpslog` binary printed and how it exited.
 public struct CommandResult: Sendable {
+    /// Everything it wrote to standard output.
     public var stdout: String
+    /// Everything it wrote to standard error.
     public var stderr: String
+    /// Its exit status, or the signal's number when a signal ended it.
     public var status: Int32
 }
 

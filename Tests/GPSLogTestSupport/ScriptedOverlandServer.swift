@@ -8,9 +8,13 @@ import NIOHTTP1
 /// `set`, an error). What tests of records, logging modes and server-sent settings read back.
 public final class ScriptedOverlandServer: @unchecked Sendable {
     // @unchecked: all mutable state is guarded by `lock`.
+    /// One request as it arrived.
     public struct Request: Sendable {
+        /// The request's URI: path and query.
         public var uri: String
+        /// The `Authorization` header, when there was one.
         public var authorization: String?
+        /// The body, byte for byte.
         public var body: Data
         /// The body as JSON (an object), or nil.
         public var json: [String: Any]? {
@@ -32,17 +36,23 @@ public final class ScriptedOverlandServer: @unchecked Sendable {
     private let script: @Sendable (Int, Request) -> String?
     private var channel: Channel?
 
+    /// A server that answers the request at each index (0-based) with what `script` returns; nil: `{"result":"ok"}`.
+    /// It listens once `start()` returns.
     public init(script: @escaping @Sendable (Int, Request) -> String? = { _, _ in nil }) {
         self.script = script
     }
 
+    /// The endpoint to post to, `http://127.0.0.1:PORT/api/overland`, once started.
     public var url: String { "http://127.0.0.1:\(channel?.localAddress?.port ?? 0)/api/overland" }
+    /// Every request received so far, in order.
     public var log: [Request] { lock.withLock { requests } }
 
+    /// Starts listening on a random loopback port.
     public func start() async throws {
         channel = try await startLoopbackHTTPServer { Handler(server: self) }
     }
 
+    /// Stops listening.
     public func stop() async { try? await channel?.close() }
 
     func answer(_ request: Request) -> String {

@@ -12,8 +12,11 @@ import Foundation
 public final class SoakChild: @unchecked Sendable {
     /// What it is, for the figures: `serve`, `record`, `import`, `sessions`...
     public let kind: String
+    /// Its standard output's file, `folder/NAME.out`.
     public let stdoutPath: String
+    /// Its standard error's file, `folder/NAME.err`.
     public let stderrPath: String
+    /// GNU time's report, `folder/NAME.time` (`%M`: the peak resident size, KiB).
     public let timePath: String
     /// GNU time's process id; the command is its child.
     private let timePID: pid_t
@@ -83,7 +86,9 @@ public final class SoakChild: @unchecked Sendable {
     /// time's own status as waitpid gave it, once it ended.
     private var timeStatus: Int32? { lock.withLock { ended } }
 
+    /// What it wrote to standard output so far ("" when unreadable).
     public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    /// What it wrote to standard error so far ("" when unreadable).
     public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// kill -9 of the command (not of time, which reports it); true when there was one to kill.
@@ -192,6 +197,7 @@ public struct SoakOutcome: Sendable, CustomStringConvertible {
     /// the soak sent may end a process before it handles the signal (just started): that is the soak's.
     public var diedOfForeignSignal: Bool { signal.map { !sentSignals.contains($0) } ?? false }
 
+    /// `signal N` (with ` (the soak's)` when the soak sent it), or `exit N` (-1 when unknown).
     public var description: String {
         if let signal { return "signal \(signal)\(sentSignals.contains(signal) ? " (the soak's)" : "")" }
         return "exit \(status ?? -1)"

@@ -7,11 +7,13 @@ public enum SoakHTTPResult: Sendable {
     /// Refused, reset, or no complete answer before the deadline (a server killed or restarting).
     case failed(String)
 
+    /// The HTTP status; nil when there was no answer.
     public var status: Int? {
         if case .answered(let status, _) = self { return status }
         return nil
     }
 
+    /// The body (what came, for a stream); "" when there was no answer.
     public var body: String {
         if case .answered(_, let body) = self { return body }
         return ""
