@@ -56,7 +56,8 @@ extension GPSLog.Convert: Configurable {
     mutating func apply(_ settings: ResolvedSettings) throws(ConfigError) {
         try settings.set(&inputFormat, "input-format")
         try settings.set(&deprecatedFrom, "from")
-        try settings.set(&to, "to")
+        try settings.set(&outputFormatName, "output-format")
+        try settings.set(&deprecatedTo, "to")
         try settings.set(&simplify, "simplify")
         try tracks.apply(settings)
         try settings.set(&date, "date")
