@@ -16,7 +16,9 @@ import Testing
         "4,52,5,53",
     ]
     /// Options whose key is not their property's name in kebab case.
-    static let customNames = ["deprecatedFrom": "from", "accept2xx": "accept-2xx"]
+    static let customNames = [
+        "deprecatedFrom": "from", "outputFormatName": "output-format", "deprecatedTo": "to", "accept2xx": "accept-2xx",
+    ]
 
     @Test func everyKeyReachesItsCommand() throws {
         let catalog = try OptionCatalog.gpslog()

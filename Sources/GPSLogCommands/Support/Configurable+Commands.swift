@@ -126,6 +126,8 @@ extension GPSLog.Import: Configurable {
         try settings.set(&date, "date")
         try settings.set(&timezone, "timezone")
         try settings.set(&mode, "mode")
+        try settings.set(&postgres, "postgres")
+        try postgresLogin.apply(settings)
     }
 }
 
