@@ -38,6 +38,68 @@ extension Store {
         return try afterTime.step() ? afterTime.requiredInt64(at: 0) : nil
     }
 
+    /// The ids of `ids` that an entry in the database has: `entryKey(id:)`'s three index probes, asked for a chunk
+    /// of ids at a time. An import that keeps its file's ids asks this per batch, on the thread that parses, so a
+    /// probe per id made it wait (three statement lookups, each hashing its SQL, per row of a CSV file).
+    func takenIDs(_ ids: [String]) throws -> Set<String> {
+        var taken = Set<String>()
+        var timed: [(time: Int64, id: String)] = []
+        let chunk = 100
+        // Ids stored whole or as text, through the unique index: both forms of each id, padded with NULLs.
+        let probe = try database.cachedStatement(
+            "SELECT EntryID, TimeStamp FROM EntryRows WHERE length(EntryID) <> 10 AND EntryID IN ("
+                + Array(repeating: "?", count: 2 * chunk).joined(separator: ",") + ")")
+        defer { probe.reset() }
+        var start = 0
+        while start < ids.count {
+            let part = ids[start..<min(start + chunk, ids.count)]
+            var index: Int32 = 1
+            for id in part {
+                let stored = StoredEntryID(id, time: -1)
+                if case .whole(let bytes) = stored { timed.append((bytes.time, id)) }
+                try stored.bind(to: probe, at: index)
+                try probe.bind(id, at: index + 1)
+                index += 2
+            }
+            while index <= Int32(2 * chunk) {
+                try probe.bindNull(at: index)
+                index += 1
+            }
+            let wanted = Set(part)
+            while try probe.step() {
+                let id = Store.entryID(probe, at: 0, time: probe.requiredInt64(at: 1))
+                if wanted.contains(id) { taken.insert(id) }
+            }
+            probe.reset()
+            start += chunk
+        }
+        // Ids stored after their time: the rows of a quarter of an hour at a time (a track's batch is one or two),
+        // in the sessions with entries on those days; an id far from the others is one such probe of its own.
+        timed.sort { $0.time < $1.time }
+        let span: Int64 = 15 * 60_000
+        let rows = try database.cachedStatement(
+            """
+            SELECT EntryID, TimeStamp FROM EntryRows
+            WHERE SessionKey IN (SELECT SessionKey FROM EntryDays WHERE Day BETWEEN ?1 / 86400000 AND ?2 / 86400000)
+                AND TimeStamp BETWEEN ?1 AND ?2 AND length(EntryID) = 10
+            """)
+        defer { rows.reset() }
+        var first = 0
+        while first < timed.count {
+            var last = first
+            while last + 1 < timed.count && timed[last + 1].time - timed[first].time <= span { last += 1 }
+            try rows.bind([.integer(timed[first].time), .integer(timed[last].time)])
+            let wanted = Set(timed[first...last].lazy.map(\.id))
+            while try rows.step() {
+                let id = Store.entryID(rows, at: 0, time: rows.requiredInt64(at: 1))
+                if wanted.contains(id) { taken.insert(id) }
+            }
+            rows.reset()
+            first = last + 1
+        }
+        return taken
+    }
+
     /// The first entry whose id another entry of the batch (before it) has, or an entry in the database stored whole.
     ///
     /// Ids stored after their time are not looked up in the database: gpslog makes them from 74 random bits, and an

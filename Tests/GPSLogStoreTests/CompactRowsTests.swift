@@ -74,6 +74,39 @@ struct CompactRowsTests {
         }
     }
 
+    /// A batch's ids asked at once (an import keeping its file's ids) get the answer an index probe per id gives:
+    /// ids of every stored form, in several sessions, over more than a chunk of ids and hours apart, among free ones.
+    @Test func takenIDsOfABatchAreThoseFoundOneByOne() throws {
+        try withTemporaryStore { store, _ in
+            var stored: [Entry] = []
+            for n in 0..<3 {
+                let s = try store.createSession(name: "Device \(n)", start: start)
+                // 150 entries a second apart, and 150 more a day later: more than one chunk, more than one span.
+                var entries = makeEntries(
+                    count: 150, start: start.adding(milliseconds: 3_600_000 + Int64(n) * 7_200_000), seed: UInt64(n + 1)
+                )
+                entries += makeEntries(count: 150, start: start.adding(milliseconds: 86_400_000), seed: UInt64(n + 11))
+                try store.append(entries, to: s.id)
+                stored += entries
+            }
+            let everyForm = try store.createSession(name: "Every form", start: start)
+            let forms = entriesWithEveryKindOfID()
+            try store.append(forms, to: everyForm.id)
+            stored += forms
+            var rng = SplitMix64(seed: 99)
+            let free =
+                (0..<250).map { i in
+                    Identifier.uuidV7(time: start.adding(milliseconds: Int64(i) * 1000), using: &rng)
+                } + ["FREE-TEXT-ID-OF-THIRTY-SIX-CHARACTER", "ffffffff-1111-4222-8333-444455556666"]
+            let asked = (stored.map(\.id) + free).shuffled(using: &rng)
+            let oneByOne = Set(try asked.filter { try store.entryKey(id: $0) != nil })
+            #expect(oneByOne == Set(stored.map(\.id)))
+            #expect(try store.takenEntryIDs(asked) == oneByOne)
+            #expect(try store.takenEntryIDs(free).isEmpty)
+            #expect(try store.takenEntryIDs([]).isEmpty)
+        }
+    }
+
     /// The generated GPX track's points (position, altitude, time, an id made from the time), imported: at most 110
     /// bytes each on disk, indexes included (issue 23: 252 before).
     @Test func aTrackPointTakesAtMost110Bytes() throws {
