@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogModel
 import GPSLogSystem
 import Logging
 
@@ -29,7 +30,7 @@ public final class ServiceNotifier: @unchecked Sendable {
         do {
             try self.init(socketPath: path, watchdog: Self.watchdog(environment))
         } catch {
-            logger.warning("NOTIFY_SOCKET=\(path): \(describeForPeople(error)); not reporting to systemd")
+            logger.warning("NOTIFY_SOCKET=\(path.visible): \(describeForPeople(error)); not reporting to systemd")
             return nil
         }
     }

@@ -68,6 +68,20 @@ struct ServiceNotifyTests {
         }
     }
 
+    /// A `$NOTIFY_SOCKET` that names no socket is logged and ignored, and the log line cannot carry an escape
+    /// sequence to the terminal that reads it.
+    @Test func aNotifySocketThatNamesNoSocketIsLoggedEscaped() async throws {
+        try await withTemporaryDirectory { dir in
+            let server = try BackgroundGPSLog(
+                ["serve", "--listen", "127.0.0.1:0"], database: dir + "/gpslog.sqlite", folder: dir,
+                environment: ["NOTIFY_SOCKET": "none\u{1B}[31m"])  // neither a path nor abstract
+            defer { kill(server.process.processIdentifier, SIGKILL) }
+            #expect(await waitUntilAsync(timeout: 120) { server.stderr.contains("not reporting to systemd") })
+            #expect(server.stderr.contains(#"none\u001B[31m"#), "\(server.stderr.visible)")
+            #expect(!server.stderr.contains("\u{1B}"))
+        }
+    }
+
     @Test func serveIsReadyOnceItListens() async throws {
         try await withTemporaryDirectory { dir in
             let listener = try NotifyListener(path: dir + "/notify")
