@@ -129,7 +129,7 @@ for n in $SIZES; do
     measure "$c" gpslog "$GPSLOG" export --db "$db" bench --format gpx --output "$OUT/t.gpx"
     measure "$c" gpsbabel gpsbabel -i gpx -f "$gpx" -o gpx -F "$OUT/t.gpx"
 
-    # Simplification to 5 m: GEOS under both (gpslog streams it a segment and a chunk at a time; ogr2ogr's
+    # Simplification to 5 m: GEOS under both (gpslog streams Douglas-Peucker a segment and a chunk at a time; ogr2ogr's
     # -simplify is GEOS's topology-preserving simplifier on the whole line, in degrees: 0.00005 is 3.4-5.6 m here).
     c="session $label simplified 5 m -> GeoJSON"
     measure "$c" gpslog "$GPSLOG" export --db "$db" bench --format geojson --simplify 5 --output "$OUT/s.geojson"

@@ -104,6 +104,14 @@ public final class Geometry {
 
     // MARK: - Operations
 
+    /// Douglas-Peucker simplification: every vertex left out is within `tolerance` of the result, whose vertices are
+    /// a subsequence of the original ones. Unlike `topologyPreservingSimplify` it may make a line cross itself. See
+    /// `GEOSSimplify_r`.
+    public func simplify(tolerance: Double) throws -> Geometry {
+        guard let g = GEOSSimplify_r(context.handle, pointer, tolerance) else { throw context.failure("simplifying") }
+        return Geometry(g, context: context)
+    }
+
     /// Douglas-Peucker simplification that keeps the topology valid (no self-intersections introduced).
     /// See `GEOSTopologyPreserveSimplify_r`.
     public func topologyPreservingSimplify(tolerance: Double) throws -> Geometry {

@@ -19,7 +19,7 @@ extension Store {
             // A fresh statement, not the cache: two cursors may be open at once (merging sessions in an export).
             let statement = try database.makeStatement(
                 """
-                SELECT \(fields == .all ? Store.entryColumns : Store.trackColumns) FROM EntryRows
+                SELECT \(Store.columns(fields)) FROM EntryRows
                 WHERE SessionKey = (SELECT Key FROM Sessions WHERE ID = ?1) AND TimeStamp >= ?2 AND TimeStamp <= ?3
                 ORDER BY TimeStamp, Key
                 """)
@@ -30,6 +30,7 @@ extension Store {
             switch fields {
             case .all: read = { Store.readEntry($0) }
             case .track: read = { Store.readTrackEntry($0) }
+            case .position: read = { Store.readPositionEntry($0) }
             }
             return EntryCursor(statement: statement, store: self, read: read)
         }
@@ -40,6 +41,29 @@ extension Store {
         Key, Latitude, Longitude, Altitude, TimeStamp, Speed, Course, Marked, IsHeadingChanged, InstanceCount, \
         Satellites, HDOP, VDOP, PDOP, FixMode, \(EntryExtras.select("StartsSegment"))
         """
+
+    /// The columns a cursor over `fields` reads.
+    static func columns(_ fields: EntryFields) -> String {
+        switch fields {
+        case .all: entryColumns
+        case .track: trackColumns
+        case .position: positionColumns
+        }
+    }
+
+    /// The columns of `EntryFields.position`, in the order `readPositionEntry` reads them.
+    static let positionColumns = """
+        Key, Latitude, Longitude, TimeStamp, Marked, IsHeadingChanged, \(EntryExtras.select("StartsSegment"))
+        """
+
+    static func readPositionEntry(_ s: Statement) -> Entry {
+        var e = Entry(
+            key: s.requiredInt64(at: 0), id: "", latitude: s.requiredDouble(at: 1), longitude: s.requiredDouble(at: 2),
+            time: Timestamp(milliseconds: s.requiredInt64(at: 3)), marked: s.requiredInt64(at: 4) == 1,
+            isHeadingChanged: s.requiredInt64(at: 5) == 1)
+        e.startsSegment = s.requiredInt64(at: 6) == 1
+        return e
+    }
 
     static func readTrackEntry(_ s: Statement) -> Entry {
         // Key, Latitude, Longitude, TimeStamp, Marked, IsHeadingChanged and InstanceCount are NOT NULL; StartsSegment

@@ -74,8 +74,7 @@ struct StreamingSimplifierTests {
             #expect(Self.worstDrop(points, starts: starts, kept: whole) <= tolerance * 1.01)
             let worst = Self.worstDrop(points, starts: starts, kept: chunked)
             #expect(worst <= tolerance * 1.01, "a dropped point \(worst) m from the simplified line")
-            // At most a few more points than in one piece: chunk boundaries add some (and topology kept within a
-            // chunk only, not against the rest of the track, drops some: 57 against 90 at 50 m here).
+            // At most a few more points than in one piece: chunk boundaries add some.
             #expect(whole.count < points.count, "the tolerance drops points, so the comparison means something")
             let chunks = points.count / (chunkSize - 1) + starts.count
             #expect(chunked.count <= whole.count + 2 * chunks, "\(chunked.count) kept against \(whole.count)")
