@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogModel
 import GPSLogStore
+import GPSLogSystem
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -70,8 +71,11 @@ enum DawarichRoutes {
         }
     }
 
-    static let postgresOnly = Receiver.json(
-        .notImplemented, Receiver.errorJSON("the Dawarich API reads read SQLite only: not with --store postgres://"))
+    static var postgresOnly: Response {
+        Receiver.json(
+            .notImplemented, Receiver.errorJSON("the Dawarich API reads read SQLite only: not with --store postgres://")
+        )
+    }
 
     /// `start_at`, `end_at` (ISO 8601 or seconds since 1970), `page` (from 1), `per_page` (at most
     /// `Store.largestPointPage`), `order` (`desc`, Dawarich's default, or `asc`).
@@ -102,10 +106,10 @@ enum DawarichRoutes {
             to = try time("end_at")
             page = try whole("page", 1...1_000_000) ?? 1
             perPage = try whole("per_page", 1...Store.largestPointPage) ?? DawarichRoutes.defaultPerPage
-            switch query.get("order")?.lowercased() {
-            case nil, "", "desc": newestFirst = true
+            switch (query.get("order") ?? "desc").lowercased() {
+            case "", "desc": newestFirst = true
             case "asc": newestFirst = false
-            case let other?: throw bad("order", other, " (asc or desc)")
+            case let other: throw bad("order", other, " (asc or desc)")
             }
         }
     }
@@ -113,7 +117,7 @@ enum DawarichRoutes {
     /// Dawarich's point objects (`Api::PointSerializer`): latitude and longitude as strings, time in seconds,
     /// battery in percent; what gpslog does not keep (country, city, geodata) is null.
     static func points(_ page: PointPage) -> String {
-        let objects: [[String: Any]] = page.points.map { session, e in
+        let objects: [[String: Any]] = page.points.map { session, e -> [String: Any] in
             func value(_ v: Double?) -> Any { v.map { $0 as Any } ?? NSNull() }
             return [
                 "id": e.key ?? 0, "latitude": String(e.latitude), "longitude": String(e.longitude),

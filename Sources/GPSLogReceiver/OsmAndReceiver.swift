@@ -2,6 +2,8 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogStore
+import GPSLogSystem
 import HTTPTypes
 import Hummingbird
 import Logging

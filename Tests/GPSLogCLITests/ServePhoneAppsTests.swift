@@ -105,7 +105,7 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func traccarClient9JSONIsStoredOnce() async throws {
         try await withTemporaryDirectory { dir in
-            let (_, port, db) = try await Self.serve(dir)
+            let (serve, port, db) = try await Self.serve(dir)
             // Traccar Client 9 posts to its server URL (the token can only be in it).
             func body(_ latitude: String) -> String {
                 #"{"location":{"timestamp":"2024-05-01T10:00:00.000Z","coords":{"latitude":\#(latitude),"#
@@ -129,6 +129,7 @@ import Testing
                 "POST", "/?token=\(Self.token)", port: port, headers: [("Content-Type", "application/json")],
                 body: body("100"))
             #expect(bad.status == 422 && bad.text.contains("location.coords"), "\(bad.status) \(bad.text)")
+            #expect(serve.process.isRunning, "\(serve.stderr)")
         }
     }
 
@@ -166,7 +167,7 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func gpsLoggersURLAndBodyAreStoredOnce() async throws {
         try await withTemporaryDirectory { dir in
-            let (_, port, db) = try await Self.serve(dir)
+            let (serve, port, db) = try await Self.serve(dir)
             let get = Self.gpsLogger(
                 Self.gpsLoggerURL.replacingOccurrences(of: "TOKEN", with: Self.token), time: Self.t0)
             let post = Self.gpsLogger(Self.gpsLoggerBody, time: Self.t0 + 30)
@@ -185,6 +186,7 @@ import Testing
                 #expect(e.altitude == 11.5 && e.course == 271.5 && e.horizontalAccuracy == 3.9)
                 #expect(e.batteryLevel == 0.77 && e.hdop == 0.9 && e.satellites == 9)
             }
+            #expect(!serve.stderr.contains(Self.token), "the token in GPSLogger's URL never reaches the log")
         }
     }
 
@@ -195,7 +197,7 @@ import Testing
         try await withTemporaryDirectory { dir in
             let form = "id=evil&lat=52.1&lon=5.1&timestamp=\(Self.t0)"
             let evil = ("Origin", "http://evil.example")
-            let (_, port, db) = try await Self.serve(dir + "/with")
+            let (serve, port, db) = try await Self.serve(dir + "/with")
             // With a token: a page's form (even one that knew the URL's token), a page's no-cors fetch, an image.
             let tries: [(String, String, [(String, String)], String, Int)] = [
                 (
@@ -212,9 +214,10 @@ import Testing
                 #expect(answer.status == expected, "\(method) \(path) \(headers): \(answer.status) \(answer.text)")
             }
             #expect(try Self.stored(db, device: "evil").isEmpty)
+            #expect(serve.stderr.contains("evil.example"), "the refusals are logged")
 
             // Without a token (loopback only): no location by form or URL at all; the page is still the view's.
-            let (_, open, openDB) = try await Self.serve(dir + "/without", token: false)
+            let (openServe, open, openDB) = try await Self.serve(dir + "/without", token: false)
             let form415 = try await LoopbackHTTP.fetch(
                 "POST", "/", port: open, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: form)
             #expect(form415.status == 415 && form415.text.contains("--token"), "\(form415.status) \(form415.text)")
@@ -223,6 +226,7 @@ import Testing
             #expect(try Self.stored(openDB, device: "evil").isEmpty)
             let page = try await LoopbackHTTP.fetch("GET", "/", port: open)
             #expect(page.status == 200 && (page.header("Content-Type") ?? "").hasPrefix("text/html"))
+            #expect(openServe.process.isRunning, "\(openServe.stderr)")
         }
     }
 
@@ -231,7 +235,7 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func dawarichClientsPostAndRead() async throws {
         try await withTemporaryDirectory { dir in
-            let (_, port, db) = try await Self.serve(dir)
+            let (serve, port, db) = try await Self.serve(dir)
             let json = [("Content-Type", "application/json")]
             func feature(_ second: Int, _ lat: Double) -> String {
                 let time = String(format: "2024-05-01T10:00:%02dZ", second)
@@ -280,6 +284,7 @@ import Testing
             #expect(tooMany.status == 422 && tooMany.text.contains("per_page"), "\(tooMany.text)")
             let anonymous = try await LoopbackHTTP.fetch("GET", "/api/v1/points", port: port)
             #expect(anonymous.status == 401)
+            #expect(!serve.stderr.contains(Self.token), "the api_key never reaches the log")
         }
     }
 }

@@ -55,7 +55,8 @@ public enum OsmAndPayload {
                 return text
             }
             let key = try decoded(pair[0])
-            pairs.append((key, pair.count > 1 ? try decoded(pair[1]) : ""))
+            let value = pair.count > 1 ? try decoded(pair[1]) : ""
+            pairs.append((key, value))
         }
         return pairs
     }
