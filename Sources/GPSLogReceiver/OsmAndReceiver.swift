@@ -42,9 +42,11 @@ enum OsmAndReceiver {
 
     /// Whether the URL's query has a device and a position.
     static func urlLocation(_ request: Request) -> Bool {
-        guard let query = request.uri.query,
-            let keys = try? OsmAndPayload.parameters(Substring(query), source: "request")
-        else { return false }
+        guard let query = request.uri.query else { return false }
+        // Recognised by the keys alone, so a location with a bad or one too many key gets its 422 here.
+        let keys = query.split(separator: "&").map { pair in
+            (key: String(pair.prefix { $0 != "=" }), value: "")
+        }
         return OsmAndPayload.isLocation(keys)
     }
 

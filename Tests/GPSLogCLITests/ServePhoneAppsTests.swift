@@ -82,12 +82,18 @@ import Testing
                 ("lat=91&lon=5", "lat"), ("lat=52&lon=5&timestamp=yesterday", "timestamp"),
                 ("lat=52&lon=5&timestamp=4102444800", "timestamp"), ("lat=52&lon=5&speed=fast", "speed"),
                 ("location=52", "location"), ("lat=52&lon=5&batt=180", "batt"),
+                ("lat=52&lon=5&" + (0..<70).map { "k\($0)=1" }.joined(separator: "&"), "parameters"),
             ]
             for (query, key) in bad {
                 let answer = try await LoopbackHTTP.fetch(
                     "GET", "/?id=881234&\(query)&token=\(Self.token)", port: port)
                 #expect(answer.status == 422 && answer.text.contains(key), "\(query): \(answer.status) \(answer.text)")
             }
+            // A fix the app marks not valid is answered 200 (the app must not resend it) and not stored.
+            let invalid = try await LoopbackHTTP.fetch(
+                "GET", "/?id=881234&lat=52.5&lon=5.5&timestamp=\(Self.t0 + 300)&valid=false&token=\(Self.token)",
+                port: port)
+            #expect(invalid.status == 200)
             // No token or a wrong one: 401, and the token is not in the log.
             for query in ["", "&token=wrong"] {
                 let answer = try await LoopbackHTTP.fetch("GET", "/?id=881234&lat=52.4&lon=5.4\(query)", port: port)
