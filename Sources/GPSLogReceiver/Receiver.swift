@@ -57,6 +57,13 @@ public struct Receiver: Sendable {
         let (token, logger, routedPosts) = (token, logger, routedPosts)
         // A POST to any path but the routed ones: apps differ in what they append.
         let responder = CallbackResponder<ReceiverContext> { request, context in
+            // Traccar's osmand protocol (a location in the URL or a form) and Dawarich's reads, on any path.
+            if OsmAndReceiver.takes(request, routedPosts: routedPosts) {
+                return await OsmAndReceiver.handle(request, context: context, sink: sink, token: token, logger: logger)
+            }
+            if DawarichRoutes.takes(request) {
+                return await DawarichRoutes.handle(request, context: context, sink: sink, token: token, logger: logger)
+            }
             guard request.method == .post, !routedPosts.contains(request.uri.path) else {
                 do {
                     return try await routed.respond(to: request, context: context)
@@ -166,6 +173,11 @@ public struct Receiver: Sendable {
                 }
                 return json(.ok, "[]")
             case .neither:
+                if let answer = await OsmAndReceiver.handleTraccarJSON(
+                    data, credentials: credentials, sink: sink, logger: logger)
+                {
+                    return answer
+                }
                 return json(
                     .badRequest,
                     errorJSON(
@@ -235,7 +247,10 @@ struct Credentials {
                 basicPassword = String(pair[pair.index(after: colon)...])
             }
         }
-        queryToken = request.uri.queryParameters.get("access_token") ?? request.uri.queryParameters.get("token")
+        // `api_key`: Dawarich's clients.
+        queryToken =
+            request.uri.queryParameters.get("access_token") ?? request.uri.queryParameters.get("token")
+            ?? request.uri.queryParameters.get("api_key")
         limitUser = HTTPField.Name("X-Limit-U").flatMap { request.headers[$0] }
         limitDevice = HTTPField.Name("X-Limit-D").flatMap { request.headers[$0] }
     }

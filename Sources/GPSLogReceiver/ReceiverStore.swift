@@ -88,6 +88,25 @@ actor ReceiverStore {
         }
     }
 
+    /// Stores one osmand-protocol location (Traccar Client, OsmAnd, GPSLogger) in the session of `osmand:DEVICE`.
+    func storeOsmAnd(_ location: Entry, device: String) throws -> ReceivedOutcome {
+        try store.storeReceived([
+            ReceivedBatch(
+                receiver: "osmand:" + device, name: device, start: location.time, mode: nil, entries: [location])
+        ])
+    }
+
+    /// The SQLite store, for the Dawarich-compatible reads; nil with PostgreSQL (`serve --store postgres://`).
+    var readable: Store? { store as? Store }
+
+    /// One page of points (see `Store.pointPage`), read on the store's thread between two payloads.
+    func pointPage(from: Timestamp?, to: Timestamp?, newestFirst: Bool, page: Int, perPage: Int) throws -> PointPage? {
+        try readable?.pointPage(from: from, to: to, newestFirst: newestFirst, page: page, perPage: perPage)
+    }
+
+    /// The totals of every track (see `Store.pointTotals`); nil with PostgreSQL.
+    func pointTotals() throws -> PointTotals? { try readable?.pointTotals() }
+
     /// Stores one OwnTracks location in the session of `owntracks:USER/DEVICE`.
     func storeOwnTracks(_ location: Entry, device: String) throws -> ReceivedOutcome {
         try store.storeReceived([

@@ -16,7 +16,9 @@ extension GPSLog {
                 "Receive Overland batches and OwnTracks HTTP posts (from phones or `gpslog upload`) into sessions.",
             discussion: """
                 Point Overland's Receiver Endpoint, OwnTracks' HTTP URL, or `gpslog upload --url` at \
-                http://HOST:PORT/ (any path). Each device gets a session (Overland: its device_id, a new session per \
+                http://HOST:PORT/ (any path); Traccar Client, OsmAnd and GPSLogger's custom URL too (a location in \
+                the URL or a form, taken only with --token, given as ?token=TOKEN), and Dawarich's clients \
+                (?api_key=TOKEN). Each device gets a session (Overland: its device_id, a new session per \
                 trip; OwnTracks: user/device). A payload is checked whole and stored in one transaction before the \
                 answer ({"result":"ok"}, or [] for OwnTracks); a bad one gets a 4xx JSON error and changes nothing; a \
                 location already stored (same device and time) is not stored twice. With --token, requests must carry \
