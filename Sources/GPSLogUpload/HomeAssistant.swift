@@ -75,13 +75,17 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
     /// them, and `altitude` (m), `battery_level` (%) and `time` (ISO 8601) to show.
     public static func attributesMessage(_ e: Entry) -> [UInt8] {
         let attributes = Attributes(
-            latitude: e.latitude, longitude: e.longitude, gpsAccuracy: e.horizontalAccuracy.flatMap(finite),
+            latitude: sevenPlaces(e.latitude), longitude: sevenPlaces(e.longitude),
+            gpsAccuracy: e.horizontalAccuracy.flatMap(finite),
             altitude: e.altitude.flatMap(finite), batteryLevel: e.batteryLevel.map { ($0 * 100).rounded() },
             time: e.time.iso8601())
         return Array((try? Self.encoder.encode(attributes)) ?? Data())
     }
 
     private static func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
+
+    /// Degrees to 7 decimals (about 1 cm), as gpslog writes coordinates everywhere.
+    private static func sevenPlaces(_ v: Double) -> Double { (v * 1e7).rounded() / 1e7 }
 
     /// An encoder of the keys as Home Assistant spells them (`unique_id`, `gps_accuracy`).
     private static var encoder: JSONEncoder {

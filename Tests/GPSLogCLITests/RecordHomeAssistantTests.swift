@@ -64,8 +64,9 @@ struct RecordHomeAssistantTests {
             #expect(attributes.count <= locations.count && attributes.count >= 5)
             for (a, l) in zip(attributes, locations) {
                 #expect(Set(a.keys).isSuperset(of: ["latitude", "longitude", "time"]), "\(a)")
-                #expect(a["latitude"] as? Double == l["lat"] as? Double, "\(a) \(l)")
-                #expect(a["longitude"] as? Double == l["lon"] as? Double, "\(a) \(l)")
+                // Both to 7 decimals.
+                #expect(abs((a["latitude"] as? Double ?? 0) - (l["lat"] as? Double ?? 1)) < 1e-9, "\(a) \(l)")
+                #expect(abs((a["longitude"] as? Double ?? 0) - (l["lon"] as? Double ?? 1)) < 1e-9, "\(a) \(l)")
                 if let acc = l["acc"] as? Int {
                     #expect(abs((a["gps_accuracy"] as? Double ?? -9) - Double(acc)) <= 0.5, "\(a) \(l)")
                 }

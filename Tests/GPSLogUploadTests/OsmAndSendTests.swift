@@ -152,7 +152,7 @@ final class TraccarOsmAndServer: @unchecked Sendable {
         #expect(abs((read.speedKnots ?? 0) * Self.metresPerSecondPerKnot - 10) < 0.01, "knots: \(read)")
         #expect(read.course == 271.5 && read.altitude == 12.5 && read.accuracy == 4.2 && read.hdop == 0.9)
         #expect(read.battery == 87, "percent")
-        #expect(path.hasPrefix("/?key=a&b&id="), path)
+        #expect(path.hasPrefix("/?key=a&b&id="), "\(path)")
 
         // The scheme: osmand:// is http on 5055, osmands:// https.
         #expect(OsmAnd.httpURL("osmand://traccar.example.org") == "http://traccar.example.org:5055")
