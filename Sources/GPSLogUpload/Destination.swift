@@ -2,7 +2,7 @@
 import Foundation
 import GPSLogModel
 
-/// Where batches go: an Overland-compatible endpoint, or an OwnTracks HTTP endpoint.
+/// Where batches go: an Overland-compatible endpoint, an OwnTracks HTTP endpoint, or a Traccar server's OsmAnd port.
 public struct Destination: Sendable {
     /// The protocol spoken to the endpoint.
     public enum Format: String, Sendable, CaseIterable {
@@ -10,6 +10,8 @@ public struct Destination: Sendable {
         case overland
         /// One OwnTracks location message per POST, confirmed by any 2xx.
         case owntracks
+        /// One location per GET, as query parameters (`OsmAnd`), confirmed by any 2xx: Traccar's OsmAnd protocol.
+        case osmand
     }
 
     /// The URL, possibly a template with %TS %LAT %LON %SPD %ACC %ALT %BAT (Overland's URL parameters).
@@ -18,13 +20,23 @@ public struct Destination: Sendable {
     public var format: Format
     /// Sent as `Authorization: Bearer`; never logged, never stored.
     public var token: AccessToken?
-    /// Overland's `device_id` for locations without one; for OwnTracks `user/device` (X-Limit-U, X-Limit-D).
+    /// Overland's `device_id` for locations without one; for OwnTracks `user/device` (X-Limit-U, X-Limit-D); for
+    /// OsmAnd the device's identifier (`id`), the host name when none is given.
     public var deviceID: String?
     /// Overland's `unique_id` on every location (`--unique-id`), when set.
     public var uniqueID: String?
 
     /// Checks that `url` is an http(s) URL with a host; throws `UploadError.badURL`, with secrets hidden, if not.
+    /// `osmand://HOST[:PORT][/PATH]` (port 5055) and `osmands://` (HTTPS) stand for the OsmAnd format over
+    /// http(s), whatever `format` says.
     public init(url: String, format: Format = .overland, token: AccessToken? = nil, deviceID: String? = nil) throws {
+        var url = url
+        var format = format
+        if OsmAnd.isOsmAnd(url) {
+            guard let http = OsmAnd.httpURL(url) else { throw UploadError.badURL(Destination.redact(url)) }
+            url = http
+            format = .osmand
+        }
         guard let parsed = URL(string: url.replacingOccurrences(of: "%", with: "%25")),
             let scheme = parsed.scheme?.lowercased(),
             scheme == "http" || scheme == "https", parsed.host != nil
@@ -32,7 +44,7 @@ public struct Destination: Sendable {
         self.url = url
         self.format = format
         self.token = token
-        self.deviceID = deviceID
+        self.deviceID = format == .osmand ? deviceID ?? OsmAnd.defaultDeviceID : deviceID
     }
 
     /// The key under which progress is stored: the format and the URL without credentials or query values that

@@ -31,6 +31,8 @@ public struct MQTTDestination: Sendable {
     public var trackerID: String
     /// OwnTracks' card (`_type: card` on `.../info`, retained): the name, and a face as base64 JPEG or PNG.
     public var card: (name: String, face: String?)?
+    /// Home Assistant's discovery (`--home-assistant`): its config at each connection, attributes with each location.
+    public var homeAssistant: HomeAssistantDiscovery?
 
     /// The longest `user/device` taken: topics are short, and a user's name ends up in file names elsewhere.
     static let maxUserDevice = 200

@@ -5,7 +5,7 @@ import GPSLogMQTT
 import GPSLogModel
 
 /// One publishing connection to a broker, as an OwnTracks app keeps it: the last will (`_type: lwt`) set at
-/// CONNECT, the card published (retained) on `.../info` at each connection, and the client's thread reconnecting
+/// CONNECT, the card published (retained) on `.../info` at each connection (and Home Assistant's discovery config), and the client's thread reconnecting
 /// by itself when the broker goes away. A persistent session (a fixed client id, clean session off) lets
 /// libmosquitto and the broker finish the QoS 1 messages that were in flight when the connection broke.
 public final class MQTTLink: @unchecked Sendable {
@@ -63,6 +63,9 @@ public final class MQTTLink: @unchecked Sendable {
         let card = destination.card.map {
             Data(OwnTracksWriter(trackerID: destination.trackerID).cardMessage(name: $0.name, face: $0.face))
         }
+        let discovery = destination.homeAssistant.map {
+            (topic: $0.configTopic(destination), payload: Data($0.configMessage(destination)))
+        }
         let (topic, qos) = (destination.baseTopic + "/info", destination.qos)
         // `self` weakly: the client keeps this closure, and the link keeps the client.
         client.onConnection = { [weak self] code in
@@ -73,6 +76,11 @@ public final class MQTTLink: @unchecked Sendable {
                 // Retained: a consumer that subscribes later still learns the name (as the apps publish it).
                 if let card {
                     _ = try? client.publish(topic: topic, payload: card, qos: qos, retain: true, track: false)
+                }
+                // Retained too: Home Assistant reads discovery configs when it (re)starts.
+                if let discovery {
+                    _ = try? client.publish(
+                        topic: discovery.topic, payload: discovery.payload, qos: qos, retain: true, track: false)
                 }
                 onEvent?(.connected)
             case _?:

@@ -6,9 +6,10 @@ import GPSLogStore
 
 /// Publishes what a broker has not confirmed of a session, as the OwnTracks apps publish it: each location (track
 /// points and marks, a POI mark with `poi`) retained on `owntracks/USER/DEVICE`, each region entered or left on
-/// `.../event`, in time order. The database is the queue, as for `Uploader`: the session's cursor for this broker
-/// moves only once the broker confirmed a whole batch (PUBACK at QoS 1), so a broker away for a day, a re-run or a
-/// kill -9 loses nothing and sends at most the one unconfirmed batch again.
+/// `.../event`, in time order; with Home Assistant's discovery, each location's attributes as well. The database is
+/// the queue, as for `Uploader`: the session's cursor for this broker moves only once the broker confirmed a whole
+/// batch (PUBACK at QoS 1), so a broker away for a day, a re-run or a kill -9 loses nothing and sends at most the one
+/// unconfirmed batch again.
 ///
 /// Messages go paced: at most `rate` a second, and at most `window` awaiting the broker's PUBACK. A PUBACK says the
 /// broker took a message, not that a subscriber stored it: a broker queues at most `max_queued_messages` (Mosquitto:
@@ -107,6 +108,11 @@ public final class MQTTPublisher {
                 writer.appendMessage(e, to: &b)
                 // Retained, as the apps publish locations: a consumer that subscribes later sees where it is now.
                 try await send(b, topic: d.baseTopic, retain: true)
+                if d.homeAssistant != nil {
+                    try await send(
+                        HomeAssistantDiscovery.attributesMessage(e), topic: HomeAssistantDiscovery.attributesTopic(d),
+                        retain: true)
+                }
             }
             try await publishTransitions(until: nil)
             guard await link.settle(&mids, toAtMost: 0, timeout: options.timeout) else { throw notSent(count: count) }

@@ -4,7 +4,7 @@ import GPSLogModel
 
 /// Why an upload stopped. What was confirmed before stays confirmed: a re-run resumes after it.
 public enum UploadError: LocalizedError, Equatable {
-    /// The URL is not an http(s) URL (shown without credentials).
+    /// The URL is not an http(s) or osmand(s) URL (shown without credentials).
     case badURL(String)
     /// The server refused a batch with a 4xx other than 429: retrying would not help.
     case rejected(url: String, status: Int, message: String)
@@ -15,7 +15,8 @@ public enum UploadError: LocalizedError, Equatable {
     public var errorDescription: String? {
         switch self {
         case .badURL(let url):
-            return "'\(url)' is not an http(s) URL; give --url http://host:port/path or https://..."
+            return "'\(url)' is not an http(s) URL; give --url http://host:port/path, https://..., or "
+                + "osmand://host[:port] for a Traccar server"
         case .rejected(let url, let status, let message):
             return
                 "\(url) refused the batch with HTTP \(status): \(message). Nothing after the last confirmed batch was "

@@ -114,7 +114,8 @@ public final class Uploader {
         guard remaining > 0 || !records.isEmpty else { return report }
         let ends = try store.trackEnds(of: session.id)
         var previous: Entry? = try state.last.flatMap { try store.trackPoint(key: $0.key) }
-        let batchSize = destination.format == .owntracks ? 1 : max(1, options.batchSize)
+        // OwnTracks and OsmAnd take one location per request.
+        let batchSize = destination.format == .overland ? max(1, options.batchSize) : 1
         var writer = OverlandWriter(batchSize: batchSize, deviceID: destination.deviceID)
         writer.uniqueID = destination.uniqueID
         progress?(0, total)
@@ -136,6 +137,7 @@ public final class Uploader {
             let due = records.prefix { $0.time <= last.time }
             let body: [UInt8]
             var headers = HTTPHeaders()
+            var url = destination.expandedURL(latest: latest)
             switch destination.format {
             case .overland:
                 let batchesLeft = (remaining + batchSize - 1) / batchSize
@@ -144,9 +146,11 @@ public final class Uploader {
                     current: batchesLeft > 2 ? latest : nil)
             case .owntracks:
                 body = ownTracksBody(last, headers: &headers)
+            case .osmand:
+                body = []
+                url = osmAndURL(last)
             }
-            let (retries, settings) = try await post(
-                body, to: destination.expandedURL(latest: latest), headers: headers)
+            let (retries, settings) = try await post(body, to: url, headers: headers)
             report.retries += retries
             report.merge(settings)
             state.last = (last.time.milliseconds, last.key ?? 0)
@@ -213,7 +217,11 @@ public final class Uploader {
         let newest = ends.last
         var headers = HTTPHeaders()
         let body: [UInt8]
-        if options.loggingMode == .owntracks {
+        var url = destination.expandedURL(latest: newest)
+        if destination.format == .osmand {
+            body = []
+            url = osmAndURL(newest)
+        } else if options.loggingMode == .owntracks {
             body = ownTracksBody(newest, headers: &headers)
         } else {
             var writer = OverlandWriter(batchSize: 1, deviceID: destination.deviceID)
@@ -221,7 +229,7 @@ public final class Uploader {
             body = writer.batchBody(
                 [newest], session: session, start: ends.first, distance: state.distance)
         }
-        let (retries, settings) = try await post(body, to: destination.expandedURL(latest: newest), headers: headers)
+        let (retries, settings) = try await post(body, to: url, headers: headers)
         report.retries += retries
         report.merge(settings)
         report.skipped = report.queued - 1
@@ -252,10 +260,17 @@ public final class Uploader {
         return b
     }
 
+    /// One OsmAnd request: the destination's URL with the location's query parameters.
+    private func osmAndURL(_ e: Entry) -> String {
+        OsmAnd.requestURL(
+            base: destination.url, entry: e, deviceID: destination.deviceID ?? OsmAnd.defaultDeviceID)
+    }
+
     // MARK: - HTTP
 
-    /// POSTs one body until the server confirms it. Returns the number of retries and the settings the answer
-    /// carried in `set` (only with `{"result":"ok"}`).
+    /// POSTs one body (OsmAnd: GETs the URL, whose query is the location) until the server confirms it, on a kept-alive
+    /// connection. Returns the number of retries and the settings the answer carried in `set` (only with
+    /// `{"result":"ok"}`).
     /// - Throws: `UploadError.rejected` on a 4xx other than 429; `UploadError.gaveUp` after `maxAttempts`.
     private func post(
         _ body: [UInt8], to url: String, headers extra: HTTPHeaders, isolation: isolated (any Actor)? = #isolation
@@ -268,14 +283,17 @@ public final class Uploader {
                 delay = min(delay * 2, options.maxRetryDelay)
             }
             var request = HTTPClientRequest(url: url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
+            // OsmAnd as its app sends it: a GET, which every OsmAnd receiver takes.
+            request.method = destination.format == .osmand ? .GET : .POST
+            if destination.format != .osmand {
+                request.headers.add(name: "Content-Type", value: "application/json")
+            }
             request.headers.add(name: "User-Agent", value: options.userAgent)
             if let token = destination.token {
                 request.headers.add(name: "Authorization", value: "Bearer " + token.secret)
             }
             request.headers.add(contentsOf: extra)
-            request.body = .bytes(ByteBuffer(bytes: body))
+            if destination.format != .osmand { request.body = .bytes(ByteBuffer(bytes: body)) }
             let status: Int
             let answer: ByteBuffer
             do {
@@ -294,7 +312,14 @@ public final class Uploader {
             case .rateLimited, .serverError:
                 reason = "HTTP \(status)" + (text.isEmpty ? "" : ": " + snippet(text))
             case .forbidden, .refused:
-                throw UploadError.rejected(url: destination.displayURL, status: status, message: snippet(text))
+                var message = snippet(text)
+                if destination.format == .osmand && status == 400 {
+                    // Traccar's answer to a device it does not know, with an empty body.
+                    message +=
+                        "; a Traccar server says so of a device it does not know: add a device with the identifier "
+                        + "'\((destination.deviceID ?? "").visible)' there, or give --device-id"
+                }
+                throw UploadError.rejected(url: destination.displayURL, status: status, message: message)
             case .unexpected:
                 reason = "HTTP \(status)"
             }
@@ -302,9 +327,10 @@ public final class Uploader {
         throw UploadError.gaveUp(url: destination.displayURL, attempts: max(1, options.maxAttempts), lastReason: reason)
     }
 
-    /// Overland counts a batch as sent only on `{"result":"ok"}`; OwnTracks on any 2xx.
+    /// Overland counts a batch as sent only on `{"result":"ok"}`; OwnTracks and OsmAnd on any 2xx (Traccar answers
+    /// an empty 200, or a command for the device).
     private func confirms(_ text: String) -> Bool {
-        if options.accept2xx || destination.format == .owntracks || options.loggingMode == .owntracks { return true }
+        if options.accept2xx || destination.format != .overland || options.loggingMode == .owntracks { return true }
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             return false
         }

@@ -14,7 +14,7 @@ extension GPSLog {
                 "Upload sessions as Overland batches (or OwnTracks messages), resuming after the last confirmed batch.",
             discussion: """
                 A batch counts as sent only when the server answers {"result":"ok"} (any 2xx with --accept-2xx; \
-                any 2xx for OwnTracks). What each server confirmed is kept per session in the database, so a re-run, \
+                any 2xx for OwnTracks and OsmAnd, one location per request). What each server confirmed is kept per session in the database, so a re-run, \
                 or a run after a crash, goes on after the last confirmed batch. Network errors, timeouts, 5xx and 429 \
                 are retried with backoff; another 4xx stops with the server's message. The URL may hold Overland's \
                 parameters %TS %LAT %LON %SPD %ACC %ALT %BAT, replaced from the latest point.
@@ -24,7 +24,7 @@ extension GPSLog {
         @Argument(help: "Sessions to upload.") var sessions: [String]
         @Option(
             help:
-                "The server's endpoint (required), e.g. https://example.org/api/overland or http://127.0.0.1:8080/, or an MQTT broker, mqtt://HOST:1883 (with --device-id user/device)."
+                "The server's endpoint (required), e.g. https://example.org/api/overland or http://127.0.0.1:8080/, a Traccar server's OsmAnd port, osmand://HOST[:5055] (osmands:// for HTTPS), or an MQTT broker, mqtt://HOST:1883 (with --device-id user/device)."
         )
         var url: String?  // optional to the parser so that a config file may give it; `validate()` requires it
         @OptionGroup var sending: SendingOptions

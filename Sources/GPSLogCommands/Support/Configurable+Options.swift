@@ -94,6 +94,8 @@ extension MQTTPublishOptions: Configurable {
         try settings.set(&cardName, "card-name")
         try settings.set(&cardFace, "card-face")
         try settings.set(&mqttRate, "mqtt-rate")
+        try settings.set(&homeAssistant, "home-assistant")
+        try settings.set(&homeAssistantPrefix, "home-assistant-prefix")
         try login.apply(settings)
     }
 }

@@ -68,6 +68,12 @@ struct MQTTPublishOptions: ParsableArguments {
                 + "for a slow subscriber (Mosquitto's max_queued_messages) and drops the rest, though it confirmed them.",
             valueName: "N/s|N/min|off"))
     var mqttRate = "20/s"
+    @Flag(
+        help:
+            "Announce the device to Home Assistant (MQTT discovery: a GPS device tracker, retained) and publish each location's attributes on gpslog/USER/DEVICE/attributes."
+    )
+    var homeAssistant = false
+    @Option(help: "Home Assistant's MQTT discovery prefix.") var homeAssistantPrefix = "homeassistant"
     @OptionGroup var login: MQTTLoginOptions
 
     static let maxFace = 64 << 10
@@ -100,6 +106,11 @@ struct MQTTPublishOptions: ParsableArguments {
             throw ValidationError("--card-name must be 1 to 100 characters.")
         }
         if cardFace != nil, cardName == nil { throw ValidationError("--card-face goes with --card-name.") }
+        if !HomeAssistantDiscovery.isValidPrefix(homeAssistantPrefix) {
+            throw ValidationError(
+                "--home-assistant-prefix '\(homeAssistantPrefix.visible)' must be topic levels without + or # or "
+                    + "empty levels, such as homeassistant.")
+        }
     }
 
     /// The picture as base64, checked to be a JPEG or PNG of at most 64 KB.
@@ -136,6 +147,11 @@ struct MQTTPublishOptions: ParsableArguments {
         d.qos = qos
         if let t = trackerID { d.trackerID = t }
         if let name = cardName { d.card = (name, try face()) }
+        if homeAssistant {
+            let version = GPSLog.configuration.version.split(separator: "\n").first.map(String.init) ?? ""
+            d.homeAssistant = HomeAssistantDiscovery(
+                prefix: homeAssistantPrefix, name: cardName, softwareVersion: version)
+        }
         return d
     }
 

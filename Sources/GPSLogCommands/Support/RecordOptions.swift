@@ -135,7 +135,7 @@ struct RecordGeocodingOptions: ParsableArguments {
 struct LiveSendingOptions: ParsableArguments {
     @Option(
         help:
-            "Send the session live to this Overland-compatible URL, or publish it to an MQTT broker (mqtt://HOST:1883, mqtts://) as OwnTracks does (the database is the queue; see `gpslog upload`)."
+            "Send the session live to this Overland-compatible URL, to a Traccar server (osmand://HOST[:5055][/PATH], osmands:// for HTTPS), or publish it to an MQTT broker (mqtt://HOST:1883, mqtts://) as OwnTracks does (the database is the queue; see `gpslog upload`)."
     )
     var send: String?
     @Option(

@@ -12,13 +12,17 @@ struct SendingOptions: ParsableArguments {
     var tokenFile: String?
     @Option(
         help:
-            "Overland device_id for points without one; for --format owntracks, user/device (X-Limit-U, X-Limit-D); for MQTT, user/device (topic owntracks/user/device)."
+            "Overland device_id for points without one; for --format owntracks, user/device (X-Limit-U, X-Limit-D); for MQTT, user/device (topic owntracks/user/device); for osmand://, the device's identifier in Traccar (default: the host name)."
     )
     var deviceID: String?
     @Option(help: "Locations per Overland batch.") var batchSize: Int = 200
     @Flag(name: .customLong("accept-2xx"), help: "Count any 2xx answer as confirmed, not only {\"result\":\"ok\"}.")
     var accept2xx = false
-    @Option(help: ArgumentHelp("What to POST.", valueName: "overland|owntracks")) var format: String = "overland"
+    @Option(
+        help: ArgumentHelp(
+            "What to send: Overland batches, OwnTracks messages, or OsmAnd locations (Traccar; an osmand:// URL "
+                + "chooses it).", valueName: "overland|owntracks|osmand"))
+    var format: String = "overland"
     @Option(help: "How long to wait for each answer (30s, 2m; a bare number is seconds).") var timeout =
         DurationOption(argument: "30s")!
     @Option(help: "Attempts per batch (network errors, timeouts, 5xx, 429 are retried with backoff).") var maxAttempts:
@@ -37,7 +41,7 @@ struct SendingOptions: ParsableArguments {
         guard !OptionChecks.deferred else { return }  // run once the config settings are applied
         _ = try resolvedToken()
         if Destination.Format(rawValue: format) == nil {
-            throw ValidationError("--format must be overland or owntracks.")
+            throw ValidationError("--format must be overland, owntracks or osmand.")
         }
         if batchSize < 1 || batchSize > 10_000 { throw ValidationError("--batch-size must be from 1 to 10000.") }
         if timeout.milliseconds <= 0 { throw ValidationError("--timeout must be positive.") }
