@@ -40,6 +40,45 @@ import Testing
         return (serve, port, db)
     }
 
+    // MARK: - gpslog to gpslog
+
+    /// `upload --url osmand://` (what `record --send osmand://` sends) into gpslog's own `serve`: the recording's
+    /// track arrives whole, once, with its times, positions and speeds, and a second upload adds nothing.
+    @Test(.timeLimit(.minutes(5)))
+    func gpslogsOwnOsmAndSenderIsStoredOnce() async throws {
+        try await withTemporaryDirectory { dir in
+            let (serve, port, db) = try await Self.serve(dir)
+            defer { kill(serve.process.processIdentifier, SIGKILL) }
+            let source = dir + "/source.sqlite"
+            let imported = try await runGPSLogAsync(["import", "--sample"], database: source, folder: dir)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let sent = try Store(path: source)
+            let session = try #require(try sent.sessions().first)
+            let track = try sent.entries(of: session.id).all().filter { !$0.marked && !$0.isHeadingChanged }
+            sent.close()
+            for _ in 0..<2 {
+                let upload = try await runGPSLogAsync(
+                    [
+                        "upload", session.id, "--url", "osmand://127.0.0.1:\(port)", "--token", Self.token,
+                        "--device-id", "rob-pi",
+                    ], database: source, folder: dir)
+                #expect(upload.status == 0, "\(upload.stdout)\(upload.stderr)")
+            }
+            let got = try Self.stored(db, device: "rob-pi")
+            try #require(track.count > 20)
+            // One location a second at most: the protocol's time is whole seconds.
+            let expected = track.reduce(into: [Entry]()) { kept, e in
+                if kept.last.map({ $0.time.milliseconds / 1000 }) != e.time.milliseconds / 1000 { kept.append(e) }
+            }
+            #expect(got.map { $0.time.milliseconds / 1000 } == expected.map { $0.time.milliseconds / 1000 })
+            for (g, e) in zip(got, expected) {
+                #expect(abs(g.latitude - e.latitude) < 1e-7 && abs(g.longitude - e.longitude) < 1e-7, "\(g) \(e)")
+                if let speed = e.speed { #expect(abs((g.speed ?? -1) - speed) < 0.01, "\(g) \(e)") }
+            }
+            #expect(!serve.stderr.contains(Self.token), "the token stays out of serve's log")
+        }
+    }
+
     // MARK: - Traccar Client / OsmAnd
 
     @Test(.timeLimit(.minutes(5)))
