@@ -167,7 +167,8 @@ public struct Receiver: Sendable {
             switch payload {
             case .overland(let body):
                 let batch = try OverlandPayload(body: body, source: "request")
-                let claims = Set(batch.entries.compactMap(\.deviceID) + batch.visits.compactMap(\.deviceID)).sorted()
+                let claims = Set(batch.entries.compactMap(\.deviceID) + batch.visits.compactMap { $0.deviceID })
+                    .sorted()
                     .map { DeviceClaim($0, source: "Overland device_id") }
                 let decision = DeviceAuthority.authorize(identity, claims: claims)
                 if case .refused(let reason) = decision { return refuse(reason) }

@@ -49,7 +49,7 @@ struct AccountsMQTTTests {
                 SELECT group_concat(s.Receiver || '=' || COALESCE(u.Name, '-') || ':'
                     || (SELECT COUNT(*) FROM EntryRows e WHERE e.SessionKey = s.Key), char(10))
                 FROM Sessions s LEFT JOIN Users u ON u.Key = s.Owner WHERE s.Receiver IS NOT NULL
-                """))??.string ?? ""
+                """))?.string ?? ""
         return Dictionary(
             text.split(separator: "\n").map { line in
                 let parts = line.split(separator: "=", maxSplits: 1)
