@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),  // KMZ (zipped KML) import
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),  // sync and serve --store postgres://
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.25.0"),  // PostgreSQL's sslmode
+        // Already in the graph through postgres-nio: SHA-256 of serve's device tokens.
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         // MARK: - C libraries, from Debian
@@ -35,12 +37,14 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
 
         // MARK: - One Swift module over each C library
         .target(name: "GPSLogSQLite", dependencies: ["CSQLite3"]),
         .target(name: "GPSLogXML", dependencies: ["CLibXML2", "GPSLogSystem"]),
         .target(name: "GPSLogGEOS", dependencies: ["CGEOS"]),
         .target(name: "GPSLogMQTT", dependencies: ["CMosquitto"]),
+        .target(name: "GPSLogArgon2", dependencies: ["CArgon2"]),
 
         // MARK: - Domain
         // Threads and HTTP plumbing every layer shares (a blocking queue, one reading of HTTP status codes).
@@ -117,6 +121,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // PostgreSQL with PostGIS (`sync`, `serve --store postgres://`): one connection, the schema in
@@ -164,7 +169,7 @@ let package = Package(
                 "GPSLogModel", "GPSLogSources", "GPSLogSampling", "GPSLogPipeline", "GPSLogStore",
                 "GPSLogBundledRecording", "GPSLogFormats", "GPSLogImportExport",
                 "GPSLogRecording", "GPSLogGeocoding", "GPSLogUpload", "GPSLogReceiver", "GPSLogConfig", "GPSLogView",
-                "GPSLogPostgres",
+                "GPSLogPostgres", "GPSLogArgon2",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),  // serve composes the receiver and the view
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: MIT
 """A bounded loopback client for `gpslog serve`: posts Overland batches and prints points per second.
 
-  Benchmarks/ingest.py URL [URL...] --batches 500 --points 200 --clients 4 --devices 8
+  Benchmarks/ingest.py URL [URL...] --batches 500 --points 200 --clients 4 --devices 8 [--token TOKEN]
 
 Each of --clients threads keeps one HTTP/1.1 connection and posts its share of the batches one after the other
 (so at most --clients requests are in flight), client n to URL n % (number of URLs): several serve processes on one
 database, as behind a load balancer; batch k goes to device k % --devices, one location a second, so no
-location repeats. Every answer must be 200 {"result":"ok"}: anything else stops the run with the answer. Prints one
+location repeats. --token is sent as `Authorization: Bearer` (a device token: give --devices 1 and a device named
+bench-0). Every answer must be 200 {"result":"ok"}: anything else stops the run with the answer. Prints one
 JSON object: points stored, seconds, points per second.
 """
 import argparse
@@ -43,6 +44,7 @@ def main():
     p.add_argument("--points", type=int, default=200)
     p.add_argument("--clients", type=int, default=4)
     p.add_argument("--devices", type=int, default=8)
+    p.add_argument("--token")
     a = p.parse_args()
     urls = [urllib.parse.urlparse(u) for u in a.urls]
     bodies = [batch(k, a.points, a.devices) for k in range(a.batches)]  # made before the clock starts
@@ -54,7 +56,10 @@ def main():
         for k in range(n, a.batches, a.clients):
             if failures:
                 return
-            conn.request("POST", "/", body=bodies[k], headers={"Content-Type": "application/json"})
+            headers = {"Content-Type": "application/json"}
+            if a.token:
+                headers["Authorization"] = "Bearer " + a.token
+            conn.request("POST", "/", body=bodies[k], headers=headers)
             r = conn.getresponse()
             text = r.read().decode()
             if r.status != 200 or text != '{"result":"ok"}':

@@ -26,21 +26,29 @@ enum DawarichRoutes {
 
     /// Answers one read.
     static func handle(
-        _ request: Request, context: ReceiverContext, sink: ReceiverStore, token: AccessToken?, logger: Logger
+        _ request: Request, context: ReceiverContext, sink: ReceiverStore, authority: DeviceAuthority, logger: Logger
     ) async -> Response {
         let client = context.remoteAddress?.ipAddress ?? "unknown"
         let what = "GET \(request.uri.path.visible) from \(client.visible)"
-        if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: token != nil) {
+        let identification = await authority.identify(tokens: Credentials(request).tokens)
+        if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: identification != .known(.anyone)) {
             logger.warning("refused \(what): \(reason)")
             return Receiver.json(.forbidden, Receiver.errorJSON("refused: \(reason)"))
         }
-        guard let token else {
+        switch identification {
+        case .known(.admin):
+            break
+        case .known(.anyone):
             return Receiver.json(
                 .forbidden,
                 Receiver.errorJSON("the Dawarich API reads need serve --token, given as ?api_key=TOKEN"))
-        }
-        guard Credentials(request).matches(token.secret) else {
-            logger.warning("refused \(what): missing or wrong token")
+        case .known(.device):
+            // Every device's points would be read: a device token writes, serve's --token reads.
+            logger.warning("refused \(what): a device token reads nothing")
+            return Receiver.json(
+                .forbidden, Receiver.errorJSON("a device token only sends; the reads need serve's --token as api_key"))
+        case .refused(let reason):
+            logger.warning("refused \(what): \(reason)")
             return Receiver.json(
                 .unauthorized, #"{"error":"missing or wrong api_key: add ?api_key=TOKEN"}"#,
                 extra: [(.wwwAuthenticate, #"Bearer realm="gpslog""#)])

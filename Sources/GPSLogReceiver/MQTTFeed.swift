@@ -48,6 +48,8 @@ public struct MQTTSubscription: Sendable {
 /// at the start or later, is reconnected by the client's thread, and the subscription made again on each connection.
 final class MQTTFeed: Sendable {
     let sink: ReceiverStore
+    /// With accounts, only the topics of devices that exist and are not revoked are stored.
+    let authority: DeviceAuthority
     let logger: Logger
     private let client: MQTTClient
     private let messages: AsyncStream<(String, Data)>
@@ -72,8 +74,9 @@ final class MQTTFeed: Sendable {
     }
 
     /// Sets the client up and starts connecting (a bad TLS file or option fails here, before serving starts).
-    init(subscription: MQTTSubscription, sink: ReceiverStore, logger: Logger) throws {
+    init(subscription: MQTTSubscription, sink: ReceiverStore, authority: DeviceAuthority, logger: Logger) throws {
         self.sink = sink
+        self.authority = authority
         self.logger = logger
         (messages, feed) = AsyncStream<(String, Data)>.makeStream(bufferingPolicy: .bufferingNewest(Self.maxWaiting))
         client = try MQTTClient(clientID: "gpslog-serve-\(UUID().uuidString.prefix(8))")
@@ -154,6 +157,7 @@ final class MQTTFeed: Sendable {
             logger.debug("skipped a message on \(topic.visible): not a device's topic (owntracks/USER/DEVICE)")
             return
         }
+        guard await authority.allowsTopicDevice(device) else { return }
         guard payload.count <= Self.limit(topic: topic) else {
             logger.warning(
                 "skipped a \(payload.count)-byte message on \(topic.visible): larger than \(Self.limit(topic: topic))")

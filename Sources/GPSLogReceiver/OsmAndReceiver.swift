@@ -50,35 +50,49 @@ enum OsmAndReceiver {
         return OsmAndPayload.isLocation(keys)
     }
 
-    /// The name a location's device gets (its session is `osmand:NAME`): the `id`/`deviceid` the app sent. The one
-    /// place it is decided, so a check of who may post as which device goes here.
-    static func deviceName(of location: OsmAndLocation, credentials: Credentials) -> String {
-        location.device
+    /// The name a location's device gets (its session is `osmand:NAME`): the `id`/`deviceid` the app sent, or with a
+    /// device token (accounts) that device's `USER/DEVICE`, an `id` naming another device refused
+    /// (`DeviceAuthority.authorize`).
+    static func deviceName(of location: OsmAndLocation, identity: Identity) -> Result<String, DeviceRefusal> {
+        switch DeviceAuthority.authorize(identity, claims: [DeviceClaim(location.device, source: "Traccar id")]) {
+        case .asClaimed: .success(location.device)
+        case .asDevice(let device): .success(device)
+        case .refused(let reason): .failure(DeviceRefusal(reason: reason))
+        }
+    }
+
+    /// Why a location is refused for its device.
+    struct DeviceRefusal: Error {
+        var reason: String
     }
 
     /// Checks, reads and stores one location sent as a URL or a form.
     static func handle(
-        _ request: Request, context: ReceiverContext, sink: ReceiverStore, token: AccessToken?, logger: Logger
+        _ request: Request, context: ReceiverContext, sink: ReceiverStore, authority: DeviceAuthority, logger: Logger
     ) async -> Response {
         let client = context.remoteAddress?.ipAddress ?? "unknown"
         let what = "a \(request.method) to \(request.uri.path.visible) from \(client.visible)"
-        if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: token != nil) {
+        let credentials = Credentials(request)
+        let identification = await authority.identify(tokens: credentials.tokens)
+        if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: identification != .known(.anyone)) {
             logger.warning("refused \(what): \(reason)")
             return Receiver.json(
                 .forbidden, Receiver.errorJSON("refused: \(reason); phones and scripts post without a web page"))
         }
-        guard let token else {
+        let identity: Identity
+        switch identification {
+        case .known(.anyone):
             logger.warning("refused \(what): a location in a URL or a form, and serve has no --token")
             return Receiver.json(
                 request.method == .get ? .forbidden : .unsupportedMediaType,
                 Receiver.errorJSON(
                     "a location in a URL or a form body (Traccar Client, OsmAnd, GPSLogger) is taken only by a serve"
-                        + " started with --token, and must carry it (?token=TOKEN); else send Content-Type:"
-                        + " application/json"))
-        }
-        let credentials = Credentials(request)
-        guard credentials.matches(token.secret) else {
-            logger.warning("refused \(what): missing or wrong token")
+                        + " started with --token (or with device tokens), and must carry it (?token=TOKEN); else send"
+                        + " Content-Type: application/json"))
+        case .known(let who):
+            identity = who
+        case .refused(let reason):
+            logger.warning("refused \(what): \(reason)")
             return Receiver.json(
                 .unauthorized, #"{"error":"missing or wrong token: add ?token=TOKEN to the URL"}"#,
                 extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])
@@ -105,12 +119,12 @@ enum OsmAndReceiver {
             return Receiver.json(
                 .contentTooLarge, Receiver.errorJSON("the form body is larger than 64 KiB: send one location"))
         }
-        return await store(location, credentials: credentials, sink: sink, logger: logger)
+        return await store(location, identity: identity, what: what, sink: sink, logger: logger)
     }
 
     /// Traccar Client 9's JSON body (`{"location":{...},"device_id":...}`), when `data` is one; nil when it is not
     /// (the caller answers that the body is none of the known kinds).
-    static func handleTraccarJSON(_ data: Data, credentials: Credentials, sink: ReceiverStore, logger: Logger) async
+    static func handleTraccarJSON(_ data: Data, identity: Identity, sink: ReceiverStore, logger: Logger) async
         -> Response?
     {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
@@ -118,17 +132,23 @@ enum OsmAndReceiver {
         else { return nil }
         do {
             let location = try OsmAndPayload.location(json: data, source: "request")
-            return await store(location, credentials: credentials, sink: sink, logger: logger)
+            return await store(location, identity: identity, what: "Traccar Client JSON", sink: sink, logger: logger)
         } catch {
             return Receiver.json(.unprocessableContent, Receiver.errorJSON(describeForPeople(error)))
         }
     }
 
     /// Stores a checked location in its device's session; Traccar's answer, 200 and no body, once committed.
-    static func store(_ location: OsmAndLocation, credentials: Credentials, sink: ReceiverStore, logger: Logger) async
-        -> Response
-    {
-        let device = deviceName(of: location, credentials: credentials)
+    static func store(
+        _ location: OsmAndLocation, identity: Identity, what: String, sink: ReceiverStore, logger: Logger
+    ) async -> Response {
+        let device: String
+        switch deviceName(of: location, identity: identity) {
+        case .success(let name): device = name
+        case .failure(let refusal):
+            logger.warning("refused \(what): \(refusal.reason.visible)")
+            return Receiver.json(.forbidden, Receiver.errorJSON("refused: \(refusal.reason)"))
+        }
         guard location.valid else {
             logger.debug("skipped a location of '\(device.visible)' the app marked not valid")
             return Response(status: .ok)

@@ -23,6 +23,9 @@ public struct Receiver: Sendable {
     public var databasePath: String
     /// Required as `Authorization: Bearer TOKEN`, `?access_token=TOKEN`, or as the Basic password (OwnTracks).
     public var token: AccessToken?
+    /// The SQLite file whose users and devices (`gpslog device add`) `DeviceAuthority` checks tokens against; nil:
+    /// none (`--store postgres://` without a local database).
+    public var accountsDatabase: String?
     /// Where refused posts and failures are logged (warnings and errors), and each stored payload (debug).
     public var logger: Logger
     /// Deadlines and connection caps (see `ConnectionLimits`).
@@ -43,26 +46,30 @@ public struct Receiver: Sendable {
         self.databasePath = databasePath
         self.token = token
         self.logger = logger
+        accountsDatabase = databasePath
         openStore = { try Store(path: databasePath) }
     }
 
     /// Serves until cancelled (SIGINT/SIGTERM). `onListening` gets the bound port (useful with port 0).
     public func run(host: String, port: Int, onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let sink = ReceiverStore(store: try openStore())
+        let authority = try DeviceAuthority(databasePath: accountsDatabase, adminToken: token, logger: logger)
         let budget = BodyBudget(limit: 32 << 20)
         mapLargeAllocationsSeparately()
         let router = Router(context: ReceiverContext.self)
         routes?(router)
         let routed = router.buildResponder()
-        let (token, logger, routedPosts) = (token, logger, routedPosts)
+        let (logger, routedPosts) = (logger, routedPosts)
         // A POST to any path but the routed ones: apps differ in what they append.
         let responder = CallbackResponder<ReceiverContext> { request, context in
             // Traccar's osmand protocol (a location in the URL or a form) and Dawarich's reads, on any path.
             if OsmAndReceiver.takes(request, routedPosts: routedPosts) {
-                return await OsmAndReceiver.handle(request, context: context, sink: sink, token: token, logger: logger)
+                return await OsmAndReceiver.handle(
+                    request, context: context, sink: sink, authority: authority, logger: logger)
             }
             if DawarichRoutes.takes(request) {
-                return await DawarichRoutes.handle(request, context: context, sink: sink, token: token, logger: logger)
+                return await DawarichRoutes.handle(
+                    request, context: context, sink: sink, authority: authority, logger: logger)
             }
             guard request.method == .post, !routedPosts.contains(request.uri.path) else {
                 do {
@@ -77,7 +84,7 @@ public struct Receiver: Sendable {
                 }
             }
             return await Receiver.handle(
-                request, context: context, sink: sink, budget: budget, token: token, logger: logger)
+                request, context: context, sink: sink, budget: budget, authority: authority, logger: logger)
         }
         let registry = ConnectionRegistry(limits: limits)
         let app = Application(
@@ -85,7 +92,9 @@ public struct Receiver: Sendable {
             server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(registry: registry)])),
             configuration: .init(address: .hostname(host, port: port), serverName: "gpslog"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? port) }, logger: logger)
-        let feed = try mqtt.map { try MQTTFeed(subscription: $0, sink: sink, logger: logger) }
+        let feed = try mqtt.map {
+            try MQTTFeed(subscription: $0, sink: sink, authority: authority, logger: logger)
+        }
         let feeding = feed.map { feed in Task { await feed.run() } }
         do {
             try await app.runService()
@@ -93,26 +102,29 @@ public struct Receiver: Sendable {
             feed?.stop()
             await feeding?.value
             await sink.close()
+            await authority.close()
             throw error
         }
         feed?.stop()
         await feeding?.value
         await sink.close()
+        await authority.close()
     }
 
     static func handle(
-        _ request: Request, context: ReceiverContext, sink: ReceiverStore, budget: BodyBudget, token: AccessToken?,
-        logger: Logger
+        _ request: Request, context: ReceiverContext, sink: ReceiverStore, budget: BodyBudget,
+        authority: DeviceAuthority, logger: Logger
     ) async -> Response {
         let client = context.remoteAddress?.ipAddress ?? "unknown"
-        if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: token != nil) {
+        let credentials = Credentials(request)
+        let identification = await authority.identify(tokens: credentials.tokens)
+        if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: identification != .known(.anyone)) {
             logger.warning("refused a POST to \(request.uri.path.visible) from \(client.visible): \(reason)")
             return json(.forbidden, errorJSON("refused: \(reason); phones and scripts post without a web page"))
         }
-        let credentials = Credentials(request)
-        if let token, !credentials.matches(token.secret) {
-            logger.warning(
-                "refused a POST to \(request.uri.path.visible) from \(client.visible): missing or wrong token")
+        guard case .known(let identity) = identification else {
+            let reason = if case .refused(let why) = identification { why } else { "" }
+            logger.warning("refused a POST to \(request.uri.path.visible) from \(client.visible): \(reason)")
             return json(
                 .unauthorized, #"{"error":"missing or wrong token: send Authorization: Bearer TOKEN"}"#,
                 extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])
@@ -128,15 +140,23 @@ public struct Receiver: Sendable {
         let declared = request.headers[.contentLength].flatMap { Int($0) }.map { max(0, $0) } ?? context.maxUploadSize
         let reserved = min(declared, context.maxUploadSize)
         await budget.acquire(reserved)
-        let response = await handleBody(request, context: context, credentials: credentials, sink: sink, logger: logger)
+        let response = await handleBody(
+            request, context: context, credentials: credentials, identity: identity, sink: sink, logger: logger)
         await budget.release(reserved)
         return response
     }
 
     /// Reads, checks and stores one authorised request's body.
     static func handleBody(
-        _ request: Request, context: ReceiverContext, credentials: Credentials, sink: ReceiverStore, logger: Logger
+        _ request: Request, context: ReceiverContext, credentials: Credentials, identity: Identity,
+        sink: ReceiverStore, logger: Logger
     ) async -> Response {
+        // A payload that names another device than its token's is refused whole, and said in the log.
+        let refuse = { (reason: String) -> Response in
+            let client = context.remoteAddress?.ipAddress ?? "unknown"
+            logger.warning("refused a POST to \(request.uri.path.visible) from \(client.visible): \(reason.visible)")
+            return json(.forbidden, errorJSON("refused: \(reason)"))
+        }
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: context.maxUploadSize)
@@ -156,7 +176,12 @@ public struct Receiver: Sendable {
             switch payload {
             case .overland(let body):
                 let batch = try OverlandPayload(body: body, source: "request")
-                let stored = try await sink.storeOverland(batch)
+                let claims = Set(batch.entries.compactMap(\.deviceID) + batch.visits.compactMap { $0.deviceID })
+                    .sorted()
+                    .map { DeviceClaim($0, source: "Overland device_id") }
+                let decision = DeviceAuthority.authorize(identity, claims: claims)
+                if case .refused(let reason) = decision { return refuse(reason) }
+                let stored = try await sink.storeOverland(batch, as: decision.device)
                 var extra = batch.visits.isEmpty ? "" : ", \(counted(batch.visits.count, "visit record"))"
                 if batch.skippedRecords > 0 { extra += ", \(counted(batch.skippedRecords, "other record")) skipped" }
                 logger.debug(
@@ -164,7 +189,10 @@ public struct Receiver: Sendable {
                 )
                 return json(.ok, #"{"result":"ok"}"#)
             case .ownTracks(let message):
-                let device = credentials.ownTracksDevice(topic: message.topic, tid: message.tid)
+                let decision = DeviceAuthority.authorize(
+                    identity, claims: credentials.ownTracksClaims(topic: message.topic))
+                if case .refused(let reason) = decision { return refuse(reason) }
+                let device = decision.device ?? credentials.ownTracksDevice(topic: message.topic, tid: message.tid)
                 let received = try OwnTracksMessage.received(message, data: data, source: "request")
                 if let words = try await sink.storeOwnTracks(received, device: device) {
                     logger.debug("\(words)")
@@ -174,7 +202,7 @@ public struct Receiver: Sendable {
                 return json(.ok, "[]")
             case .neither:
                 if let answer = await OsmAndReceiver.handleTraccarJSON(
-                    data, credentials: credentials, sink: sink, logger: logger)
+                    data, identity: identity, sink: sink, logger: logger)
                 {
                     return answer
                 }
@@ -247,25 +275,29 @@ struct Credentials {
                 basicPassword = String(pair[pair.index(after: colon)...])
             }
         }
-        // `api_key`: Dawarich's clients.
-        queryToken =
-            request.uri.queryParameters.get("access_token") ?? request.uri.queryParameters.get("token")
-            ?? request.uri.queryParameters.get("api_key")
+        let query = request.uri.queryParameters
+        queryToken = query.get("access_token") ?? query.get("token") ?? query.get("api_key")
         limitUser = HTTPField.Name("X-Limit-U").flatMap { request.headers[$0] }
         limitDevice = HTTPField.Name("X-Limit-D").flatMap { request.headers[$0] }
     }
 
-    /// Compares in constant time, so the answer's timing says nothing about the token.
-    func matches(_ token: String) -> Bool {
-        [bearer, basicPassword, queryToken].contains { $0.map { Credentials.equal($0, token) } ?? false }
-    }
+    /// The tokens the request carries, for `DeviceAuthority.identify`.
+    var tokens: [String] { [bearer, queryToken, basicPassword].compactMap { $0 } }
 
-    static func equal(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        var diff = UInt8(x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) { diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
-        return diff == 0
+    /// What an OwnTracks request says of its device: X-Limit-U/D, the topic in the message, the Basic user.
+    func ownTracksClaims(topic: String?) -> [DeviceClaim] {
+        var claims: [DeviceClaim] = []
+        if let u = limitUser, !u.isEmpty {
+            claims.append(
+                DeviceClaim(user: u, device: limitDevice.flatMap { $0.isEmpty ? nil : $0 }, source: "X-Limit-U/D"))
+        }
+        if let topic, topic.hasPrefix("owntracks/"), let device = OwnTracksTopic.device(topic) {
+            claims.append(DeviceClaim(device, source: "the message's topic"))
+        }
+        if let user = basicUser, !user.isEmpty {
+            claims.append(DeviceClaim(user, source: "the Basic user", asUser: true))
+        }
+        return claims
     }
 
     /// `user/device` for an OwnTracks sender: X-Limit-U and X-Limit-D (the HTTP mode's headers), else the
@@ -275,4 +307,9 @@ struct Credentials {
         if let topic, topic.hasPrefix("owntracks/"), let device = OwnTracksTopic.device(topic) { return device }
         return (basicUser ?? "owntracks") + "/" + (tid ?? "phone")
     }
+}
+
+extension Decision {
+    /// The device to store as; nil: as the payload names it.
+    var device: String? { if case .asDevice(let device) = self { device } else { nil } }
 }

@@ -35,11 +35,13 @@ actor ReceiverStore {
     /// Stores an Overland batch: one session per device (`overland:DEVICE`), or per trip when the batch carries
     /// one. Locations of several devices in one batch go to their own sessions, all in one transaction. Visit
     /// records go to the device's session's visits; other records (pause, resume, trips) are not locations and
-    /// are not stored.
-    func storeOverland(_ payload: OverlandPayload) throws -> ReceivedOutcome {
+    /// are not stored. `owner`: all of it goes to that device (`USER/DEVICE`, a device token's), whatever it names.
+    func storeOverland(_ payload: OverlandPayload, as owner: String? = nil) throws -> ReceivedOutcome {
         var byDevice: [String: (entries: [Entry], visits: [Visit])] = [:]
-        for e in payload.entries { byDevice[e.deviceID ?? "overland", default: ([], [])].entries.append(e) }
-        for (device, visit) in payload.visits { byDevice[device ?? "overland", default: ([], [])].visits.append(visit) }
+        for e in payload.entries { byDevice[owner ?? e.deviceID ?? "overland", default: ([], [])].entries.append(e) }
+        for (device, visit) in payload.visits {
+            byDevice[owner ?? device ?? "overland", default: ([], [])].visits.append(visit)
+        }
         let batches = byDevice.sorted(by: { $0.key < $1.key }).map { device, received in
             var receiver = "overland:" + device
             var name = device

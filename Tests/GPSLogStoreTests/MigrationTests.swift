@@ -33,10 +33,10 @@ struct MigrationTests {
             while try tables.step() { names.append(tables.string(at: 0)!) }
             #expect(
                 names == [
-                    "EntryDays", "EntryRows", "GeocodeCache", "GeocodeProviders", "ReceivedDevices",
+                    "Devices", "EntryDays", "EntryRows", "GeocodeCache", "GeocodeProviders", "ReceivedDevices",
                     "ReceivedWaypoints",
                     "Regions", "SentRecords", "ServerSettings", "SessionSummaries", "Sessions", "TrackingEvents",
-                    "Transitions", "Uploads", "Visits",
+                    "Transitions", "Uploads", "Users", "Visits",
                 ])
             #expect(try store.database.scalar("PRAGMA journal_mode")?.string == "wal")
             #expect(try store.database.scalar("PRAGMA foreign_keys")?.int64 == 1)

@@ -20,9 +20,10 @@ public final class MosquittoBroker {
     /// connections (a port taken meanwhile by another process is retried on a new one).
     /// `port`: this one (a broker restarted where its clients expect it).
     /// `listenerOptions`: lines for the listener (TLS: `cafile`, `certfile`, `keyfile`, `require_certificate`).
+    /// `extraConfig`: lines after the rest, which win (`allow_anonymous false`, `password_file`, `acl_file`).
     public init(
         folder: String, user: String? = nil, password: String? = nil, port wanted: Int? = nil,
-        listenerOptions: String = ""
+        listenerOptions: String = "", extraConfig: String = ""
     ) throws {
         log = folder + "/mosquitto.log"
         // Run as root (CI), mosquitto would switch to its own user and lose the test's private folder: stay.
@@ -39,6 +40,7 @@ public final class MosquittoBroker {
         } else {
             config += "allow_anonymous true\n"
         }
+        config += extraConfig
         for _ in 0..<5 {
             let candidate = try wanted ?? freeLoopbackPort()
             let path = folder + "/mosquitto-\(candidate).conf"

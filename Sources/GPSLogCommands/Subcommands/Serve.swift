@@ -22,7 +22,7 @@ extension GPSLog {
                 trip; OwnTracks: user/device). A payload is checked whole and stored in one transaction before the \
                 answer ({"result":"ok"}, or [] for OwnTracks); a bad one gets a 4xx JSON error and changes nothing; a \
                 location already stored (same device and time) is not stored twice. With --token, requests must carry \
-                Authorization: Bearer TOKEN, ?access_token=TOKEN, or the token as the Basic password (OwnTracks).                 With --store postgres://..., payloads go into PostgreSQL with PostGIS instead (gpslog's tables are                 created when missing): several serve processes behind a load balancer share one database, with the                 same rules (duplicates by device and time refused by a unique index). The web view reads SQLite                 only: it is off with --store postgres://.
+                Authorization: Bearer TOKEN, ?access_token=TOKEN, or the token as the Basic password (OwnTracks). Once the database has devices (`gpslog device add USER/DEVICE`), every request needs a token, and a device's token writes only as that device: a payload naming another is refused (403).                 With --store postgres://..., payloads go into PostgreSQL with PostGIS instead (gpslog's tables are                 created when missing): several serve processes behind a load balancer share one database, with the                 same rules (duplicates by device and time refused by a unique index). The web view reads SQLite                 only: it is off with --store postgres://.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -52,6 +52,14 @@ extension GPSLog {
 
         func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "localhost", "::1"].contains(host) }
 
+        /// True when the SQLite database that holds the accounts has devices (`gpslog device add`).
+        func hasDevices() -> Bool {
+            let file = store.map { PostgresOptions.isPostgres($0) ? global.databasePath : $0 } ?? global.databasePath
+            guard FileManager.default.fileExists(atPath: file), let store = try? Store(path: file) else { return false }
+            defer { store.close() }
+            return (try? store.hasDevices()) ?? false
+        }
+
         func resolvedToken() throws -> AccessToken? { try AccessToken.fromCommandLine(token, file: tokenFile) }
 
         func validate() throws {
@@ -64,6 +72,7 @@ extension GPSLog {
             if !view.noView { _ = try view.viewToken(serveToken: token, offLoopback: !loopback) }
             if !loopback {
                 guard let token else {
+                    if hasDevices() { return }  // device tokens are asked for (see DeviceAuthority)
                     throw ValidationError(
                         "Listening on \(hp.host) lets anyone on the network write into your database: give --token (or $GPSLOG_TOKEN)."
                     )
@@ -90,6 +99,8 @@ extension GPSLog {
                 let backend = PostgresBackend(try PostgresReceiverStore(location))
                 let opened = OpenedOnce(backend)
                 receiver.openStore = { try opened.take() }
+                // Users and devices stay in the SQLite database, when there is one.
+                receiver.accountsDatabase = FileManager.default.fileExists(atPath: path) ? path : nil
                 if !view.noView { logger.notice("the web view reads SQLite only: off with --store \(database)") }
             } else {
                 if let store { database = store }
@@ -100,6 +111,7 @@ extension GPSLog {
                 try options.openStore().close()
                 let file = database
                 receiver.openStore = { try Store(path: file) }
+                receiver.accountsDatabase = file
                 receiver.routes = try view.routes(
                     database: file, token: try resolvedToken(), offLoopback: !isLoopback(host), logger: logger)
                 if receiver.routes != nil { receiver.routedPosts = WebView.postPaths }
