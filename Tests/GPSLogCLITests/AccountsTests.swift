@@ -194,6 +194,49 @@ import Testing
         }
     }
 
+    /// Traccar Client and OsmAnd (a location in the URL or a form) and Traccar Client 9's JSON are held to the same
+    /// rule: the `id` must be the token's device; a device token reads nothing of the Dawarich API.
+    @Test(.timeLimit(.minutes(10)))
+    func traccarsIdIsTheTokensDeviceAndADeviceTokenReadsNothing() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/serve.sqlite"
+            let r = try await runGPSLogAsync(["user", "add", "alice", "--no-password"], database: db, folder: dir)
+            try #require(r.status == 0, "\(r.stderr)")
+            let alice = try await Self.addDevice("alice/phone", db: db, folder: dir)
+            let (serve, port) = try await LoopbackHTTP.serve([], database: db, folder: dir + "/serve")
+            defer { Self.stop(serve) }
+            let t0 = 1_714_557_600
+            for (n, id) in ["phone", "alice/phone"].enumerated() {
+                let answer = try await LoopbackHTTP.fetch(
+                    "GET", "/?id=\(id)&lat=52.1&lon=5.1&timestamp=\(t0 + n)&token=\(alice)", port: port)
+                #expect(answer.status == 200, "\(id): \(answer.status) \(answer.text)")
+            }
+            for id in ["tablet", "bob/phone", "bob%1B%5B31m"] {
+                let answer = try await LoopbackHTTP.fetch(
+                    "GET", "/?id=\(id)&lat=52.1&lon=5.1&timestamp=\(t0 + 9)&token=\(alice)", port: port)
+                #expect(answer.status == 403, "\(id): \(answer.status) \(answer.text)")
+            }
+            let json =
+                #"{"location":{"timestamp":"2024-05-01T10:00:05Z","coords":{"latitude":52.1,"longitude":5.1}},"#
+                + #""device_id":"tablet"}"#
+            let refused = try await LoopbackHTTP.fetch(
+                "POST", "/", port: port, headers: [Self.json, ("Authorization", "Bearer " + alice)], body: json)
+            #expect(refused.status == 403, "\(refused.status) \(refused.text)")
+            // Without a token: refused, not stored as anyone.
+            let anonymous = try await LoopbackHTTP.fetch(
+                "GET", "/?id=phone&lat=52.1&lon=5.1&timestamp=\(t0 + 20)", port: port)
+            #expect(anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
+            let reads = try await LoopbackHTTP.fetch("GET", "/api/v1/points?api_key=\(alice)", port: port)
+            #expect(reads.status == 403, "\(reads.status) \(reads.text)")
+
+            #expect(try Self.owners(db) == ["osmand:alice/phone": "alice"])
+            let database = try Database(path: db, mode: .readOnly)
+            defer { database.close() }
+            #expect(try database.scalar("SELECT COUNT(*) FROM Entries")?.int64 == 2)
+            #expect(!serve.stderr.contains("\u{1B}") && !serve.stderr.contains(alice), "\(serve.stderr.visible)")
+        }
+    }
+
     @Test func passwordsAreKeptAsArgon2idHashes() throws {
         try withTemporaryDirectory { dir in
             let db = dir + "/accounts.sqlite"
