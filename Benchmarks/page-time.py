@@ -3,6 +3,7 @@
 """How long a gpslog page takes to be ready in a real browser, and how many bytes it fetched.
 
     Benchmarks/page-time.py URL [--timeout 60] [--chromium /usr/bin/chromium] [--press End,ArrowLeft,...]
+                                [--eval EXPRESSION]
 
 Starts headless Chromium with the DevTools protocol on a pipe (--remote-debugging-pipe: no port, no WebSocket
 library), opens URL in real time (no virtual time, which stops the clock while requests are in flight), and waits
@@ -10,7 +11,8 @@ for the page's `data-ready` (set by app.js when the map, the charts and the arro
 {"readyMs": ..., "bytes": ..., "vertices": ..., "chartPoints": ...}: readyMs is the page's own performance.now()
 at that moment (from the start of navigation), bytes the transfer sizes of the document and every resource.
 With --press, the charts are focused and the keys pressed once the page is ready, and "cursor" says which point
-the map's cursor is on afterwards (the tests drive the keyboard this way).
+the map's cursor is on afterwards (the tests drive the keyboard this way). With --eval, the JavaScript
+expression's value (JSON-able) is "eval" (the tests read what the browser laid out this way: boxes, texts).
 Written by hand because it is a page of glue: Debian has no CDP client for Python.
 """
 import json
@@ -34,6 +36,7 @@ def main():
     if '--chromium' in args:
         chromium = args[args.index('--chromium') + 1]
     keys = args[args.index('--press') + 1].split(',') if '--press' in args else []
+    expression = args[args.index('--eval') + 1] if '--eval' in args else None
     to_browser_r, to_browser_w = os.pipe()
     from_browser_r, from_browser_w = os.pipe()
     profile = tempfile.mkdtemp(prefix='gpslog-page-time-')
@@ -113,6 +116,10 @@ def main():
                         'expression': 'document.getElementById("map").dataset.cursor || null',
                         'returnByValue': True}, session=session)
                     state['cursor'] = cursor.get('result', {}).get('value')
+                if expression:
+                    value = send('Runtime.evaluate', {'expression': expression, 'returnByValue': True},
+                                 session=session)
+                    state['eval'] = value.get('result', {}).get('value')
                 print(json.dumps(state))
                 return
             if time.monotonic() > deadline:

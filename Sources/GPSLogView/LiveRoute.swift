@@ -30,10 +30,12 @@ enum LiveRoute {
             let start = cursor
             let body = ResponseBody { writer in
                 var cursor = start
+                var series = ChartSeries()
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 for second in 0..<maxSeconds {
-                    guard let batch = try await data.live(id, after: cursor) else { break }
+                    guard let batch = try await data.live(id, after: cursor, series: series) else { break }
+                    series = batch.series
                     var text = ""
                     for (id, point) in batch.points {
                         text +=

@@ -76,13 +76,20 @@ enum Pages {
             """
             <form class="filter" method="get" action="/">
             <label>Name <input name="name" value="\(escape(name))"></label>
-            <label>From <input name="from" type="date" value="\(escape(from))"></label>
-            <label>To <input name="to" type="date" value="\(escape(to))"></label>
+            \(dateInput("from", "From", from))
+            \(dateInput("to", "To", to))
             <button type="submit">Filter</button>
             </form>
             <p class="muted">\(counted(items.count, "session")), newest first.</p>
             \(table)
             """)
+    }
+
+    /// A day as ISO 8601 (`2024-05-08`, UTC) in a text field: a `type="date"` field shows the browser's locale's
+    /// format (05/08/2024 reads as 5 August or 8 May), which the sessions' UTC times do not follow.
+    static func dateInput(_ name: String, _ label: String, _ value: String) -> String {
+        #"<label>\#(label) (UTC) <input name="\#(name)" value="\#(escape(value))" placeholder="YYYY-MM-DD" "#
+            + #"pattern="\d{4}-\d{2}-\d{2}" inputmode="numeric" size="10" title="a day as YYYY-MM-DD, UTC"></label>"#
     }
 
     /// The session page: the summary, the map and the charts; the plot as a picture when JavaScript is off.
@@ -115,6 +122,7 @@ enum Pages {
             <div id="map" role="application" aria-label="Map of the track"></div>
             <noscript><p>The map needs JavaScript; without it, here is the track as <code>gpslog plot</code> draws it:</p>
             <img src="/api/sessions/\(escape(s.id))/plot.svg" alt="The track of \(escape(s.name))" width="800"></noscript>
+            <p class="muted chart-note">Times on the charts are UTC, as ISO 8601.</p>
             <div id="charts" class="charts" tabindex="0" aria-label="Charts: left and right arrows step through the \
             points (Shift: faster), Home and End go to the ends, Escape hides the cursor">
             <div id="chart-speed" class="chart" aria-label="Speed against time"></div>

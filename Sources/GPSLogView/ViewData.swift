@@ -30,9 +30,13 @@ struct ChartPoint: Codable, Sendable {
     var time: String
     var lat: Double
     var lon: Double
+    /// The receiver's speed (m/s), or one derived from the positions (`ChartWindow.speedDerived` says so).
     var speed: Double?
     var altitude: Double?
     var accuracy: Double?
+    /// True when a gap lies between this point and the one before (a segment starts, or time passed with no
+    /// point): the charts break their lines there. Absent otherwise.
+    var gap: Bool?
 }
 
 /// A heading change: where the receiver turned, and its new heading (degrees true), drawn as an arrow.
@@ -43,19 +47,46 @@ struct ChartHeading: Codable, Sendable {
     var course: Double?
 }
 
-extension ChartPoint {
-    init(_ e: Entry) {
-        self.init(
-            time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: e.speed, altitude: e.altitude,
-            accuracy: e.horizontalAccuracy)
+/// Track points, in time order, as the charts draw them: each with its speed (`SpeedDeriver`: the receiver's, or
+/// derived from the positions) and a mark where the line must break (`TrackSegmenter`: a segment start or a time
+/// gap). Every point of the track is fed in, also those a thinned window leaves out, so that speeds and breaks
+/// are those of the whole track.
+struct ChartSeries: Sendable {
+    private var deriver: SpeedDeriver
+    /// `TrackSegmenter`'s rule (a segment start, or more than `gap` without a point), kept here to stay Sendable.
+    private let gap: Int64
+    private var last: Timestamp?
+    private var broken = false
+    /// Whether a speed was derived for a point kept.
+    private(set) var derived = false
+
+    /// A series that breaks its line, and derives no speed, across more than `gapMilliseconds` without a point.
+    init(gapMilliseconds: Int64 = TrackSegmenter.defaultGapMilliseconds) {
+        deriver = SpeedDeriver(maxGapMilliseconds: gapMilliseconds)
+        gap = gapMilliseconds
+    }
+
+    /// Feeds the next track point; its chart point when `keep`, else nil (a break it starts goes to the next kept).
+    mutating func add(_ e: Entry, keep: Bool = true) -> ChartPoint? {
+        if let last, e.startsSegment || e.time.milliseconds - last.milliseconds > gap { broken = true }
+        last = e.time
+        let speed = deriver.speed(of: e)
+        guard keep else { return nil }
+        if speed?.derived == true { derived = true }
+        defer { broken = false }
+        return ChartPoint(
+            time: e.time.iso8601(), lat: e.latitude, lon: e.longitude, speed: speed?.metresPerSecond,
+            altitude: e.altitude, accuracy: e.horizontalAccuracy, gap: broken ? true : nil)
     }
 }
 
-/// `/api/sessions/ID/entries`: the points, the heading changes, and the cursor `/live` goes on from.
+/// `/api/sessions/ID/entries`: the points, the heading changes, and the cursor `/live` goes on from;
+/// `speedDerived` when the speeds were derived from the positions (the receiver gave none).
 struct ChartWindow: Codable, Sendable {
     var entries: [ChartPoint]
     var headings: [ChartHeading]
     var cursor: String?
+    var speedDerived: Bool?
 }
 
 /// A page of a session's marks, and the cursor (`TIME:KEY`) after which the next page starts; nil on the last.
@@ -64,10 +95,12 @@ struct MarkPage: Sendable {
     var next: String?
 }
 
-/// A recording's new track points (`/api/sessions/ID/live`), and whether the session has ended.
+/// A recording's new track points (`/api/sessions/ID/live`), whether the session has ended, and the series to
+/// feed the next batch to (speeds and breaks go on from this batch's last point).
 struct LiveBatch: Sendable {
     var points: [(cursor: String, point: ChartPoint)]
     var ended: Bool
+    var series: ChartSeries
 }
 
 /// What the view reads of a store: the session list, and a session's rows.
@@ -212,11 +245,17 @@ struct ViewData: Sendable {
             var points: [ChartPoint] = []
             // The newest point read: `/live` sends what comes after it, so no point is missed or sent twice.
             var cursor: String?
+            var series = ChartSeries()
             if count > 2 * Self.maxChartPoints, let last = try store.lastTrackPoint(of: session.id) {
                 let lo = from ?? session.start
                 let hi = min(to ?? last.time, last.time)
-                points = try store.sampledTrackPoints(of: session.id, from: lo, to: hi, count: Self.maxChartPoints)
-                    .map(ChartPoint.init)
+                // Samples are a sampling interval apart: a break (and no derived speed) only where three
+                // intervals, and at least the segmenter's gap, pass without a point.
+                let interval = (hi.milliseconds - lo.milliseconds) / Int64(Self.maxChartPoints)
+                series = ChartSeries(gapMilliseconds: max(TrackSegmenter.defaultGapMilliseconds, 3 * interval))
+                for e in try store.sampledTrackPoints(of: session.id, from: lo, to: hi, count: Self.maxChartPoints) {
+                    if let p = series.add(e) { points.append(p) }
+                }
                 cursor = "\(last.time.milliseconds):\(last.key ?? 0)"
             } else {
                 let step = max(1, (count + Self.maxChartPoints - 1) / Self.maxChartPoints)
@@ -225,7 +264,7 @@ struct ViewData: Sendable {
                     guard !e.marked && !e.isHeadingChanged else { return }
                     defer { index += 1 }
                     cursor = "\(e.time.milliseconds):\(e.key ?? 0)"
-                    if index % step == 0 { points.append(ChartPoint(e)) }
+                    if let p = series.add(e, keep: index % step == 0) { points.append(p) }
                 }
             }
             var headings = Thinned<ChartHeading>(limit: Self.maxChartPoints)
@@ -237,22 +276,23 @@ struct ViewData: Sendable {
                     }
                 }
             }
-            return ChartWindow(entries: points, headings: headings.items, cursor: cursor)
+            return ChartWindow(
+                entries: points, headings: headings.items, cursor: cursor, speedDerived: series.derived ? true : nil)
         }
     }
 
-    /// Track points after `after` (`TIME:KEY`, as `LiveBatch` cursors are), at most `limit`; nil when there is no
-    /// such session.
-    func live(_ id: String, after: (time: Int64, key: Int64)?, limit: Int = 2000) async throws -> LiveBatch? {
+    /// Track points after `after` (`TIME:KEY`, as `LiveBatch` cursors are), at most `limit`, fed to `series` (the
+    /// previous batch's); nil when there is no such session.
+    func live(_ id: String, after: (time: Int64, key: Int64)?, series: ChartSeries, limit: Int = 2000) async throws
+        -> LiveBatch?
+    {
         try await readSession(id) { store, session in
+            var series = series
             var points: [(String, ChartPoint)] = []
             try store.trackPoints(of: session.id, after: after, limit: limit, marks: false).forEach { e in
-                points.append(
-                    (
-                        "\(e.time.milliseconds):\(e.key ?? 0)", ChartPoint(e)
-                    ))
+                if let p = series.add(e) { points.append(("\(e.time.milliseconds):\(e.key ?? 0)", p)) }
             }
-            return LiveBatch(points: points, ended: !SessionJSON.isLive(end: session.end))
+            return LiveBatch(points: points, ended: !SessionJSON.isLive(end: session.end), series: series)
         }
     }
 

@@ -25,7 +25,7 @@ struct SplitRecordingTests {
         return kept.joined(separator: "\n") + "\n"
     }
 
-    /// Records `log` with `arguments`; returns the sessions as `sessions --json` lists them.
+    /// Records `log` with `arguments`; returns the sessions as `sessions --json --oldest-first` lists them.
     static func record(_ log: String, _ arguments: [String], in dir: String) throws -> [[String: Any]] {
         let path = dir + "/log.nmea"
         try log.write(toFile: path, atomically: true, encoding: .utf8)
@@ -33,7 +33,7 @@ struct SplitRecordingTests {
         let r = try runGPSLog(
             ["record", "--source", "replay:\(path)?speed=0", "--geocode", "off"] + arguments, database: db)
         try #require(r.status == 0, "\(r.stderr)")
-        let sessions = try runGPSLog(["sessions", "--json"], database: db)
+        let sessions = try runGPSLog(["sessions", "--json", "--oldest-first"], database: db)
         return try #require(try JSONSerialization.jsonObject(with: Data(sessions.stdout.utf8)) as? [[String: Any]])
     }
 

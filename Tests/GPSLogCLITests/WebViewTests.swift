@@ -105,7 +105,8 @@ struct WebViewTests {
             #expect(walk.components(separatedBy: "gpslog-segment").count - 1 == 2)
             // The label, escaped by the page and shown by Leaflet's tooltip as text, not markup.
             #expect(walk.contains("Hut &lt;B&gt; &amp; \"view\""), "\(walk.prefix(3000))")
-            #expect(Self.attribute("points", of: "chart-speed", in: walk) == nil, "no speeds: no chart")
+            #expect(
+                Self.attribute("points", of: "chart-speed", in: walk) == "6", "no speeds given: derived from positions")
 
             // The real hike: one line per segment the export has, every point, a chart sample per point.
             let hikeExport = try await runGPSLogAsync(

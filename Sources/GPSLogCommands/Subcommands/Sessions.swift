@@ -10,16 +10,20 @@ extension GPSLog {
     /// Lists the sessions in the database.
     struct Sessions: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List sessions: name, short id, start, end (or \"recording\"), entries, marks, distance.")
+            abstract: "List sessions: name, short id, start, end (or \"recording\"), entries, marks, distance.",
+            discussion: "Newest first, as the web view lists them; --oldest-first for the other way.")
 
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON instead of a table.") var json = false
+        @Flag(help: "List the oldest session first (the newest comes first otherwise).") var oldestFirst = false
 
         func run() throws {
             let store = try global.openStore()
             defer { store.close() }
             AbandonedSessions.close(in: store)
-            let summaries = try store.summaries()
+            // The store lists oldest first (start, then key); newest first is that list reversed.
+            let stored = try store.summaries()
+            let summaries = oldestFirst ? stored : Array(stored.reversed())
             let recording = Set(
                 summaries.map(\.session).filter { AbandonedSessions.isRecording($0, store: store) }.map(\.id))
             if json {

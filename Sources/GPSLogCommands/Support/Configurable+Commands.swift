@@ -40,7 +40,13 @@ extension ListingConfigurable {
 extension GPSLog.Events: ListingConfigurable {}
 extension GPSLog.Last: ListingConfigurable {}
 extension GPSLog.SendNow: ListingConfigurable {}
-extension GPSLog.Sessions: ListingConfigurable {}
+extension GPSLog.Sessions: ListingConfigurable {
+    mutating func apply(_ settings: ResolvedSettings) throws(ConfigError) {
+        try global.apply(settings)
+        try settings.set(&json, "json")
+        try settings.set(&oldestFirst, "oldest-first")
+    }
+}
 extension GPSLog.Show: ListingConfigurable {}
 extension GPSLog.Status: ListingConfigurable {}
 extension GPSLog.Visits: ListingConfigurable {}

@@ -5,19 +5,24 @@ import GPSLogModel
 /// What one pass over the sessions learns before anything is drawn: the extent of the track in space and time,
 /// the ranges of the panels, and the marks (a few per session).
 struct PlotSurvey {
+    /// The track points' extent (the marks' when there is no track point).
     var minLatitude = Double.infinity
     var maxLatitude = -Double.infinity
     var minLongitude = Double.infinity
     var maxLongitude = -Double.infinity
     var start: Timestamp?
     var end: Timestamp?
+    /// The fastest speed, the receiver's or derived (`SpeedDeriver`); `speedDerived` when one was derived.
     var maxSpeed = 0.0
+    var hasSpeed = false
+    var speedDerived = false
     var minAltitude = Double.infinity
     var maxAltitude = -Double.infinity
     var points = 0
     var distance = 0.0
     var marks: [Entry] = []
     private var last: Entry?
+    private var deriver = SpeedDeriver()
 
     /// The most marks drawn with their label; the rest as dots (a map of a thousand labels shows none).
     static let maxLabels = 200
@@ -29,7 +34,11 @@ struct PlotSurvey {
         maxLongitude = max(maxLongitude, e.longitude)
         start = start.map { min($0, e.time) } ?? e.time
         end = end.map { max($0, e.time) } ?? e.time
-        if let v = e.speed, v.isFinite { maxSpeed = max(maxSpeed, v) }
+        if let v = deriver.speed(of: startsSegment ? e.startingSegment : e) {
+            maxSpeed = max(maxSpeed, v.metresPerSecond)
+            hasSpeed = true
+            if v.derived { speedDerived = true }
+        }
         if let a = e.altitude, a.isFinite {
             minAltitude = min(minAltitude, a)
             maxAltitude = max(maxAltitude, a)
@@ -41,18 +50,56 @@ struct PlotSurvey {
         points += 1
     }
 
-    mutating func addMark(_ e: Entry) {
-        minLatitude = min(minLatitude, e.latitude)
-        maxLatitude = max(maxLatitude, e.latitude)
-        minLongitude = min(minLongitude, e.longitude)
-        maxLongitude = max(maxLongitude, e.longitude)
-        marks.append(e)
+    mutating func addMark(_ e: Entry) { marks.append(e) }
+
+    /// Starts the distance and the speeds again for the next session (its track does not join this one's).
+    mutating func endSession() {
+        last = nil
+        deriver = SpeedDeriver()
     }
 
-    /// Starts the distance again for the next session (its track does not join this one's).
-    mutating func endSession() { last = nil }
-
     var hasAltitude: Bool { minAltitude <= maxAltitude }
+
+    /// The part of the earth the map shows: the track, and the marks near it (within the track's own size of it,
+    /// and at least `PlotFrame.minimumExtent`); the marks further away are drawn at the map's edge, pointing their
+    /// way, so that a waypoint kilometres off does not shrink the track to a speck. Without a track, all the marks.
+    func view() -> (minLatitude: Double, maxLatitude: Double, minLongitude: Double, maxLongitude: Double) {
+        guard points > 0 else {
+            return (
+                marks.map(\.latitude).min() ?? 0, marks.map(\.latitude).max() ?? 0,
+                marks.map(\.longitude).min() ?? 0, marks.map(\.longitude).max() ?? 0
+            )
+        }
+        var box = (minLatitude, maxLatitude, minLongitude, maxLongitude)
+        for m in marks where isNear(m) {
+            box = (
+                min(box.0, m.latitude), max(box.1, m.latitude), min(box.2, m.longitude), max(box.3, m.longitude)
+            )
+        }
+        return box
+    }
+
+    /// Whether a mark is near enough to the track to be in the map's view (see `view()`).
+    func isNear(_ m: Entry) -> Bool {
+        guard points > 0 else { return true }
+        let cosLatitude = max(0.01, cos((minLatitude + maxLatitude) / 2 * .pi / 180))
+        let height = (maxLatitude - minLatitude) * .pi / 180 * PlotFrame.earthRadius
+        let width = (maxLongitude - minLongitude) * .pi / 180 * PlotFrame.earthRadius * cosLatitude
+        let reach = max(PlotFrame.minimumExtent, width, height)
+        let dLatitude = reach / PlotFrame.earthRadius * 180 / .pi
+        let dLongitude = dLatitude / cosLatitude
+        return (minLatitude - dLatitude...maxLatitude + dLatitude).contains(m.latitude)
+            && (minLongitude - dLongitude...maxLongitude + dLongitude).contains(m.longitude)
+    }
+}
+
+extension Entry {
+    /// The entry as the first point of a segment (no speed is derived across the break before it).
+    fileprivate var startingSegment: Entry {
+        var e = self
+        e.startsSegment = true
+        return e
+    }
 }
 
 /// A local projection of the track onto the page: equirectangular around the middle latitude (x east, y north, in
@@ -77,9 +124,10 @@ struct PlotFrame {
     /// The smallest extent drawn, in metres: a session that never moved is a dot in 200 m of map.
     static let minimumExtent = 200.0
 
-    init(survey s: PlotSurvey, width: Double, top: Double, maxMapHeight: Double) {
+    init(survey: PlotSurvey, width: Double, top: Double, maxMapHeight: Double) {
         self.width = width
         self.top = top
+        let s = survey.view()
         latitude0 = (s.minLatitude + s.maxLatitude) / 2
         longitude0 = (s.minLongitude + s.maxLongitude) / 2
         cosLatitude0 = cos(latitude0 * .pi / 180)
@@ -99,6 +147,21 @@ struct PlotFrame {
         let x = (longitude - longitude0) * .pi / 180 * Self.earthRadius * cosLatitude0
         let y = (latitude - latitude0) * .pi / 180 * Self.earthRadius
         return (centre.x + x * scale, centre.y - y * scale)
+    }
+
+    /// Whether a point on the page is inside the map's frame.
+    func contains(_ p: (x: Double, y: Double)) -> Bool {
+        (margin...width - margin).contains(p.x) && (top...top + mapHeight).contains(p.y)
+    }
+
+    /// Where the line from the map's centre to `p` (outside the frame) meets the frame drawn `inset` pixels inside
+    /// it, and the direction of `p` from the centre (radians, 0 east, counter-clockwise as on a map).
+    func edge(towards p: (x: Double, y: Double), inset: Double) -> (x: Double, y: Double, angle: Double) {
+        let (dx, dy) = (p.x - centre.x, p.y - centre.y)
+        let halfWidth = (width - 2 * margin) / 2 - inset
+        let halfHeight = mapHeight / 2 - inset
+        let t = min(dx == 0 ? .infinity : halfWidth / abs(dx), dy == 0 ? .infinity : halfHeight / abs(dy))
+        return (centre.x + dx * t, centre.y + dy * t, atan2(-dy, dx))
     }
 
     /// A round length (1, 2 or 5 times a power of ten metres) about a fifth of the map wide, for the scale bar.

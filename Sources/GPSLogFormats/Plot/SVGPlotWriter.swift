@@ -43,7 +43,7 @@ public struct SVGPlotWriter: TrackWriter {
         let w = Double(width)
         let frame = PlotFrame(survey: survey, width: w, top: 64, maxMapHeight: w)
         let shown = panels.filter { $0 != .elevation || survey.hasAltitude }
-        let height = frame.top + frame.mapHeight + 34 + Double(shown.count) * (Self.panelHeight + 48)
+        let height = frame.top + frame.mapHeight + 56 + Double(shown.count) * (Self.panelHeight + 48)
         var svg = SVGText()
         svg.line(
             #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(width)" height="\#(Int(height.rounded(.up)))" "#
@@ -61,9 +61,10 @@ public struct SVGPlotWriter: TrackWriter {
         for (index, s) in sessions.enumerated() {
             try drawTrack(s, colour: Self.trackColours[index % Self.trackColours.count], frame: frame, into: &svg)
         }
-        drawMarks(survey.marks, frame: frame, into: &svg)
+        let offMap = drawMarks(survey.marks, frame: frame, into: &svg)
         drawScaleAndNorth(frame, into: &svg)
-        var y = frame.top + frame.mapHeight + 34 + 26
+        drawLegend(survey, offMap: offMap, frame: frame, into: &svg)
+        var y = frame.top + frame.mapHeight + 56 + 26
         for panel in shown {
             try drawPanel(panel, sessions: sessions, survey: survey, top: y, into: &svg)
             y += Self.panelHeight + 48
@@ -113,11 +114,18 @@ public struct SVGPlotWriter: TrackWriter {
         )
     }
 
-    private func drawMarks(_ marks: [Entry], frame: PlotFrame, into svg: inout SVGText) {
+    /// Draws the marks; true when one was off the map (an arrow at its edge).
+    private func drawMarks(_ marks: [Entry], frame: PlotFrame, into svg: inout SVGText) -> Bool {
+        var offMap = false
         for (index, m) in marks.enumerated() {
             let p = frame.point(latitude: m.latitude, longitude: m.longitude)
             let label = m.label.map { $0.count > 40 ? String($0.prefix(39)) + "…" : $0 } ?? ""
             let tooltip = ([label, m.time.iso8601(), m.address ?? ""].filter { !$0.isEmpty }).joined(separator: ", ")
+            guard frame.contains(p) else {
+                drawFarMark(p, label: label.isEmpty ? "mark" : label, tooltip: tooltip, frame: frame, into: &svg)
+                offMap = true
+                continue
+            }
             svg.line(
                 #"<circle cx="\#(SVGText.number(p.x))" cy="\#(SVGText.number(p.y))" r="4" fill="\#(SVGText.colour(0x1565c0))" "#
                     + #"stroke="\#(SVGText.colour(0xffffff))" stroke-width="1.5"><title>\#(tooltip.xmlEscaped)</title></circle>"#
@@ -129,6 +137,75 @@ public struct SVGPlotWriter: TrackWriter {
                 )
             }
         }
+        return offMap
+    }
+
+    /// A mark outside the map's view: an arrow at the frame's edge pointing its way, with its name beside it.
+    private func drawFarMark(
+        _ p: (x: Double, y: Double), label: String, tooltip: String, frame: PlotFrame, into svg: inout SVGText
+    ) {
+        let edge = frame.edge(towards: p, inset: 10)
+        let degrees = -edge.angle * 180 / .pi
+        let (cosine, sine) = (cos(edge.angle), sin(edge.angle))
+        // The name on the map's side of the arrow: left of an arrow at the right edge, under one at the top...
+        let anchor = cosine > 0.4 ? "end" : cosine < -0.4 ? "start" : "middle"
+        let tx = edge.x - cosine * 16
+        let ty = edge.y + sine * 16 + (sine < -0.4 ? 0 : 4)
+        svg.line(#"<g class="far-mark"><title>\#(tooltip.xmlEscaped), off the map</title>"#)
+        svg.line(
+            #"<path d="M0 0l-14 -7l0 14z" transform="translate(\#(SVGText.number(edge.x)) \#(SVGText.number(edge.y))) "#
+                + #"rotate(\#(SVGText.number(degrees)))" fill="\#(SVGText.colour(0x1565c0))" stroke="\#(SVGText.colour(0xffffff))"/>"#
+        )
+        svg.line(
+            #"<text x="\#(SVGText.number(tx))" y="\#(SVGText.number(ty))" text-anchor="\#(anchor)" "#
+                + #"fill="\#(SVGText.colour(0x0d3c73))" stroke="\#(SVGText.colour(0xffffff))" stroke-width="3" "#
+                + #"paint-order="stroke">\#(label.xmlEscaped)</text>"#)
+        svg.line("</g>")
+    }
+
+    /// What the symbols mean, in a row under the scale bar: the track, start, end, marks and marks off the map
+    /// (those the picture has).
+    private func drawLegend(_ survey: PlotSurvey, offMap: Bool, frame: PlotFrame, into svg: inout SVGText) {
+        let y = frame.top + frame.mapHeight + 44
+        var x = frame.margin
+        var items: [(symbol: String, text: String)] = []
+        func at(_ v: Double) -> String { SVGText.number(v) }
+        if survey.points > 0 {
+            items.append(
+                (
+                    #"<line x1="\#(at(x))" y1="\#(at(y - 4))" x2="\#(at(x + 18))" y2="\#(at(y - 4))" "#
+                        + #"stroke="\#(Self.trackColours[0])" stroke-width="2.5"/>"#, "track"
+                ))
+            items.append(
+                (
+                    #"<circle cx="\#(at(x + 6))" cy="\#(at(y - 4))" r="6" fill="\#(SVGText.colour(0x2e7d32))"/>"#,
+                    "start"
+                ))
+            items.append(
+                (
+                    #"<rect x="\#(at(x))" y="\#(at(y - 10))" width="12" height="12" fill="\#(SVGText.colour(0xb71c1c))"/>"#,
+                    "end"
+                ))
+        }
+        if !survey.marks.isEmpty {
+            items.append(
+                (#"<circle cx="\#(at(x + 6))" cy="\#(at(y - 4))" r="4" fill="\#(SVGText.colour(0x1565c0))"/>"#, "mark"))
+        }
+        if offMap {
+            items.append(
+                (
+                    #"<path d="M\#(at(x + 14)) \#(at(y - 4))l-14 -7l0 14z" fill="\#(SVGText.colour(0x1565c0))"/>"#,
+                    "mark off the map"
+                ))
+        }
+        svg.line(#"<g id="legend" fill="\#(SVGText.colour(0x333333))">"#)
+        for (symbol, text) in items {
+            // Each symbol is written at the row's start and moved to its place.
+            svg.line(#"<g transform="translate(\#(at(x - frame.margin)) 0)">\#(symbol)"#)
+            svg.line(#"<text x="\#(at(frame.margin + 22))" y="\#(at(y))">\#(text)</text></g>"#)
+            x += 22 + Double(text.count) * 7 + 16
+        }
+        svg.line("</g>")
     }
 
     private func drawScaleAndNorth(_ frame: PlotFrame, into svg: inout SVGText) {

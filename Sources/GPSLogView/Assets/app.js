@@ -90,32 +90,79 @@
     mapDiv.dataset.cursor = String(index);
   }
 
+  // The charts' values, by series; the speed is the receiver's or, when it gave none, the server's derived one.
+  const series = [
+    ['speed', 'Speed (km/h)', (e) => (e.speed == null ? null : e.speed * 3.6)],
+    ['altitude', 'Elevation (m)', (e) => e.altitude],
+    ['accuracy', 'Accuracy (m)', (e) => e.accuracy],
+  ];
+  // The charts' rows: a point each, and an empty row before a point after a gap (the server marks it), so that
+  // no line is drawn across hours or months without a point. `rowOf` and `pointOf` map between rows and points.
+  let rowOf = [];
+  let pointOf = [];
+  function chartRows(value) {
+    const rows = [];
+    rowOf = [];
+    pointOf = [];
+    points.forEach((e, i) => {
+      const t = new Date(e.time);
+      if (e.gap && rows.length > 0) {
+        rows.push([new Date(t.getTime() - 1), null]);
+        pointOf.push(i - 1);
+      }
+      rowOf.push(rows.length);
+      pointOf.push(i);
+      rows.push([t, value(e)]);
+    });
+    return rows;
+  }
+
+  // Times on the charts are UTC in ISO 8601, whatever the browser's locale and zone: `09:47:40`, `05-08 18:04`
+  // when the chart spans days, `2024-05-08` at midnight.
+  function spansDays(g) {
+    const range = g && g.xAxisRange ? g.xAxisRange() : null;
+    return !!range && range[1] - range[0] > 86400000;
+  }
+  function axisTime(d, granularity, opts, g) {
+    const iso = new Date(d).toISOString();
+    if (spansDays(g)) return iso.slice(11, 19) === '00:00:00' ? iso.slice(0, 10) : iso.slice(5, 10) + ' ' + iso.slice(11, 16);
+    return iso.slice(17, 19) === '00' ? iso.slice(11, 16) : iso.slice(11, 19);
+  }
+  function fullTime(ms) { return new Date(ms).toISOString().replace('T', ' ').replace('.000Z', 'Z'); }
+
   function drawCharts(data) {
     points = data.entries || [];
     headings = data.headings || [];
-    const series = [
-      ['speed', 'Speed (km/h)', (e) => (e.speed == null ? null : e.speed * 3.6)],
-      ['altitude', 'Elevation (m)', (e) => e.altitude],
-      ['accuracy', 'Accuracy (m)', (e) => e.accuracy],
-    ];
     for (const [key, label, value] of series) {
       const div = document.getElementById('chart-' + key);
       if (!div || typeof Dygraph === 'undefined') continue;
-      const rows = points.map((e) => [new Date(e.time), value(e)]);
+      const rows = chartRows(value);
       if (!rows.some((r) => r[1] != null)) {
         div.textContent = 'No ' + label.toLowerCase().replace(/ \(.*/, '') + ' in this session.';
+        div.classList.add('chart-empty');
         continue;
       }
+      if (key === 'speed' && data.speedDerived) {
+        div.dataset.derived = 'true';
+        div.insertAdjacentHTML('beforebegin',
+          '<p class="chart-note" id="speed-derived">Speed derived from positions: the receiver gave none.</p>');
+      }
       const chart = new Dygraph(div, rows, {
-        labels: ['time', label], ylabel: label, connectSeparatedPoints: false, legend: 'follow',
-        highlightCallback: (event, x, pts, row) => { selected = row; showOnMap(row); },
+        labels: ['time', label], ylabel: label, connectSeparatedPoints: false, legend: 'follow', labelsUTC: true,
+        // Room for the widest label (`05-08 18:04`), so that none is cut by the chart's edge.
+        axes: {
+          x: { axisLabelWidth: 100, pixelsPerLabel: 110, axisLabelFormatter: axisTime, valueFormatter: fullTime },
+          y: { axisLabelWidth: 60 },
+        },
+        highlightCallback: (event, x, pts, row) => { selected = pointOf[row]; showOnMap(selected); },
         zoomCallback: (from, to) => {
           const whole = from <= rows[0][0].getTime() && to >= rows[rows.length - 1][0].getTime();
           showWindow(whole ? null : from, whole ? null : to);
         },
         unhighlightCallback: () => { if (cursor) { cursor.remove(); cursor = null; } },
       });
-      div.dataset.points = String(rows.length);
+      div.dataset.points = String(points.length);
+      div.dataset.gaps = String(rows.length - points.length);
       chart.gpslogSeries = series.findIndex((s) => s[0] === key);
       charts.push(chart);
     }
@@ -164,10 +211,11 @@
   }
 
   function updateCharts() {
-    const values = [(e) => (e.speed == null ? null : e.speed * 3.6), (e) => e.altitude, (e) => e.accuracy];
-    charts.forEach((chart, i) => {
-      chart.updateOptions({ file: points.map((e) => [new Date(e.time), values[chart.gpslogSeries](e)]) });
+    charts.forEach((chart) => {
+      const rows = chartRows(series[chart.gpslogSeries][2]);
+      chart.updateOptions({ file: rows });
       chart.maindiv_.dataset.points = String(points.length);
+      chart.maindiv_.dataset.gaps = String(rows.length - points.length);
     });
   }
 
@@ -212,7 +260,7 @@
   function select(index) {
     if (points.length === 0) return;
     selected = Math.max(0, Math.min(points.length - 1, index));
-    charts.forEach((c) => c.setSelection(selected));
+    charts.forEach((c) => c.setSelection(rowOf[selected]));
     showOnMap(selected);
   }
   document.getElementById('charts').addEventListener('keydown', (event) => {
