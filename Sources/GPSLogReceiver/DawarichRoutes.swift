@@ -97,7 +97,8 @@ enum DawarichRoutes {
         init(_ request: Request) throws {
             let query = request.uri.queryParameters
             func bad(_ key: String, _ value: String, _ why: String) -> ImportError {
-                .invalidValue(file: "request", line: 0, field: key, value: String(value.prefix(60)) + why)
+                .malformed(
+                    file: "request", line: 0, reason: "\(key.visible) '\(value.prefix(60).visible)' is not valid\(why)")
             }
             func time(_ key: String) throws -> Timestamp? {
                 guard let value = query.get(key), !value.isEmpty else { return nil }

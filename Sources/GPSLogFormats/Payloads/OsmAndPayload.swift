@@ -79,7 +79,13 @@ public enum OsmAndPayload {
         var valid = true
         var others: [String] = []
         func bad(_ key: String, _ value: String, _ why: String = "") -> ImportError {
-            .invalidValue(file: source, line: 0, field: key.truncated(to: 40), value: value + why)
+            guard !why.isEmpty else {
+                return .invalidValue(file: source, line: 0, field: key.truncated(to: 40), value: value)
+            }
+            // The reason after the quoted value: `lat '952.4' is not valid (not in -90.0...90.0)`.
+            return .malformed(
+                file: source, line: 0,
+                reason: "\(key.truncated(to: 40).visible) '\(value.truncated(to: 120).visible)' is not valid\(why)")
         }
         func number(_ key: String, _ value: String, _ range: ClosedRange<Double>? = nil) throws -> Double {
             guard let v = Double(value), v.isFinite else { throw bad(key, value, " (not a number)") }
