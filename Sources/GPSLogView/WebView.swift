@@ -85,10 +85,11 @@ public struct WebView: Sendable {
             let who = user.map { "user \($0.visible)" } ?? "the token"
             guard let cookie = try await logins.login(user: user, secret: secret) else {
                 throttle.failed(client)
-                view.logger.warning("a wrong login for \(who) at /login from \(client.visible)")
+                let what = user.map { "a wrong password for user \($0.visible)" } ?? "a wrong token"
+                view.logger.warning("\(what) was given at /login from \(client.visible)")
                 return Self.html(Pages.login(failed: true, user: asksForUser), status: .unauthorized)
             }
-            view.logger.info("a login for \(who) at /login from \(client.visible)")
+            view.logger.info("a login as \(who) at /login from \(client.visible)")
             var response = Response(status: .seeOther, headers: [.location: "/"])
             response.setCookie(cookie)
             return response
