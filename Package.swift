@@ -145,7 +145,8 @@ let package = Package(
             name: "GPSLogView",
             dependencies: [
                 "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogPipeline", "GPSLogSystem", "GPSLogArgon2",
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -24,8 +24,11 @@ public enum SessionViewer: Sendable, Hashable, CustomStringConvertible {
 
 /// What `/login` needs of a user: their key, whether they are an admin, their Argon2id hash.
 public struct ViewUser: Sendable, Equatable {
+    /// The row in `Users`.
     public var key: Int64
+    /// Sees every session.
     public var isAdmin: Bool
+    /// Argon2id's encoded string; nil: no web view login.
     public var passwordHash: String?
 }
 
@@ -33,10 +36,15 @@ public struct ViewUser: Sendable, Equatable {
 public struct SessionShare: Sendable, Equatable {
     /// The row's key: what `gpslog share revoke` takes.
     public var id: Int64
+    /// The shared session's id.
     public var sessionID: String
+    /// The shared session's name.
     public var sessionName: String
+    /// When `gpslog share` made it.
     public var created: Timestamp
+    /// When it stops working.
     public var expires: Timestamp
+    /// When `gpslog share revoke` ended it; nil: not revoked.
     public var revoked: Timestamp?
 }
 
