@@ -78,7 +78,8 @@ public struct WebView: Sendable {
                 return response
             }
             let form = String(buffer: try await request.body.collect(upTo: 4096))
-            let items = URLComponents(string: "/?" + form)?.queryItems ?? []
+            // A browser's form encoding sends a space as '+' (and a '+' as %2B); URLComponents leaves '+' alone.
+            let items = URLComponents(string: "/?" + form.replacingOccurrences(of: "+", with: "%20"))?.queryItems ?? []
             let field = { (name: String) in items.first { $0.name == name }?.value }
             let user = field("user").flatMap { $0.isEmpty ? nil : $0 }
             let secret = (user == nil ? field("token") : field("password")) ?? ""

@@ -48,13 +48,20 @@ import Testing
         try #require(r.status == 0, "\(r.stderr)")
     }
 
+    /// `text` as a browser's form sends it: a space as '+', everything else but letters and digits as %XX.
+    static func formEncoded(_ text: String) -> String {
+        text.split(separator: " ", omittingEmptySubsequences: false).map {
+            $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        }.joined(separator: "+")
+    }
+
     /// Logs in; the answer and the `Cookie` header to send after.
     static func login(_ user: String, _ password: String, port: Int, from source: String = "127.0.0.1") async throws
         -> (LoopbackHTTP.Answer, (String, String)?)
     {
         let answer = try await LoopbackHTTP.fetch(
             "POST", "/login", port: port, from: source, headers: [form],
-            body: "user=\(user)&password=\(password.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            body: "user=\(user)&password=\(Self.formEncoded(password))")
         let cookie = answer.header("Set-Cookie").map { ("Cookie", String($0.prefix { $0 != ";" })) }
         return (answer, cookie)
     }
