@@ -148,6 +148,13 @@ import Testing
                 "GET", "/api/sessions", port: port, headers: [try #require(carol)]
             ).text
             #expect(adminList.contains(alice) && adminList.contains(bob) && adminList.contains(nobody))
+            // What the admin's requests put in the server's cache is not another's answer.
+            for route in ["track.geojson", "entries", "plot.svg"] {
+                let path = "/api/sessions/\(bob)/\(route)"
+                let admin = try await LoopbackHTTP.fetch("GET", path, port: port, headers: [try #require(carol)])
+                #expect(admin.status == 200, "\(path) for the admin")
+                #expect(try await get(path).status == 404, "\(path) for alice after the admin's")
+            }
 
             // The 6th wrong login from one address is refused, whatever user name it tries, the right one too.
             for name in ["alice", "bob", "carol", "dave", "eve"] {
@@ -155,7 +162,25 @@ import Testing
             }
             let throttled = try await Self.login("bob", bobPassword, port: port, from: "127.0.0.7").0
             #expect(throttled.status == 429 && throttled.header("Retry-After") != nil)
-            #expect(try await Self.login("bob", bobPassword, port: port, from: "127.0.0.8").0.status == 303)
+            let (bobAnswer, bobCookie) = try await Self.login("bob", bobPassword, port: port, from: "127.0.0.8")
+            #expect(bobAnswer.status == 303)
+            let asBob = { () async throws -> Int in
+                try await LoopbackHTTP.fetch("GET", "/api/sessions", port: port, headers: [try #require(bobCookie)])
+                    .status
+            }
+            #expect(try await asBob() == 200)
+            // A removed user's logins end with them; an expired login opens nothing.
+            let removed = try await runGPSLogAsync(["user", "remove", "bob"], database: db, folder: dir)
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect(try await asBob() == 401)
+            let (_, carolAgain) = try await Self.login("carol", "carol's secret 3", port: port)
+            let database = try Database(path: db)
+            try database.run(
+                "UPDATE ViewLogins SET ExpiresAt = 1 WHERE User = (SELECT Key FROM Users WHERE Name = 'carol')")
+            database.close()
+            #expect(
+                try await LoopbackHTTP.fetch("GET", "/api/sessions", port: port, headers: [try #require(carolAgain)])
+                    .status == 401)
 
             // Logged out: the cookie opens nothing any more.
             let out = try await get("/logout")
