@@ -144,8 +144,9 @@ let package = Package(
         .target(
             name: "GPSLogView",
             dependencies: [
-                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogPipeline", "GPSLogSystem",
+                "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogPipeline", "GPSLogSystem", "GPSLogArgon2",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

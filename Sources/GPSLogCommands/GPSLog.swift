@@ -37,7 +37,8 @@ public struct GPSLog: AsyncParsableCommand {
             CommandGroup(
                 name: "Sending and receiving",
                 subcommands: [Upload.self, SendNow.self, Serve.self, Devices.self, Sync.self]),
-            CommandGroup(name: "People and devices", subcommands: [UserCommand.self, DeviceCommand.self]),
+            CommandGroup(
+                name: "People and devices", subcommands: [UserCommand.self, DeviceCommand.self, ShareCommand.self]),
             CommandGroup(name: "Settings", subcommands: [Config.self]),
             CommandGroup(name: "Database", subcommands: [Check.self]),
         ]

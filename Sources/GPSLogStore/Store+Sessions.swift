@@ -193,25 +193,27 @@ extension Store {
     /// An exact id wins, then a unique exact name, then a unique id prefix.
     /// - Throws: `StoreError.sessionNotFound` or `StoreError.ambiguousSession`, both listing candidates.
     public func resolveSession(_ query: String) throws -> Session {
-        return try sqlite {
-            let all = try sessions()
-            let lower = query.lowercased()
-            if let exact = all.first(where: { $0.id == lower }) { return exact }
-            let byName = all.filter { $0.name == query }
-            if byName.count == 1 { return byName[0] }
-            if byName.count > 1 {
-                throw StoreError.ambiguousSession(query: query, candidates: byName.map(Store.describe))
-            }
-            let byPrefix = lower.isEmpty ? [] : all.filter { $0.id.hasPrefix(lower) }
-            if byPrefix.count == 1 { return byPrefix[0] }
-            if byPrefix.count > 1 {
-                throw StoreError.ambiguousSession(query: query, candidates: byPrefix.map(Store.describe))
-            }
-            // Nothing matched: suggest names containing the query, else the latest sessions.
-            let similar = all.filter { $0.name.lowercased().contains(lower) }
-            let candidates = similar.isEmpty ? Array(all.suffix(10)) : similar
-            throw StoreError.sessionNotFound(query: query, candidates: candidates.map(Store.describe))
+        return try sqlite { try Store.resolve(query, among: try sessions()) }
+    }
+
+    /// `resolveSession`'s rules over `all` only (the sessions one viewer may see).
+    static func resolve(_ query: String, among all: [Session]) throws -> Session {
+        let lower = query.lowercased()
+        if let exact = all.first(where: { $0.id == lower }) { return exact }
+        let byName = all.filter { $0.name == query }
+        if byName.count == 1 { return byName[0] }
+        if byName.count > 1 {
+            throw StoreError.ambiguousSession(query: query, candidates: byName.map(Store.describe))
         }
+        let byPrefix = lower.isEmpty ? [] : all.filter { $0.id.hasPrefix(lower) }
+        if byPrefix.count == 1 { return byPrefix[0] }
+        if byPrefix.count > 1 {
+            throw StoreError.ambiguousSession(query: query, candidates: byPrefix.map(Store.describe))
+        }
+        // Nothing matched: suggest names containing the query, else the latest sessions.
+        let similar = all.filter { $0.name.lowercased().contains(lower) }
+        let candidates = similar.isEmpty ? Array(all.suffix(10)) : similar
+        throw StoreError.sessionNotFound(query: query, candidates: candidates.map(Store.describe))
     }
 
     /// One line naming a session: short id, name and start.

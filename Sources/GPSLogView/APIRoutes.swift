@@ -10,24 +10,35 @@ import NIOCore
 /// (exactly `gpslog export --format geojson`, `?tolerance=METRES` as `--simplify`), its track points in a time
 /// window for the charts, its marks, and its picture as `gpslog plot` draws it.
 struct APIRoutes {
-    let data: ViewData
     let logins: Logins
     /// The whole-session answers (track, chart, plot) of long sessions, while the database is unchanged.
     let cache: ViewCache
 
+    /// `/api/sessions` and the routes of one session (`registerSessionRoutes`).
     func register<Context: RequestContext>(on router: Router<Context>) {
-        let (data, logins, cache) = (data, logins, cache)
+        let logins = logins
         router.get("/api/sessions") { request, _ in
-            guard logins.allows(request) else { return Self.unauthorized }
+            guard let data = try await logins.data(for: request) else { return Self.unauthorized }
             return try Self.json(try await data.sessions())
         }
-        router.get("/api/sessions/:id") { request, context in
-            guard logins.allows(request) else { return Self.unauthorized }
+        registerSessionRoutes(on: router, prefix: "")
+    }
+
+    /// The routes of one session under `prefix` (`""`, or a share link's `/s/:share`, whose token then decides who
+    /// sees what): each reads through the `ViewData` of the request's viewer, so another's session is a 404.
+    func registerSessionRoutes<Context: RequestContext>(on router: Router<Context>, prefix: String) {
+        let (logins, cache) = (logins, cache)
+        /// The request's view of the data; nil: not allowed.
+        let gate = { @Sendable (request: Request, context: Context) async throws -> ViewData? in
+            try await logins.data(for: request, share: prefix.isEmpty ? nil : try context.parameters.require("share"))
+        }
+        router.get(RouterPath(prefix + "/api/sessions/:id")) { request, context in
+            guard let data = try await gate(request, context) else { return Self.unauthorized }
             guard let s = try await data.session(try context.parameters.require("id")) else { return Self.notFound }
             return try Self.json(s)
         }
-        router.get("/api/sessions/:id/track.geojson") { request, context in
-            guard logins.allows(request) else { return Self.unauthorized }
+        router.get(RouterPath(prefix + "/api/sessions/:id/track.geojson")) { request, context in
+            guard let data = try await gate(request, context) else { return Self.unauthorized }
             var tolerance: Double?
             if let t = request.uri.queryParameters["tolerance"] {
                 guard let value = Double(String(t)), value > 0, value.isFinite, value <= 100_000 else {
@@ -38,14 +49,15 @@ struct APIRoutes {
             let id = try context.parameters.require("id")
             guard
                 let bytes = try await cache.answer(
-                    "track|\(id)|\(tolerance ?? 0)", { try await data.geoJSON(id, tolerance: tolerance) })
+                    for: data.viewer, "track|\(id)|\(tolerance ?? 0)",
+                    { try await data.geoJSON(id, tolerance: tolerance) })
             else { return Self.notFound }
             return Response(
                 status: .ok, headers: [.contentType: "application/geo+json"],
                 body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
-        router.get("/api/sessions/:id/entries") { request, context in
-            guard logins.allows(request) else { return Self.unauthorized }
+        router.get(RouterPath(prefix + "/api/sessions/:id/entries")) { request, context in
+            guard let data = try await gate(request, context) else { return Self.unauthorized }
             let q = request.uri.queryParameters
             let from = q["from"].map { Timestamp(iso8601: $0) }
             let to = q["to"].map { Timestamp(iso8601: $0) }
@@ -54,16 +66,16 @@ struct APIRoutes {
             let key = "entries|\(id)|\(from??.milliseconds ?? -1)|\(to??.milliseconds ?? -1)"
             guard
                 let bytes = try await cache.answer(
-                    key,
+                    for: data.viewer, key,
                     {
                         try await data.chartPoints(id, from: from ?? nil, to: to ?? nil).map { try Self.encoded($0) }
                     })
             else { return Self.notFound }
             return Self.json(bytes: bytes)
         }
-        LiveRoute.register(on: router, data: data, logins: logins)
-        router.get("/api/sessions/:id/marks") { request, context in
-            guard logins.allows(request) else { return Self.unauthorized }
+        LiveRoute.register(on: router, path: prefix + "/api/sessions/:id/live", gate: gate)
+        router.get(RouterPath(prefix + "/api/sessions/:id/marks")) { request, context in
+            guard let data = try await gate(request, context) else { return Self.unauthorized }
             let q = request.uri.queryParameters
             var limit = Self.defaultMarks
             if let text = q["limit"] {
@@ -81,18 +93,19 @@ struct APIRoutes {
             }
             let id = try context.parameters.require("id")
             guard let page = try await data.marks(id, after: after, limit: limit) else { return Self.notFound }
+            let share = prefix.isEmpty ? nil : try context.parameters.require("share")
             var response = Self.json(bytes: try Self.encoded(page.marks))
             if let next = page.next {
                 let path =
-                    "/api/sessions/\(id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)/marks"
+                    "\(share.map { "/s/" + $0 } ?? "")/api/sessions/\(id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)/marks"
                 response.headers[HTTPField.Name("Link")!] = "<\(path)?after=\(next)&limit=\(limit)>; rel=\"next\""
             }
             return response
         }
-        router.get("/api/sessions/:id/plot.svg") { request, context in
-            guard logins.allows(request) else { return Self.unauthorized }
+        router.get(RouterPath(prefix + "/api/sessions/:id/plot.svg")) { request, context in
+            guard let data = try await gate(request, context) else { return Self.unauthorized }
             let id = try context.parameters.require("id")
-            guard let svg = try await cache.answer("plot|\(id)", { try await data.plot(id) }) else {
+            guard let svg = try await cache.answer(for: data.viewer, "plot|\(id)", { try await data.plot(id) }) else {
                 return Self.notFound
             }
             return Response(

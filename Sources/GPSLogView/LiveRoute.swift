@@ -12,9 +12,13 @@ enum LiveRoute {
     /// The longest a stream stays open; the browser then reconnects where it stopped.
     static let maxSeconds = 600
 
-    static func register<Context: RequestContext>(on router: Router<Context>, data: ViewData, logins: Logins) {
-        router.get("/api/sessions/:id/live") { request, context in
-            guard logins.allows(request) else { return APIRoutes.unauthorized }
+    /// Adds the route at `path`; `gate` gives the request's view of the data (nil: not allowed).
+    static func register<Context: RequestContext>(
+        on router: Router<Context>, path: String,
+        gate: @escaping @Sendable (Request, Context) async throws -> ViewData?
+    ) {
+        router.get(RouterPath(path)) { request, context in
+            guard let data = try await gate(request, context) else { return APIRoutes.unauthorized }
             let id = try context.parameters.require("id")
             let given =
                 request.headers[HTTPField.Name("Last-Event-ID")!]

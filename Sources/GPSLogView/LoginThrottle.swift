@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 import NIOConcurrencyHelpers
 
-/// How many wrong tokens an address may give at `/login`: `maxFailures` within `window`, then it is refused (429, with
-/// the seconds to wait) until the oldest of them is older than `window`. A right token does not clear the count, so
+/// How many wrong logins (tokens, or user names and passwords) an address may give at `/login`, whatever the user
+/// names it tries: `maxFailures` within `window`, then it is refused (429, with
+/// the seconds to wait) until the oldest of them is older than `window`. A right login does not clear the count, so
 /// guessing between right answers gains nothing. Memory stays bounded: at most `maxAddresses` addresses are
 /// remembered, the stalest forgotten first.
 final class LoginThrottle: Sendable {
@@ -29,7 +30,7 @@ final class LoginThrottle: Sendable {
         }
     }
 
-    /// Counts a wrong token from `address`.
+    /// Counts a wrong login from `address`.
     func failed(_ address: String, now: ContinuousClock.Instant = .now) {
         failures.withLockedValue { all in
             if all[address] == nil && all.count >= Self.maxAddresses {

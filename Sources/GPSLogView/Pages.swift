@@ -93,11 +93,15 @@ enum Pages {
     }
 
     /// The session page: the summary, the map and the charts; the plot as a picture when JavaScript is off.
-    static func session(_ s: SessionJSON, marks markPage: MarkPage, first: Bool, tiles: String?, attribution: String)
-        -> String
-    {
+    /// `base`: a share link's path (`/s/TOKEN`), under which the page's links and API calls go; nil otherwise.
+    static func session(
+        _ s: SessionJSON, marks markPage: MarkPage, first: Bool, tiles: String?, attribution: String,
+        base: String? = nil
+    ) -> String {
         let live = s.recording ? #" <span class="live">● recording</span>"# : ""
+        let api = escape(base ?? "") + "/api/sessions/" + escape(s.id)
         var attributes = #" data-session="\#(escape(s.id))" data-attribution="\#(escape(attribution))""#
+        if let base { attributes += #" data-base="\#(escape(base))""# }
         if s.recording { attributes += #" data-recording="true""# }
         if let tiles { attributes += #" data-tiles="\#(escape(tiles))""# }
         return page(
@@ -117,11 +121,11 @@ enum Pages {
             <li><b>Distance</b>\(distance(s.distanceMeters))</li>
             <li><b>Entries</b>\(s.entries)</li>
             <li><b>Marks</b>\(s.marks)</li>
-            <li><b>Data</b><a href="/api/sessions/\(escape(s.id))/track.geojson">GeoJSON</a></li>
+            <li><b>Data</b><a href="\(api)/track.geojson">GeoJSON</a></li>
             </ul>
             <div id="map" role="application" aria-label="Map of the track"></div>
             <noscript><p>The map needs JavaScript; without it, here is the track as <code>gpslog plot</code> draws it:</p>
-            <img src="/api/sessions/\(escape(s.id))/plot.svg" alt="The track of \(escape(s.name))" width="800"></noscript>
+            <img src="\(api)/plot.svg" alt="The track of \(escape(s.name))" width="800"></noscript>
             <p class="muted chart-note">Times on the charts are UTC, as ISO 8601.</p>
             <div id="charts" class="charts" tabindex="0" aria-label="Charts: left and right arrows step through the \
             points (Shift: faster), Home and End go to the ends, Escape hides the cursor">
@@ -129,7 +133,7 @@ enum Pages {
             <div id="chart-altitude" class="chart" aria-label="Elevation against time"></div>
             <div id="chart-accuracy" class="chart" aria-label="Accuracy against time"></div>
             </div>
-            \(marks(markPage, session: s, first: first))
+            \(marks(markPage, session: s, first: first, base: base))
             """)
     }
 
@@ -138,9 +142,11 @@ enum Pages {
 
     /// A page of the marks under the map, each a button that flies the map to it (with JavaScript); a list without.
     /// Links lead to the next page and back to the first.
-    static func marks(_ page: MarkPage, session s: SessionJSON, first: Bool) -> String {
+    static func marks(_ page: MarkPage, session s: SessionJSON, first: Bool, base: String? = nil) -> String {
         guard !page.marks.isEmpty || !first else { return "" }
-        let link = "/sessions/\(escape(s.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? s.id))"
+        let link =
+            base.map(escape)
+            ?? "/sessions/\(escape(s.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? s.id))"
         var items = ""
         for m in page.marks {
             let label = escape(m.label ?? "mark")
@@ -161,18 +167,35 @@ enum Pages {
         return "<h2 id=\"marks\">Marks</h2>\n<ol class=\"marks\">\n\(items)</ol>\n\(more)"
     }
 
-    static func login(failed: Bool, wait: Int? = nil) -> String {
+    /// The login form: a user name and password when `user` (users have passwords), else the token.
+    static func login(failed: Bool, user: Bool, wait: Int? = nil) -> String {
+        let what = user ? "logins" : "tokens"
         let message =
-            wait.map { #"<p class="live">Too many wrong tokens from your address: try again in \#($0) s.</p>"# }
-            ?? (failed ? #"<p class="live">That token is not right.</p>"# : "")
-        return page(
-            title: "Log in",
+            wait.map { #"<p class="live">Too many wrong \#(what) from your address: try again in \#($0) s.</p>"# }
+            ?? (failed
+                ? (user
+                    ? #"<p class="live">That user name or password is not right.</p>"#
+                    : #"<p class="live">That token is not right.</p>"#) : "")
+        let fields =
+            user
+            ? """
+            <p>Log in to see your sessions.</p>
+            \(message)
+            <p><label>User <input name="user" autocomplete="username" autofocus required></label></p>
+            <p><label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+            <button type="submit">Log in</button></p>
             """
-            <form class="login" method="post" action="/login">
+            : """
             <p>This gpslog listens beyond this machine: give its view token (or its token) to see the sessions.</p>
             \(message)
             <p><label>Token <input name="token" type="password" autocomplete="current-password" autofocus></label>
             <button type="submit">Log in</button></p>
+            """
+        return page(
+            title: "Log in",
+            """
+            <form class="login" method="post" action="/login">
+            \(fields)
             </form>
             """)
     }

@@ -28,8 +28,12 @@ final class ViewCache: Sendable {
 
     init(databasePath: String) { changes = ChangeWatch(path: databasePath) }
 
-    /// The cached answer for `key`, or `make`'s (kept when the database did not change while it ran).
-    func answer(_ key: String, _ make: () async throws -> [UInt8]?) async throws -> [UInt8]? {
+    /// The cached answer for `key` as `viewer` sees it, or `make`'s (kept when the database did not change while it
+    /// ran). Answers are kept per viewer: one viewer's answer is never another's.
+    func answer(for viewer: SessionViewer, _ key: String, _ make: () async throws -> [UInt8]?) async throws
+        -> [UInt8]?
+    {
+        let key = "\(viewer)|" + key
         // Unreadable now: answered afresh, nothing kept.
         guard let before = changes.stamp() else { return try await make() }
         let cached: [UInt8]? = state.withLockedValue { s in

@@ -103,13 +103,22 @@ struct LiveBatch: Sendable {
     var series: ChartSeries
 }
 
-/// What the view reads of a store: the session list, and a session's rows.
-typealias ViewStore = SessionCatalog & SessionReader
+/// What the view reads of a store: the sessions a viewer may see, and a session's rows.
+typealias ViewStore = SessionCatalog & SessionReader & ViewerScoped
+
+/// The sessions one viewer may see (the Store's `Owner = ?` queries): the only way the view finds a session.
+protocol ViewerScoped {
+    func sessions(visibleTo viewer: SessionViewer) throws -> [Session]
+    func resolveSession(_ query: String, visibleTo viewer: SessionViewer) throws -> Session
+}
+extension Store: ViewerScoped {}
 
 /// What the view reads, each call on NIO's blocking thread pool with a connection of its own: the store's reads
-/// block, and a page must not hold one of the threads that serve the phones.
+/// block, and a page must not hold one of the threads that serve the phones. Everything is read as `viewer` sees it:
+/// a session they may not see is no session (nil, a 404), and lists leave it out.
 struct ViewData: Sendable {
     let databasePath: String
+    let viewer: SessionViewer
 
     /// The most chart points one request returns; a longer window is thinned evenly (the map has the full track).
     /// Five thousand is several points per pixel of a chart as wide as a screen, and keeps a million-point page
@@ -122,12 +131,12 @@ struct ViewData: Sendable {
         async throws
         -> T?
     {
-        try await read { store in
-            guard let session = try? store.resolveSession(id) else { return nil }
+        try await read { [viewer] store in
+            guard let session = try? store.resolveSession(id, visibleTo: viewer) else { return nil }
             do {
                 return try body(store, session)
             } catch {
-                if (try? store.resolveSession(session.id)) == nil { return nil }
+                if (try? store.resolveSession(session.id, visibleTo: viewer)) == nil { return nil }
                 throw error
             }
         }
@@ -143,8 +152,8 @@ struct ViewData: Sendable {
 
     /// Every session, newest first, filtered by a part of the name and a day range (`YYYY-MM-DD`).
     func sessions(name: String? = nil, from: Timestamp? = nil, to: Timestamp? = nil) async throws -> [SessionJSON] {
-        try await read { store in
-            try store.sessions().filter { s in
+        try await read { [viewer] store in
+            try store.sessions(visibleTo: viewer).filter { s in
                 (name.map { s.name.localizedCaseInsensitiveContains($0) } ?? true)
                     && (from.map { s.start >= $0 } ?? true) && (to.map { s.start <= $0 } ?? true)
             }.sorted { $0.start > $1.start }.map { SessionJSON(viewing: try store.summary(of: $0)) }
@@ -165,8 +174,8 @@ struct ViewData: Sendable {
 
     /// One session by id (or unique prefix); nil when there is none.
     func session(_ query: String) async throws -> SessionJSON? {
-        try await read { store in
-            guard let s = try? store.resolveSession(query) else { return nil }
+        try await read { [viewer] store in
+            guard let s = try? store.resolveSession(query, visibleTo: viewer) else { return nil }
             return SessionJSON(viewing: try store.summary(of: s))
         }
     }
@@ -175,8 +184,8 @@ struct ViewData: Sendable {
     func sessionWithMarks(_ query: String, after: (time: Int64, key: Int64)?, limit: Int) async throws -> (
         SessionJSON, MarkPage
     )? {
-        try await read { store in
-            guard let s = try? store.resolveSession(query) else { return nil }
+        try await read { [viewer] store in
+            guard let s = try? store.resolveSession(query, visibleTo: viewer) else { return nil }
             let summary = try store.summary(of: s)
             var json = SessionJSON(summary)
             json.recording = SessionJSON.isLive(end: s.end)

@@ -14,8 +14,11 @@ import NIOCore
 /// `/api/`. Leaflet and dygraphs come from Debian's libjs packages, read from where Debian installs them and served
 /// by gpslog; the page asks no other host but the tile server.
 ///
-/// With a token (serve off loopback), every page and API call needs it: a login form sets a random cookie, and API
-/// clients may send `Authorization: Bearer TOKEN` instead. The static files (the libraries, the style) need none.
+/// Each person sees their own sessions: when users have passwords (`gpslog user add`), `/login` takes a user name and
+/// password, and every page and API call shows only that user's sessions (an admin's: all); a session of another's
+/// is "not found". Without users, a token (serve off loopback) is the one login, which sees all; API clients may send
+/// `Authorization: Bearer TOKEN` instead. A share link (`/s/TOKEN`, `gpslog share`) shows one session without a
+/// login. The static files (the libraries, the style) need none. See `Logins`.
 public struct WebView: Sendable {
     /// The SQLite database shown, opened for each request (off the event loop).
     public var databasePath: String
@@ -27,6 +30,8 @@ public struct WebView: Sendable {
     public var token: AccessToken?
     /// Where logins and refused logins are logged (a client's address escaped, never the token).
     public var logger: Logger
+    /// Cookies get `Secure`: set when serve listens beyond loopback.
+    public var secureCookies = false
     /// Where Debian's libjs packages install the libraries.
     public var libraries = "/usr/share/javascript"
 
@@ -46,12 +51,11 @@ public struct WebView: Sendable {
     }
 
     /// The paths the view answers POSTs on (every other POST is the receiver's).
-    public static let postPaths: Set<String> = ["/login"]
+    public static let postPaths: Set<String> = ["/login", "/logout"]
 
-    /// Adds the view's routes (GET, and POST `/login`) to a router.
+    /// Adds the view's routes (GET, and POST `/login` and `/logout`) to a router.
     public func register<Context: RemoteAddressRequestContext>(on router: Router<Context>) {
-        let data = ViewData(databasePath: databasePath)
-        let logins = Logins(token: token)
+        let logins = Logins(token: token, databasePath: databasePath, secure: secureCookies)
         let throttle = LoginThrottle()
         let view = self
         router.get("/static/:file") { _, context in try Static.asset(context.parameters.require("file")) }
@@ -60,30 +64,46 @@ public struct WebView: Sendable {
                 Static.library(library, path: request.uri.path, root: view.libraries)
             }
         }
-        router.get("/login") { _, _ in Self.html(Pages.login(failed: false)) }
+        router.get("/login") { _, _ in Self.html(Pages.login(failed: false, user: try await logins.asksForUser())) }
         router.post("/login") { request, context in
             let client = context.remoteAddress?.ipAddress ?? "unknown"
-            // Checked before the token is read: a refused address learns nothing from its guess.
+            let asksForUser = try await logins.asksForUser()
+            // Checked before the password is read, and per address whatever the user name: a refused address learns
+            // nothing from its guess, and switching names gains nothing.
             if let wait = throttle.retryAfter(client) {
-                view.logger.warning("refused a login from \(client.visible): too many wrong tokens, \(wait) s to wait")
-                var response = Self.html(Pages.login(failed: true, wait: wait), status: .tooManyRequests)
+                view.logger.warning("refused a login from \(client.visible): too many wrong logins, \(wait) s to wait")
+                var response = Self.html(
+                    Pages.login(failed: true, user: asksForUser, wait: wait), status: .tooManyRequests)
                 response.headers[.retryAfter] = String(wait)
                 return response
             }
             let form = String(buffer: try await request.body.collect(upTo: 4096))
-            let given = URLComponents(string: "/?" + form)?.queryItems?.first { $0.name == "token" }?.value ?? ""
-            guard let cookie = logins.login(given) else {
+            // A browser's form encoding sends a space as '+' (and a '+' as %2B); URLComponents leaves '+' alone.
+            let items = URLComponents(string: "/?" + form.replacingOccurrences(of: "+", with: "%20"))?.queryItems ?? []
+            let field = { (name: String) in items.first { $0.name == name }?.value }
+            let user = field("user").flatMap { $0.isEmpty ? nil : $0 }
+            let secret = (user == nil ? field("token") : field("password")) ?? ""
+            let who = user.map { "user \($0.visible)" } ?? "the token"
+            guard let cookie = try await logins.login(user: user, secret: secret) else {
                 throttle.failed(client)
-                view.logger.warning("a wrong token was given at /login from \(client.visible)")
-                return Self.html(Pages.login(failed: true), status: .unauthorized)
+                let what = user.map { "a wrong password for user \($0.visible)" } ?? "a wrong token"
+                view.logger.warning("\(what) was given at /login from \(client.visible)")
+                return Self.html(Pages.login(failed: true, user: asksForUser), status: .unauthorized)
             }
-            view.logger.info("a login at /login from \(client.visible)")
+            view.logger.info("a login as \(who) at /login from \(client.visible)")
             var response = Response(status: .seeOther, headers: [.location: "/"])
             response.setCookie(cookie)
             return response
         }
+        for method in [HTTPRequest.Method.get, .post] {
+            router.on("/logout", method: method) { request, _ in
+                var response = Self.toLogin
+                response.setCookie(try await logins.logout(request))
+                return response
+            }
+        }
         router.get("/") { request, _ in
-            guard logins.allows(request) else { return Self.toLogin }
+            guard let data = try await logins.data(for: request) else { return Self.toLogin }
             let q = request.uri.queryParameters
             let (name, from, to) = (
                 q["name"].map(String.init) ?? "", q["from"].map(String.init) ?? "",
@@ -95,19 +115,36 @@ public struct WebView: Sendable {
             return Self.html(Pages.sessions(items, name: name, from: from, to: to))
         }
         router.get("/sessions/:id") { request, context in
-            guard logins.allows(request) else { return Self.toLogin }
-            let after = request.uri.queryParameters["marks"].flatMap { LiveRoute.parse(String($0)) }
-            guard
-                let (s, marks) = try await data.sessionWithMarks(
-                    try context.parameters.require("id"), after: after, limit: Pages.maxListedMarks)
+            guard let data = try await logins.data(for: request) else { return Self.toLogin }
+            return try await view.sessionPage(data, try context.parameters.require("id"), request, base: nil)
+        }
+        // A share link: the one session's page, its API under the link's path (below), nothing else.
+        router.get("/s/:share") { request, context in
+            let share = try context.parameters.require("share")
+            guard let data = try await logins.data(for: request, share: share),
+                let id = try await data.sessions().first?.id
             else {
                 return Self.html(
-                    Pages.page(title: "No such session", "<p>No session has that id.</p>"), status: .notFound)
+                    Pages.page(title: "No such link", "<p>This link has expired, was revoked, or never was.</p>"),
+                    status: .notFound)
             }
-            return Self.html(
-                Pages.session(s, marks: marks, first: after == nil, tiles: view.tiles, attribution: view.attribution))
+            return try await view.sessionPage(data, id, request, base: "/s/" + share)
         }
-        APIRoutes(data: data, logins: logins, cache: ViewCache(databasePath: databasePath)).register(on: router)
+        let routes = APIRoutes(logins: logins, cache: ViewCache(databasePath: databasePath))
+        routes.register(on: router)
+        routes.registerSessionRoutes(on: router, prefix: "/s/:share")
+    }
+
+    /// A session's page as `data`'s viewer sees it; 404 when they may not see it. `base` is a share link's path:
+    /// the page's links and API calls go under it.
+    func sessionPage(_ data: ViewData, _ id: String, _ request: Request, base: String?) async throws -> Response {
+        let after = request.uri.queryParameters["marks"].flatMap { LiveRoute.parse(String($0)) }
+        guard let (s, marks) = try await data.sessionWithMarks(id, after: after, limit: Pages.maxListedMarks) else {
+            return Self.html(Pages.page(title: "No such session", "<p>No session has that id.</p>"), status: .notFound)
+        }
+        return Self.html(
+            Pages.session(
+                s, marks: marks, first: after == nil, tiles: tiles, attribution: attribution, base: base))
     }
 
     static var toLogin: Response { Response(status: .seeOther, headers: [.location: "/login"]) }
@@ -121,53 +158,5 @@ public struct WebView: Sendable {
                 .contentSecurityPolicy:
                     "default-src 'self'; img-src 'self' data: https: http:; style-src 'self' 'unsafe-inline'",
             ], body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-}
-
-/// Who may see the view: everyone when there is no token; else whoever logged in (a random cookie, kept in memory
-/// until serve stops) or sends the token as a bearer.
-final class Logins: Sendable {
-    private let token: AccessToken?
-    private let cookies = NIOLockedValueBox(Set<String>())
-    static let cookieName = "gpslog_view"
-
-    init(token: AccessToken?) { self.token = token }
-
-    func allows(_ request: Request) -> Bool {
-        // No token: serve listens on loopback, and only a page of this machine's may read it. A request for another
-        // host name is a web page that pointed its own name at 127.0.0.1 (DNS rebinding), or a proxy: refused.
-        guard let token else { return Self.isLoopbackHost(request.head.authority) }
-        if let value = request.cookies[Self.cookieName]?.value, cookies.withLockedValue({ $0.contains(value) }) {
-            return true
-        }
-        if let auth = request.headers[.authorization], auth.hasPrefix("Bearer ") {
-            return constantTimeEqual(String(auth.dropFirst(7)), token.secret)
-        }
-        return false
-    }
-
-    /// `127.0.0.1`, `localhost` or `[::1]`, with or without a port (`isLoopbackAuthority`, shared with the other side
-    /// of serve).
-    static func isLoopbackHost(_ authority: String?) -> Bool { isLoopbackAuthority(authority) }
-
-    /// A cookie for a right token; nil for a wrong one.
-    func login(_ given: String) -> Cookie? {
-        guard let token, constantTimeEqual(given, token.secret) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255, using: &generator) }
-        let value = bytes.map { String(format: "%02x", $0) }.joined()
-        cookies.withLockedValue { _ = $0.insert(value) }
-        return Cookie(name: Self.cookieName, value: value, path: "/", httpOnly: true, sameSite: .strict)
-    }
-
-    /// Compares without stopping at the first difference, so the time taken tells nothing of the token.
-    private func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let (x, y) = (Array(a.utf8), Array(b.utf8))
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) {
-            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-        }
-        return difference == 0
     }
 }

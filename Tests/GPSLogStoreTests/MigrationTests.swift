@@ -35,8 +35,8 @@ struct MigrationTests {
                 names == [
                     "Devices", "EntryDays", "EntryRows", "GeocodeCache", "GeocodeProviders", "ReceivedDevices",
                     "ReceivedWaypoints",
-                    "Regions", "SentRecords", "ServerSettings", "SessionSummaries", "Sessions", "TrackingEvents",
-                    "Transitions", "Uploads", "Users", "Visits",
+                    "Regions", "SentRecords", "ServerSettings", "SessionShares", "SessionSummaries", "Sessions",
+                    "TrackingEvents", "Transitions", "Uploads", "Users", "ViewLogins", "Visits",
                 ])
             #expect(try store.database.scalar("PRAGMA journal_mode")?.string == "wal")
             #expect(try store.database.scalar("PRAGMA foreign_keys")?.int64 == 1)

@@ -58,10 +58,11 @@ struct ViewOptions: ParsableArguments {
         guard !noView else { return nil }
         let viewToken = try viewToken(serveToken: token, offLoopback: offLoopback)
         let url = tiles == "none" ? nil : tiles ?? WebView.openStreetMap
-        let view = WebView(
+        var view = WebView(
             databasePath: database, tiles: url,
             attribution: tilesAttribution ?? (tiles == nil ? WebView.openStreetMapAttribution : ""), token: viewToken,
             logger: logger)
-        return { router in view.register(on: router) }
+        view.secureCookies = offLoopback
+        return { [view] router in view.register(on: router) }
     }
 }

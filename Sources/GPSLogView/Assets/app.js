@@ -7,7 +7,7 @@
   const body = document.body;
   const id = body.dataset.session;
   if (!id || typeof L === 'undefined') return;
-  const api = '/api/sessions/' + encodeURIComponent(id);
+  const api = (body.dataset.base || '') + '/api/sessions/' + encodeURIComponent(id);
   const mapDiv = document.getElementById('map');
   const map = L.map(mapDiv, { keyboard: true, zoomSnap: 0.25 });
   if (body.dataset.tiles) {
