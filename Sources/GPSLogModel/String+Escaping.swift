@@ -8,6 +8,14 @@ extension StringProtocol {
     /// its meaning.
     public var visible: String { escapingControls(keepingLines: false) }
 
+    /// A request's path for a log line: `visible`, with a share link's token (`/s/TOKEN/...`) hidden, since the link
+    /// alone opens its session.
+    public var visiblePath: String {
+        guard hasPrefix("/s/") else { return visible }
+        let rest = dropFirst(3)
+        return ("/s/***" + rest[(rest.firstIndex(of: "/") ?? rest.endIndex)...]).visible
+    }
+
     /// `visible`, except that line feeds and tabs stay: for whole messages whose own lines and columns are ours
     /// (the values inside them are escaped with `visible` first).
     public var visibleKeepingLines: String { escapingControls(keepingLines: true) }

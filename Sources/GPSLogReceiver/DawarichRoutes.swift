@@ -29,7 +29,7 @@ enum DawarichRoutes {
         _ request: Request, context: ReceiverContext, sink: ReceiverStore, authority: DeviceAuthority, logger: Logger
     ) async -> Response {
         let client = context.remoteAddress?.ipAddress ?? "unknown"
-        let what = "GET \(request.uri.path.visible) from \(client.visible)"
+        let what = "GET \(request.uri.path.visiblePath) from \(client.visible)"
         let identification = await authority.identify(tokens: Credentials(request).tokens)
         if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: identification != .known(.anyone)) {
             logger.warning("refused \(what): \(reason)")

@@ -71,7 +71,7 @@ enum OsmAndReceiver {
         _ request: Request, context: ReceiverContext, sink: ReceiverStore, authority: DeviceAuthority, logger: Logger
     ) async -> Response {
         let client = context.remoteAddress?.ipAddress ?? "unknown"
-        let what = "a \(request.method) to \(request.uri.path.visible) from \(client.visible)"
+        let what = "a \(request.method) to \(request.uri.path.visiblePath) from \(client.visible)"
         let credentials = Credentials(request)
         let identification = await authority.identify(tokens: credentials.tokens)
         if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: identification != .known(.anyone)) {

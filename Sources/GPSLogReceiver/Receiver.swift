@@ -79,7 +79,7 @@ public struct Receiver: Sendable {
                 } catch {
                     // Hummingbird answers 500 to any other error and says nothing: serve's log says what failed.
                     logger.error(
-                        "\(request.method) \(request.uri.path.visible) failed: \(describeForPeople(error).visible)")
+                        "\(request.method) \(request.uri.path.visiblePath) failed: \(describeForPeople(error).visible)")
                     throw error
                 }
             }
@@ -119,19 +119,19 @@ public struct Receiver: Sendable {
         let credentials = Credentials(request)
         let identification = await authority.identify(tokens: credentials.tokens)
         if let reason = BrowserGuard.crossSiteRefusal(request, tokenRequired: identification != .known(.anyone)) {
-            logger.warning("refused a POST to \(request.uri.path.visible) from \(client.visible): \(reason)")
+            logger.warning("refused a POST to \(request.uri.path.visiblePath) from \(client.visible): \(reason)")
             return json(.forbidden, errorJSON("refused: \(reason); phones and scripts post without a web page"))
         }
         guard case .known(let identity) = identification else {
             let reason = if case .refused(let why) = identification { why } else { "" }
-            logger.warning("refused a POST to \(request.uri.path.visible) from \(client.visible): \(reason)")
+            logger.warning("refused a POST to \(request.uri.path.visiblePath) from \(client.visible): \(reason)")
             return json(
                 .unauthorized, #"{"error":"missing or wrong token: send Authorization: Bearer TOKEN"}"#,
                 extra: [(.wwwAuthenticate, #"Bearer realm="gpslog", Basic realm="gpslog""#)])
         }
         guard BrowserGuard.declaresJSON(request) else {
             let given = request.headers[.contentType].map { "Content-Type \($0.visible)" } ?? "no Content-Type"
-            logger.warning("refused a POST to \(request.uri.path.visible) from \(client.visible): \(given)")
+            logger.warning("refused a POST to \(request.uri.path.visiblePath) from \(client.visible): \(given)")
             return json(
                 .unsupportedMediaType,
                 errorJSON("the body must be sent as Content-Type: application/json (\(given) was given)"))
@@ -154,7 +154,8 @@ public struct Receiver: Sendable {
         // A payload that names another device than its token's is refused whole, and said in the log.
         let refuse = { (reason: String) -> Response in
             let client = context.remoteAddress?.ipAddress ?? "unknown"
-            logger.warning("refused a POST to \(request.uri.path.visible) from \(client.visible): \(reason.visible)")
+            logger.warning(
+                "refused a POST to \(request.uri.path.visiblePath) from \(client.visible): \(reason.visible)")
             return json(.forbidden, errorJSON("refused: \(reason)"))
         }
         let body: ByteBuffer

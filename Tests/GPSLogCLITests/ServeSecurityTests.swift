@@ -25,6 +25,37 @@ import Testing
 
     static let json = ("Content-Type", "application/json")
 
+    // MARK: - A share link's token stays out of the log
+
+    /// A share link (`/s/TOKEN`) opens its session by its token alone, so a refused POST or a failed request under it
+    /// is logged with the token hidden.
+    @Test(.timeLimit(.minutes(5)))
+    func aShareLinksTokenIsNotLogged() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/serve.sqlite"
+            let imported = try await runGPSLogAsync(["import", "--sample"], database: db, folder: dir)
+            try #require(imported.status == 0, "\(imported.stderr)")
+            let shared = try await runGPSLogAsync(["share", "bf78"], database: db, folder: dir)
+            try #require(shared.status == 0, "\(shared.stderr)")
+            let link = try #require(shared.stdout.split(separator: "\n").last.map(String.init))
+            let token = try #require(link.split(separator: "/").last.map(String.init))
+            let (serve, port) = try await LoopbackHTTP.serve(
+                ["--token", "serve-token-0123456789"], database: db, folder: dir + "/serve")
+            defer { kill(serve.process.processIdentifier, SIGKILL) }
+            for (path, headers) in [
+                ("/s/\(token)", [("Content-Type", "text/plain")]), ("/s/\(token)/api/x", [Self.json]),
+                ("/s/\(token)", [Self.json, ("Authorization", "Bearer wrong")]),
+            ] {
+                let answer = try await LoopbackHTTP.fetch("POST", path, port: port, headers: headers, body: "{}")
+                #expect(answer.status >= 400, "\(path): \(answer.status)")
+            }
+            #expect(
+                await waitUntilAsync(timeout: 60) { serve.stderr.contains("refused a POST to /s/***") },
+                "\(serve.stderr)")
+            #expect(!serve.stderr.contains(token) && !serve.stdout.contains(token), "\(serve.stderr)")
+        }
+    }
+
     // MARK: - A web page cannot post into a token-less serve
 
     @Test(.timeLimit(.minutes(5)))
