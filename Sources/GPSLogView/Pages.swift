@@ -86,13 +86,11 @@ enum Pages {
     }
 
     /// The session page: the summary, the map and the charts; the plot as a picture when JavaScript is off.
-    static func session(_ s: SessionJSON, marks markPage: MarkPage, first: Bool, tiles: String?, attribution: String)
-        -> String
-    {
+    static func session(_ s: SessionJSON, marks markPage: MarkPage, first: Bool, tiles: MapTiles?) -> String {
         let live = s.recording ? #" <span class="live">● recording</span>"# : ""
-        var attributes = #" data-session="\#(escape(s.id))" data-attribution="\#(escape(attribution))""#
+        var attributes = #" data-session="\#(escape(s.id))""#
         if s.recording { attributes += #" data-recording="true""# }
-        if let tiles { attributes += #" data-tiles="\#(escape(tiles))""# }
+        if let tiles { attributes += tiles.attributes }
         return page(
             title: s.name,
             head: """

@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogModel
 import GPSLogPipeline
+import GPSLogStore
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -12,7 +13,7 @@ import NIOCore
 /// The web view `gpslog serve` shows beside its receiver, on the same port: the sessions page at `/` (GET; a POST
 /// anywhere stays the receiver's), a session's page with its map and charts, and the JSON API they use under
 /// `/api/`. Leaflet and dygraphs come from Debian's libjs packages, read from where Debian installs them and served
-/// by gpslog; the page asks no other host but the tile server.
+/// by gpslog; the page asks no other host but the tile server (none with an MBTiles file: gpslog serves its tiles).
 ///
 /// With a token (serve off loopback), every page and API call needs it: a login form sets a random cookie, and API
 /// clients may send `Authorization: Bearer TOKEN` instead. The static files (the libraries, the style) need none.
@@ -23,6 +24,9 @@ public struct WebView: Sendable {
     public var tiles: String?
     /// What the tiles ask to be credited with.
     public var attribution: String
+    /// The user's own MBTiles file, served at `/tiles/{z}/{x}/{y}` in place of `tiles`; credited with its own
+    /// attribution unless `attribution` is given.
+    public var tileFile: MBTilesFile?
     /// Needed for everything but the static files; nil on loopback.
     public var token: AccessToken?
     /// Where logins and refused logins are logged (a client's address escaped, never the token).
@@ -54,6 +58,10 @@ public struct WebView: Sendable {
         let logins = Logins(token: token)
         let throttle = LoginThrottle()
         let view = self
+        let mapTiles =
+            tileFile.map { MapTiles(file: $0, attribution: attribution.isEmpty ? nil : attribution) }
+            ?? tiles.map { MapTiles(template: $0, attribution: attribution) }
+        if let tileFile { Basemap.register(file: tileFile, logins: logins, on: router) }
         router.get("/static/:file") { _, context in try Static.asset(context.parameters.require("file")) }
         for library in ["leaflet", "dygraphs"] {
             router.get(RouterPath("/lib/\(library)/**")) { request, _ in
@@ -105,7 +113,7 @@ public struct WebView: Sendable {
                     Pages.page(title: "No such session", "<p>No session has that id.</p>"), status: .notFound)
             }
             return Self.html(
-                Pages.session(s, marks: marks, first: after == nil, tiles: view.tiles, attribution: view.attribution))
+                Pages.session(s, marks: marks, first: after == nil, tiles: mapTiles))
         }
         APIRoutes(data: data, logins: logins, cache: ViewCache(databasePath: databasePath)).register(on: router)
     }
