@@ -181,8 +181,10 @@ struct MBTilesPageTests {
             do {
                 let store = try Store(path: db)
                 defer { store.close() }
-                empty = try store.createSession(name: "Nothing yet", start: Timestamp(milliseconds: 1_764_000_000_000))
-                    .id
+                let start = Timestamp(milliseconds: 1_764_000_000_000)
+                empty = try store.createSession(name: "Nothing yet", start: start).id
+                // Ended: an open session's page follows it live, and Chromium would wait for its stream to end.
+                try store.finishSession(id: empty, end: start)
             }
             let (serve, port) = try await LoopbackHTTP.serve(["--tiles", file], database: db, folder: dir + "/serve")
             let base = "http://127.0.0.1:\(port)"

@@ -69,6 +69,6 @@ struct ViewOptions: ParsableArguments {
             attribution: tilesAttribution ?? (tiles == nil ? WebView.openStreetMapAttribution : ""), token: viewToken,
             logger: logger)
         view.tileFile = file
-        return { router in view.register(on: router) }
+        return { [view] router in view.register(on: router) }
     }
 }
