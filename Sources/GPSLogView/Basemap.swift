@@ -93,7 +93,8 @@ enum Basemap {
     }
 
     /// An MBTiles attribution (HTML by the specification, but from a file) as safe HTML: its text, and its links
-    /// to http(s) addresses; every other tag dropped, and the usual entities read as the characters they stand for.
+    /// to http(s) addresses; every other tag dropped (a script's or a style's content with it), and the usual entities
+    /// read as the characters they stand for.
     static func sanitizedAttribution(_ html: String) -> String {
         var out = ""
         var linkOpen = false
@@ -109,7 +110,11 @@ enum Basemap {
             let trimmed = tag.drop { $0.isWhitespace }
             let closing = trimmed.hasPrefix("/")
             let name = (closing ? trimmed.dropFirst() : trimmed).prefix { $0.isLetter || $0.isNumber }.lowercased()
-            if name == "a", !closing, !linkOpen, let href = attribute("href", in: tag),
+            if !closing, name == "script" || name == "style" {
+                // Their content is code, not credit: dropped with them.
+                let end = rest.range(of: "</\(name)", options: .caseInsensitive)
+                rest = end.map { rest[$0.lowerBound...] } ?? rest[rest.endIndex...]
+            } else if name == "a", !closing, !linkOpen, let href = attribute("href", in: tag),
                 href.lowercased().hasPrefix("https://") || href.lowercased().hasPrefix("http://")
             {
                 out += #"<a href="\#(Pages.escape(href))" rel="noopener noreferrer">"#
