@@ -68,7 +68,8 @@ enum Basemap {
             }
             // Off the event loop: a read from a slow card blocks.
             let bytes = try await NIOThreadPool.singleton.runIfActive { try file.tile(z: z, x: x, y: y) }
-            // Kept by the browser for a day: the file does not change while serve runs. Private: behind the token.
+            // Kept by the browser a day (a missing one an hour): the file does not change while serve runs.
+            // Private: behind the token.
             guard let bytes else {
                 return Response(status: .notFound, headers: [.cacheControl: "private, max-age=3600"])
             }
