@@ -95,15 +95,18 @@ enum Pages {
     /// The session page: the summary, the map and the charts; the plot as a picture when JavaScript is off.
     /// `base`: a share link's path (`/s/TOKEN`), under which the page's links and API calls go; nil otherwise.
     static func session(
-        _ s: SessionJSON, marks markPage: MarkPage, first: Bool, tiles: String?, attribution: String,
-        base: String? = nil
+        _ s: SessionJSON, marks markPage: MarkPage, first: Bool, tiles: MapTiles?, base: String? = nil
     ) -> String {
         let live = s.recording ? #" <span class="live">● recording</span>"# : ""
         let api = escape(base ?? "") + "/api/sessions/" + escape(s.id)
-        var attributes = #" data-session="\#(escape(s.id))" data-attribution="\#(escape(attribution))""#
+        var attributes = #" data-session="\#(escape(s.id))""#
         if let base { attributes += #" data-base="\#(escape(base))""# }
         if s.recording { attributes += #" data-recording="true""# }
-        if let tiles { attributes += #" data-tiles="\#(escape(tiles))""# }
+        if var tiles {
+            // A share link's page fetches the file's tiles under its link, without a login.
+            if let base, tiles.fromFile { tiles.template = base + tiles.template }
+            attributes += tiles.attributes
+        }
         return page(
             title: s.name,
             head: """

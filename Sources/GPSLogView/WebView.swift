@@ -3,6 +3,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogModel
 import GPSLogPipeline
+import GPSLogStore
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -12,7 +13,7 @@ import NIOCore
 /// The web view `gpslog serve` shows beside its receiver, on the same port: the sessions page at `/` (GET; a POST
 /// anywhere stays the receiver's), a session's page with its map and charts, and the JSON API they use under
 /// `/api/`. Leaflet and dygraphs come from Debian's libjs packages, read from where Debian installs them and served
-/// by gpslog; the page asks no other host but the tile server.
+/// by gpslog; the page asks no other host but the tile server (none with an MBTiles file: gpslog serves its tiles).
 ///
 /// Each person sees their own sessions: when users have passwords (`gpslog user add`), `/login` takes a user name and
 /// password, and every page and API call shows only that user's sessions (an admin's: all); a session of another's
@@ -26,6 +27,9 @@ public struct WebView: Sendable {
     public var tiles: String?
     /// What the tiles ask to be credited with.
     public var attribution: String
+    /// The user's own MBTiles file, served at `/tiles/{z}/{x}/{y}` in place of `tiles`; credited with its own
+    /// attribution unless `attribution` is given.
+    public var tileFile: MBTilesFile?
     /// Needed for everything but the static files; nil on loopback.
     public var token: AccessToken?
     /// Where logins and refused logins are logged (a client's address escaped, never the token).
@@ -58,6 +62,7 @@ public struct WebView: Sendable {
         let logins = Logins(token: token, databasePath: databasePath, secure: secureCookies)
         let throttle = LoginThrottle()
         let view = self
+        if let tileFile { Basemap.register(file: tileFile, logins: logins, on: router) }
         router.get("/static/:file") { _, context in try Static.asset(context.parameters.require("file")) }
         for library in ["leaflet", "dygraphs"] {
             router.get(RouterPath("/lib/\(library)/**")) { request, _ in
@@ -142,9 +147,13 @@ public struct WebView: Sendable {
         guard let (s, marks) = try await data.sessionWithMarks(id, after: after, limit: Pages.maxListedMarks) else {
             return Self.html(Pages.page(title: "No such session", "<p>No session has that id.</p>"), status: .notFound)
         }
-        return Self.html(
-            Pages.session(
-                s, marks: marks, first: after == nil, tiles: tiles, attribution: attribution, base: base))
+        return Self.html(Pages.session(s, marks: marks, first: after == nil, tiles: mapTiles, base: base))
+    }
+
+    /// The map's tiles: the MBTiles file's, else the URL template's; nil: no basemap.
+    var mapTiles: MapTiles? {
+        tileFile.map { MapTiles(file: $0, attribution: attribution.isEmpty ? nil : attribution) }
+            ?? tiles.map { MapTiles(template: $0, attribution: attribution) }
     }
 
     static var toLogin: Response { Response(status: .seeOther, headers: [.location: "/login"]) }

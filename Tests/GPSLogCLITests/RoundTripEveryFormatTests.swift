@@ -158,9 +158,10 @@ struct RoundTripEveryFormatTests {
                 let r = try runGPSLog(["import", csv], database: again)
                 try #require(r.status == 0, "\(r.stderr)")
             }
-            let ids = try runGPSLog(["sessions"], database: again).stdout.split(separator: "\n").dropFirst().map {
-                String($0.split(separator: " ", omittingEmptySubsequences: true)[1])
-            }
+            let ids = try runGPSLog(["sessions", "--oldest-first"], database: again).stdout.split(separator: "\n")
+                .dropFirst().map {
+                    String($0.split(separator: " ", omittingEmptySubsequences: true)[1])
+                }
             try #require(ids.count == 2)
             func entryIDs(_ session: String) throws -> [String] {
                 try runGPSLog(["export", session, "--format", "csv"], database: again).stdout

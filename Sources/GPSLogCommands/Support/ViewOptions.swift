@@ -4,6 +4,7 @@ import Foundation
 import GPSLogConfig
 import GPSLogModel
 import GPSLogReceiver
+import GPSLogStore
 import GPSLogView
 import Hummingbird
 import Logging
@@ -13,11 +14,11 @@ struct ViewOptions: ParsableArguments {
     @Flag(help: "Serve no web view (only the receiving endpoints).") var noView = false
     @Option(
         help: ArgumentHelp(
-            "Map tiles for the web view, a URL template with {z}/{x}/{y} (default: OpenStreetMap's), or none.",
-            valueName: "url"))
+            "Map tiles for the web view: a URL template with {z}/{x}/{y} (default: OpenStreetMap's), an MBTiles file of raster tiles (served by gpslog, for a map offline), or none.",
+            valueName: "url|file"))
     var tiles: String?
-    @Option(help: "Credit for --tiles, shown on the map (HTML; default: OpenStreetMap's).") var tilesAttribution:
-        String?
+    @Option(help: "Credit for --tiles, shown on the map (HTML; default: OpenStreetMap's, or the MBTiles file's).")
+    var tilesAttribution: String?
     @Option(
         help: ArgumentHelp(
             "File holding a read-only token for the web view (default: the view takes the serve token).",
@@ -26,13 +27,16 @@ struct ViewOptions: ParsableArguments {
 
     func validate() throws {
         guard !OptionChecks.deferred else { return }  // run once the config settings are applied
-        if let tiles, tiles != "none" {
+        if let tiles, tiles != "none", !Self.isFile(tiles) {
             guard let url = URLComponents(string: tiles.replacingOccurrences(of: "{", with: "%7B")),
                 ["http", "https"].contains(url.scheme ?? ""), tiles.contains("{z}"), tiles.contains("{x}"),
                 tiles.contains("{y}")
             else { throw ValidationError("--tiles must be an http(s) URL template with {z}, {x} and {y}, or none.") }
         }
     }
+
+    /// Whether `--tiles` names a file (an MBTiles database) rather than a tile server: neither `://` nor `{` in it.
+    static func isFile(_ tiles: String) -> Bool { tiles != "none" && !tiles.contains("://") && !tiles.contains("{") }
 
     /// The view's token: `--view-token-file`'s, held to the serve token's rules (16 characters at least off
     /// loopback), else the serve token.
@@ -57,12 +61,15 @@ struct ViewOptions: ParsableArguments {
     )? {
         guard !noView else { return nil }
         let viewToken = try viewToken(serveToken: token, offLoopback: offLoopback)
-        let url = tiles == "none" ? nil : tiles ?? WebView.openStreetMap
+        // A file is opened and checked now: a wrong one is refused before serve listens, naming what is wrong.
+        let file = try tiles.flatMap { Self.isFile($0) ? try MBTilesFile(path: $0) : nil }
+        let url = tiles == "none" || file != nil ? nil : tiles ?? WebView.openStreetMap
         var view = WebView(
             databasePath: database, tiles: url,
             attribution: tilesAttribution ?? (tiles == nil ? WebView.openStreetMapAttribution : ""), token: viewToken,
             logger: logger)
         view.secureCookies = offLoopback
+        view.tileFile = file
         return { [view] router in view.register(on: router) }
     }
 }
