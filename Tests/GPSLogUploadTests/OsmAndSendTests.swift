@@ -215,7 +215,8 @@ final class TraccarOsmAndServer: @unchecked Sendable {
             #expect(
                 await waitUntilAsync(timeout: 240) { server.locations.count >= before + 10 }, "\(recorder.stderr)")
             let stop = try await runGPSLogAsync(["stop"], database: db, folder: dir)
-            #expect(stop.status == 0, "\(stop.stderr)")
+            // Beside the whole suite the 146 s replay may have ended (and the recorder with it) by now.
+            #expect(stop.status == 0 || stop.stderr.contains("no recording is running"), "\(stop.stderr)")
             #expect(await recorder.exitStatus(timeout: 120) == 0, "\(recorder.stderr)")
             await server.kill()
 
