@@ -13,14 +13,16 @@ public final class ControlServer: Sendable {
     /// Accepts connections and serves each; it ends when the listening channel is closed and every connection
     /// being served has been answered.
     private let serving: Task<Void, Never>
+    private let accepted: AcceptedConnections
 
     private init(
         path: String, channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>,
-        serving: Task<Void, Never>
+        serving: Task<Void, Never>, accepted: AcceptedConnections
     ) {
         self.path = path
         self.channel = channel
         self.serving = serving
+        self.accepted = accepted
     }
 
     /// Binds the socket and starts answering with `handler` in the background.
@@ -34,12 +36,13 @@ public final class ControlServer: Sendable {
         // from the first moment.
         let oldMask = umask(0o177)
         defer { umask(oldMask) }
+        let accepted = AcceptedConnections()
         let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
         do {
             channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { child in
                     child.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
+                        accepted.hold(try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child))
                     }
                 }
         } catch {
@@ -50,6 +53,7 @@ public final class ControlServer: Sendable {
                 try await channel.executeThenClose { inbound in
                     try await withThrowingDiscardingTaskGroup { group in
                         for try await connection in inbound {
+                            accepted.release(connection)
                             group.addTask { await serve(connection, handler: handler, logger: logger) }
                         }
                     }
@@ -58,7 +62,7 @@ public final class ControlServer: Sendable {
                 logger.debug("control socket closed: \(describeForPeople(error))")
             }
         }
-        return ControlServer(path: path, channel: channel, serving: serving)
+        return ControlServer(path: path, channel: channel, serving: serving, accepted: accepted)
     }
 
     private static func serve(
@@ -99,9 +103,43 @@ public final class ControlServer: Sendable {
             group.addTask { await serving.value }
             group.addTask { try? await Task.sleep(for: .seconds(2)) }
             await group.next()
+            // Waiting on `serving.value` does not end when the group is cancelled: the serving itself is, so that a
+            // client that keeps its connection open and sends nothing cannot hold the recorder's exit.
+            serving.cancel()
             group.cancelAll()
         }
+        await accepted.closeUnserved()
         unlink(path)
+    }
+}
+
+/// The connections accepted but not yet taken by the serving loop.
+///
+/// SwiftNIO traps ("Deinited NIOAsyncWriter without calling finish()") when a connection it accepted is dropped
+/// before `executeThenClose` ran on it, and the listening channel drops the ones still queued when it closes
+/// (swift-nio issue 2813). A `stop` sent while the recorder was stopped (SIGSTOP) arrives with the connections of the
+/// clients that gave up on it, so closing on `stop` crashed the recorder. Each connection is held here from its
+/// accept until the loop takes it; the ones left at close are closed here, and any accepted later stay held until the
+/// process ends.
+private final class AcceptedConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var held: [ObjectIdentifier: NIOAsyncChannel<ByteBuffer, ByteBuffer>] = [:]
+
+    func hold(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        lock.withLock { held[ObjectIdentifier(connection.channel)] = connection }
+        return connection
+    }
+
+    func release(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) {
+        _ = lock.withLock { held.removeValue(forKey: ObjectIdentifier(connection.channel)) }
+    }
+
+    /// Closes the connections never served (their clients see the socket close) and keeps holding them.
+    func closeUnserved() async {
+        let unserved = lock.withLock { Array(held.values) }
+        for connection in unserved {
+            try? await connection.executeThenClose { _, _ in }
+        }
     }
 }
 

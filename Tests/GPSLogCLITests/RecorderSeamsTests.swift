@@ -172,6 +172,40 @@ struct RecorderSeamsTests {
         }
     }
 
+    /// A `stop` that waited in the socket while the recorder was stopped (SIGSTOP) arrives with the connections of
+    /// clients that gave up on it; closing the socket on `stop` dropped the ones not yet served, and SwiftNIO trapped
+    /// ("Deinited NIOAsyncWriter without calling finish()"): the recorder died with SIGILL instead of ending.
+    @Test func aStopQueuedBehindGivenUpClientsEndsTheRecorderCleanly() throws {
+        try withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let recorder = try BackgroundGPSLog(
+                ["record", "--name", "Queued", "--source", "replay:sample?speed=1"], database: db, folder: dir)
+            let pid = recorder.process.processIdentifier
+            defer { if recorder.process.isRunning { kill(pid, SIGKILL) } }
+            #expect(waitForStatus(db, timeout: 30) { $0.sessionID != nil } != nil, "\(recorder.stderr)")
+            let path = ControlSocket.path(forDatabase: db)
+
+            kill(pid, SIGSTOP)
+            let stop = try #require(connectToUnixSocket(path, blocking: true))
+            let request = Array("{\"command\":\"stop\"}\n".utf8)
+            #expect(write(stop, request, request.count) == request.count)
+            // Clients that connect and go away unanswered, as many as the listening queue takes.
+            var queued: [Int32] = []
+            while queued.count < 100, let fd = connectToUnixSocket(path, blocking: false) { queued.append(fd) }
+            #expect(queued.count >= 10, "the listening queue took \(queued.count) connections")
+            kill(pid, SIGCONT)
+
+            #expect(recorder.wait(timeout: 60) == 0, "\(recorder.stderr)")
+            #expect(!recorder.stderr.contains("Fatal error"), "\(recorder.stderr)")
+            // The recorder answered before it ended; the answer is there to read until the closed end.
+            var answer: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while case let count = read(stop, &chunk, chunk.count), count > 0 { answer += chunk.prefix(count) }
+            #expect(String(decoding: answer, as: UTF8.self).contains("\"ok\":true"))
+            for fd in queued + [stop] { close(fd) }
+        }
+    }
+
     /// A fix the NMEA decoder's time check drops (a date a year off, not confirmed by the fixes after it) never
     /// reaches the fix gate: `show` used to say "Dropped fixes: 0".
     @Test func showCountsTheFixesTheTimeCheckDropped() throws {

@@ -121,15 +121,7 @@ final class NotifyListener: @unchecked Sendable {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(path.utf8)
-        if bytes.first == UInt8(ascii: "@") { bytes[0] = 0 }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
+        let bound = withUnixSocketAddress(path) { bind(fd, $0, $1) }
         guard bound == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, &on, socklen_t(MemoryLayout<Int32>.size))
