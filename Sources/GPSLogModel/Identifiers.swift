@@ -97,15 +97,39 @@ public enum Identifier {
 
     /// True for a hyphenated UUID string of 36 characters.
     public static func isUUID(_ text: String) -> Bool {
-        let b = Array(text.utf8)
-        guard b.count == 36 else { return false }
-        for (i, c) in b.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                if c != UInt8(ascii: "-") { return false }
-            } else if !((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)) {
-                return false
-            }
+        uuidForm(text) != nil
+    }
+
+    /// `text` as a lower-case hyphenated UUID (`text` itself when it is one already), or nil when it is not a UUID.
+    /// An import keeps a file's entry ids through this, once per row: it reads the bytes in place, with no copy
+    /// and none of `lowercased()`'s Unicode tables (2.8 % of a CSV import's time, perf).
+    public static func canonicalUUID(_ text: String) -> String? {
+        switch uuidForm(text) {
+        case nil: return nil
+        case true?: return text
+        case false?: return String(decoding: text.utf8.map { $0 >= 65 && $0 <= 70 ? $0 + 32 : $0 }, as: UTF8.self)
         }
-        return true
+    }
+
+    /// nil when `text` is not a hyphenated UUID; else whether it is lower case already.
+    private static func uuidForm(_ text: String) -> Bool? {
+        var text = text
+        return text.withUTF8 { b -> Bool? in
+            guard b.count == 36 else { return nil }
+            var lower = true
+            for i in 0..<36 {
+                let c = b[i]
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    if c != UInt8(ascii: "-") { return nil }
+                } else if (c >= 48 && c <= 57) || (c >= 97 && c <= 102) {
+                    continue
+                } else if c >= 65 && c <= 70 {
+                    lower = false
+                } else {
+                    return nil
+                }
+            }
+            return lower
+        }
     }
 }

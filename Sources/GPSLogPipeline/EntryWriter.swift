@@ -26,7 +26,7 @@ public struct EntryWriter {
     private var pendingIDs: Set<String>?
     /// Ids `keeping` gave out since the last flush: looked up in the target when the batch is flushed (for a
     /// pipelined import, one wait for the batch before it per batch, not one per entry).
-    private var unchecked: Set<String> = []
+    private var unchecked = Set<String>(minimumCapacity: 2048)
     /// Rows handed to the sink so far (flushed).
     public private(set) var stored = 0
     private var rng: SplitMix64
@@ -85,24 +85,50 @@ public struct EntryWriter {
         return Identifier.uuidV7(time: time, using: &rng)
     }
 
-    /// The id a file gave an entry (`own`: gpslog's CSV `entry_id`, GeoJSON's mark `id`) when it is a UUID not yet
-    /// in this batch, else `drawn` (drawn anyway, so that the ids made are the same on every path). Whether the
-    /// database holds it already is asked at the flush, which draws again for one it does.
-    public mutating func keeping(_ own: String, else drawn: String, at time: Timestamp) throws -> String {
-        guard !own.isEmpty, !drawn.isEmpty, sink.keepsFileEntryIDs else { return drawn }
-        if pendingIDs == nil { pendingIDs = Set(pending.lazy.map(\.id).filter { !$0.isEmpty }) }
-        var id = Identifier.isUUID(own) ? own.lowercased() : drawn
-        if pendingIDs!.contains(id) { id = drawn }
+    /// The id for a track point whose file gave it `own` (gpslog's CSV `entry_id`): `own` when it is a UUID not yet
+    /// in this batch, else `makeTrackPointID(time)`. The random draws are the same either way, so that the ids made
+    /// after it are the same on every path. Whether the database holds `own` already is asked at the flush, which
+    /// draws again for one it does.
+    public mutating func trackPointID(keeping own: String, at time: Timestamp) -> String {
+        guard keepsTrackPointIDs else {
+            Identifier.skipUUIDv7(using: &rng)
+            return ""
+        }
+        return keeping(own, at: time)
+    }
+
+    /// The id for a mark whose file gave it `own` (GeoJSON's `id`): as `trackPointID(keeping:at:)`, drawn with
+    /// `makeID` when `own` cannot be kept.
+    public mutating func markID(keeping own: String, at time: Timestamp) -> String { keeping(own, at: time) }
+
+    private mutating func keeping(_ own: String, at time: Timestamp) -> String {
+        if pendingIDs == nil { pendingIDs = Self.ids(of: pending) }
+        var id: String
+        if !own.isEmpty, sink.keepsFileEntryIDs, let kept = Identifier.canonicalUUID(own),
+            !pendingIDs!.contains(kept)
+        {
+            // Drawn but not made: formatting an id nobody uses was a tenth of a CSV import's parsing thread.
+            Identifier.skipUUIDv7(using: &rng)
+            id = kept
+        } else {
+            id = makeID(time)
+        }
         while pendingIDs!.contains(id) { id = makeID(time) }
-        unchecked.insert(id)
+        if sink.keepsFileEntryIDs { unchecked.insert(id) }
         return id
+    }
+
+    /// The ids of `entries`, with room for a whole batch.
+    private static func ids(of entries: [Entry]) -> Set<String> {
+        var ids = Set<String>(minimumCapacity: 2048)
+        for entry in entries where !entry.id.isEmpty { ids.insert(entry.id) }
+        return ids
     }
 
     /// Whether an entry id from the file can be kept (well-formed, and neither in the database nor in this import yet).
     public mutating func canKeep(entryID: String) throws -> Bool {
-        guard Identifier.isUUID(entryID) else { return false }
-        let id = entryID.lowercased()
-        if pendingIDs == nil { pendingIDs = Set(pending.lazy.map(\.id).filter { !$0.isEmpty }) }
+        guard let id = Identifier.canonicalUUID(entryID) else { return false }
+        if pendingIDs == nil { pendingIDs = Self.ids(of: pending) }
         if pendingIDs!.contains(id) { return false }
         return try sink.entryIDIsFree(id)
     }
@@ -133,7 +159,7 @@ public struct EntryWriter {
         if !unchecked.isEmpty {
             // One question for the batch: a sink that writes behind (an import's pipelined sink) waits once for
             // the batches on their way, not once per id.
-            let taken = try sink.takenEntryIDs(pending.lazy.map(\.id).filter(unchecked.contains))
+            let taken = try sink.takenEntryIDs(Array(unchecked))
             if !taken.isEmpty {
                 for i in pending.indices where taken.contains(pending[i].id) {
                     pending[i].id = try makeUnusedID(pending[i].time)

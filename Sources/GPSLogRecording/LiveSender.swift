@@ -80,6 +80,7 @@ actor LiveSender {
             status.sent = report.alreadySent + report.sent
             status.queued = report.queued
             status.lastSentAt = report.lastSentAt
+            if status.lastError != nil { logger.info("sending works again: \(destination.displayURL) answers") }
             status.lastError = nil
             status.records += report.records
             status.skipped += report.skipped
@@ -97,9 +98,10 @@ actor LiveSender {
             }
         } catch {
             let message = describeForPeople(error)
+            // Once per failure, not once per send interval while the server stays away (`status` shows the queue).
+            if message != status.lastError { logger.warning("sending: \(message.visible)") }
             status.lastError = message
             status.queued = (try? uploader.queued(session: session)) ?? status.queued
-            logger.warning("sending: \(message.visible)")
         }
         await recorder.setSending(status)
         return status

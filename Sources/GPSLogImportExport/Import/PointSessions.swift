@@ -80,7 +80,7 @@ struct PointSessions {
             return
         }
         segmentNext = false
-        e.id = try sessions.trackPointID(e.time, own: e.id)
+        e.id = sessions.trackPointID(e.time, own: e.id)
         try sessions.add(e)
     }
 
@@ -90,7 +90,7 @@ struct PointSessions {
         e.marked = true
         if opened, key == nil || key == group?.key {
             if !hasTime { e.time = lastTime ?? sessions.session!.start }
-            e.id = try sessions.markID(e.time, own: e.id)
+            e.id = sessions.markID(e.time, own: e.id)
             try sessions.add(e)
             return
         }
@@ -110,7 +110,7 @@ struct PointSessions {
         if let waiting {
             try waiting.forEach(untimedAt: time) { w in
                 var w = w
-                w.id = try sessions.trackPointID(w.time, own: w.id)
+                w.id = sessions.trackPointID(w.time, own: w.id)
                 try sessions.add(w)
             }
             self.waiting = nil
@@ -119,7 +119,7 @@ struct PointSessions {
         if let taken = marks {
             try taken.forEach(untimedAt: start) { m in
                 var m = m
-                m.id = try sessions.markID(m.time, own: m.id)
+                m.id = sessions.markID(m.time, own: m.id)
                 try sessions.add(m)
             }
             marks = nil

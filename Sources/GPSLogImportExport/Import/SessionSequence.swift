@@ -117,15 +117,13 @@ struct SessionSequence {
     mutating func markID(_ time: Timestamp) -> String { sink!.makeID(time) }
 
     /// `trackPointID`, or `own`, the file's id for the point, when that can be kept (see `EntryWriter.keeping`).
-    mutating func trackPointID(_ time: Timestamp, own: String) throws -> String {
-        let drawn = sink!.makeTrackPointID(time)
-        return try sink!.keeping(own, else: drawn, at: time)
+    mutating func trackPointID(_ time: Timestamp, own: String) -> String {
+        sink!.trackPointID(keeping: own, at: time)
     }
 
     /// `markID`, or `own`, the file's id for the mark, when that can be kept.
-    mutating func markID(_ time: Timestamp, own: String) throws -> String {
-        let drawn = sink!.makeID(time)
-        return try sink!.keeping(own, else: drawn, at: time)
+    mutating func markID(_ time: Timestamp, own: String) -> String {
+        sink!.markID(keeping: own, at: time)
     }
 
     /// The open session.
