@@ -108,6 +108,7 @@ extension Store {
             let k = try recountSummary(sessionKey: session.key)
             do {
                 try saveSummary(k, sessionKey: session.key)
+                try saveDays(try countDays(sessionKey: session.key), sessionKey: session.key)
             } catch let error as SQLiteError where error.isBusy {
                 // Another process writes now: this count answers this read only.
             }
@@ -135,6 +136,7 @@ extension Store {
                         longitude: entries[i].longitude))
             }
         }
+        let previousLast = kept.last
         if !track.isEmpty {
             track.sort { $0.precedes($1) }
             if let last = kept.last, !last.precedes(track[0]) {
@@ -150,6 +152,7 @@ extension Store {
             }
         }
         try saveSummary(kept, sessionKey: sessionKey)
+        try keepDays(ofTrack: track, previousLast: previousLast, sessionKey: sessionKey)
     }
 
     /// Adds new track points (in track order) that fall before the track's last point: each run of new points
