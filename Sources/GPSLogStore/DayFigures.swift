@@ -40,8 +40,11 @@ struct DayFigures: Equatable, Sendable {
         return ((Double(row) + 0.5) * cellDegrees - 90, (Double(column) + 0.5) * cellDegrees - 180)
     }
 
-    /// Counts the track point `point`, reached from `previous` (nil for the track's first point).
-    mutating func count(_ point: KeptSummary.TrackPoint, after previous: KeptSummary.TrackPoint?) {
+    /// Counts the track point `point`, reached from `previous` (nil for the track's first point); `lastCell` is
+    /// the cell noted last (a run of points in one cell is looked up once).
+    mutating func count(
+        _ point: KeptSummary.TrackPoint, after previous: KeptSummary.TrackPoint?, lastCell: inout Int64
+    ) {
         trackPoints += 1
         var ground = true
         if let previous {
@@ -56,18 +59,54 @@ struct DayFigures: Equatable, Sendable {
                 ground = speed < DayFigures.groundSpeed
             }
         }
-        if ground { cells.insert(DayFigures.cell(latitude: point.latitude, longitude: point.longitude)) }
+        guard ground else { return }
+        let cell = DayFigures.cell(latitude: point.latitude, longitude: point.longitude)
+        if cell != lastCell {
+            cells.insert(cell)
+            lastCell = cell
+        }
     }
 
     /// Figures per day for the track points `track` (in track order) following `previous`.
     static func count(_ track: [KeptSummary.TrackPoint], after previous: KeptSummary.TrackPoint?) -> [Int64: DayFigures]
     {
-        var days: [Int64: DayFigures] = [:]
-        var previous = previous
-        for point in track {
-            days[day(of: point.time), default: DayFigures()].count(point, after: previous)
+        var counter = Counter(after: previous)
+        // By index: no copy of each point.
+        for i in track.indices { counter.add(track[i]) }
+        return counter.finish()
+    }
+
+    /// Counts track points, given one at a time in track order, into their days (streamed: a recount of a session
+    /// of millions of points holds one day's figures at a time, not the points).
+    struct Counter {
+        /// The days counted, but for the one being counted (`current`): read them with `finish()`.
+        private var done: [Int64: DayFigures] = [:]
+        private var current = DayFigures()
+        private var previous: KeptSummary.TrackPoint?
+        private var day: Int64 = .min
+        private var end: Int64 = .min
+        private var lastCell: Int64 = -1
+
+        init(after previous: KeptSummary.TrackPoint?) { self.previous = previous }
+
+        mutating func add(_ point: KeptSummary.TrackPoint) {
+            if point.time >= end {
+                // A new day: the figures are a plain variable while the day lasts, not a dictionary entry per point.
+                if current.trackPoints > 0 { done[day] = current }
+                day = DayFigures.day(of: point.time)
+                end = (day + 1) * 86_400_000
+                current = DayFigures()
+                lastCell = -1
+            }
+            current.count(point, after: previous, lastCell: &lastCell)
             previous = point
         }
-        return days
+
+        /// Every day counted.
+        func finish() -> [Int64: DayFigures] {
+            var days = done
+            if current.trackPoints > 0 { days[day] = current }
+            return days
+        }
     }
 }

@@ -65,13 +65,9 @@ extension Store {
             """)
         defer { s.reset() }
         try s.bind([.integer(sessionKey), .integer(low), .integer(high)])
-        var days: [Int64: DayFigures] = [:]
-        while try s.step() {
-            let point = Store.trackPoint(s)
-            days[DayFigures.day(of: point.time), default: DayFigures()].count(point, after: previous)
-            previous = point
-        }
-        return days
+        var counter = DayFigures.Counter(after: previous)
+        while try s.step() { counter.add(Store.trackPoint(s)) }
+        return counter.finish()
     }
 
     private static func trackPoint(_ s: Statement) -> KeptSummary.TrackPoint {
@@ -116,14 +112,16 @@ extension Store {
     }
 
     /// Counts new track points (in track order; `previousLast` the track's last point before them) into the
-    /// session's day rows, inside the inserting transaction.
+    /// session's day rows, inside the inserting transaction; `counted` is `DayFigures.count` of them when the caller
+    /// has it already.
     func keepDays(
-        ofTrack track: [KeptSummary.TrackPoint], previousLast: KeptSummary.TrackPoint?, sessionKey: Int64
+        ofTrack track: [KeptSummary.TrackPoint], previousLast: KeptSummary.TrackPoint?,
+        counted: [Int64: DayFigures]? = nil, sessionKey: Int64
     ) throws {
         guard let firstNew = track.first, let lastNew = track.last else { return }
         if previousLast.map({ $0.precedes(firstNew) }) ?? true {
             // After the track's end: the steps from its last point on, added to their days.
-            try addDays(DayFigures.count(track, after: previousLast), sessionKey: sessionKey)
+            try addDays(counted ?? DayFigures.count(track, after: previousLast), sessionKey: sessionKey)
             return
         }
         // Into the middle: the steps changed end between the first new point and the first point after the last
