@@ -63,8 +63,10 @@ extension GPSLog {
                         },
                         rightAligned: [2, 3])
             }
+            // The first ten (a month's drive passes hundreds of towns); --json lists every one.
             let visited = { (list: [Statistics.Visited]) in
-                list.map { "\($0.name.visible) (\($0.days) d)" }.joined(separator: ", ")
+                list.prefix(10).map { "\($0.name.visible) (\($0.days) d)" }.joined(separator: ", ")
+                    + (list.count > 10 ? " and \(list.count - 10) more (--json lists all)" : "")
             }
             if s.placesKnown {
                 out += "\n\nCountries: " + (s.countries.isEmpty ? "none" : visited(s.countries))
