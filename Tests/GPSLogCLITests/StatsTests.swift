@@ -91,7 +91,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(10)))
-    func theDaysAddUpToTheSessionsThroughImportsDeletesAndARepair() async throws {
+    func theDaysAddUpToTheSessionsThroughImportsDeletesSplitsMergesAndARepair() async throws {
         try await withTemporaryDirectory { dir in
             let db = dir + "/gpslog.sqlite"
             let sample = try await runGPSLogAsync(["import", "--sample"], database: db, folder: dir)
@@ -122,6 +122,18 @@ import Testing
             let shorter = try await Self.lengths(db, dir)
             #expect((shorter[driveID] ?? 0) < (lengths[driveID] ?? 0))
             try await Self.expectDaysAddUp(db, dir, "after the delete")
+
+            // Split at midnight and merged back: each session's days follow its entries.
+            let split = try await runGPSLogAsync(
+                ["split", "Night drive", "--at", "2024-06-02T00:00:00Z", "--name", "Morning"], database: db,
+                folder: dir)
+            try #require(split.status == 0, "\(split.stderr)")
+            let halves = try await Self.stats(db, dir, ["--year", "2024"])
+            #expect((halves["longestTrips"] as? [[String: Any]])?.count == 2, "\(halves)")
+            try await Self.expectDaysAddUp(db, dir, "after the split")
+            let merged = try await runGPSLogAsync(["merge", "Night drive", "Morning"], database: db, folder: dir)
+            try #require(merged.status == 0, "\(merged.stderr)")
+            try await Self.expectDaysAddUp(db, dir, "after the merge")
 
             let right = try await Self.stats(db, dir, ["--year", "2024"])
             // A row corrupted by hand: check names the day, repairs it, and the next check finds all right.
