@@ -44,17 +44,17 @@ extension Store {
             let all = try sessions()
             let total = try all.reduce(0) { $0 + (try keptSummary(sessionKey: $1.key)?.entryCount ?? 0) }
             for session in all {
-                guard let (kept, recount) = try countAgain(session, repair: repair) else {
+                guard let (kept, recount, days) = try countAgain(session, repair: repair) else {
                     check.unsettled.append(session)
                     continue
                 }
                 check.sessions += 1
                 check.entries += recount.entryCount
                 progress?(check.entries, max(total, check.entries))
-                if kept != recount {
+                if kept != recount || !days.isEmpty {
                     check.repairs.append(
                         SummaryRepair(
-                            session: session, fields: kept.map { $0.differences(from: recount) } ?? [],
+                            session: session, fields: (kept.map { $0.differences(from: recount) } ?? []) + days,
                             repaired: repair))
                 }
             }
@@ -71,10 +71,13 @@ extension Store {
         }
     }
 
-    /// The session's kept figures and a recount from the same snapshot; the recount written over them when they
-    /// differ and `repair` is set (counted again when another process wrote in between, up to ten times; nil when it
-    /// wrote in between every time, as a recorder committing every second does).
-    private func countAgain(_ session: Session, repair: Bool) throws -> (kept: KeptSummary?, recount: KeptSummary)? {
+    /// The session's kept figures and a recount from the same snapshot, and the days (DaySummaries, DayCells) whose
+    /// kept figures differ from a recount; the recount written over them when they differ and `repair` is set
+    /// (counted again when another process wrote in between, up to ten times; nil when it wrote in between every
+    /// time, as a recorder committing every second does).
+    private func countAgain(_ session: Session, repair: Bool) throws -> (
+        kept: KeptSummary?, recount: KeptSummary, days: [String]
+    )? {
         var attempt = 0
         while true {
             attempt += 1
@@ -83,7 +86,11 @@ extension Store {
                     let kept = try keptSummary(sessionKey: session.key)
                     let recount = try recountSummary(sessionKey: session.key)
                     if repair && kept != recount { try saveSummary(recount, sessionKey: session.key) }
-                    return (kept, recount)
+                    let days = try countDays(sessionKey: session.key)
+                    let differences = Store.dayDifferences(
+                        kept: try keptDays(sessionKey: session.key), recount: days)
+                    if repair && !differences.isEmpty { try saveDays(days, sessionKey: session.key) }
+                    return (kept, recount, differences)
                 }
             } catch let error as SQLiteError where error.isBusy {
                 // Another process wrote since the count began: count again, or leave it for the next check.

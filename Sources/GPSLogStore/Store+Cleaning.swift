@@ -96,7 +96,7 @@ extension Store {
                     for (table, key) in events {
                         try database.run("DELETE FROM \(table) WHERE Key = ?", [.integer(key)])
                     }
-                    try saveSummary(try recountSummary(sessionKey: session.key), sessionKey: session.key)
+                    try saveRecount(sessionKey: session.key)
                 }
                 return report
             }

@@ -108,6 +108,7 @@ extension Store {
             let k = try recountSummary(sessionKey: session.key)
             do {
                 try saveSummary(k, sessionKey: session.key)
+                try saveDays(try countDays(sessionKey: session.key), sessionKey: session.key)
             } catch let error as SQLiteError where error.isBusy {
                 // Another process writes now: this count answers this read only.
             }
@@ -135,21 +136,23 @@ extension Store {
                         longitude: entries[i].longitude))
             }
         }
+        let previousLast = kept.last
+        var days: [Int64: DayFigures]?
         if !track.isEmpty {
             track.sort { $0.precedes($1) }
             if let last = kept.last, !last.precedes(track[0]) {
                 try insertIntoLength(track, sessionKey: sessionKey, firstNewKey: keys[0], kept: &kept)
             } else {
-                // After the track's end (or the track's first points): the steps from its last point on.
-                var previous = kept.last
-                for point in track {
-                    if let previous { kept.lengthNanometres += KeptSummary.step(previous, point) }
-                    previous = point
-                }
+                // After the track's end (or the track's first points): the steps from its last point on, counted
+                // once for the session and its days (the days' lengths are those steps, split by day).
+                let counted = DayFigures.count(track, after: kept.last)
+                for figures in counted.values { kept.lengthNanometres += figures.lengthNanometres }
                 kept.last = track.last
+                days = counted
             }
         }
         try saveSummary(kept, sessionKey: sessionKey)
+        try keepDays(ofTrack: track, previousLast: previousLast, counted: days, sessionKey: sessionKey)
     }
 
     /// Adds new track points (in track order) that fall before the track's last point: each run of new points

@@ -85,8 +85,8 @@ extension Store {
                 try database.run(
                     "INSERT INTO SentRecords (Session, Destination, Record) SELECT ?1, Destination, Record FROM SentRecords WHERE Session = ?2",
                     [.text(id), .text(session.id)])
-                try saveSummary(try recountSummary(sessionKey: session.key), sessionKey: session.key)
-                try saveSummary(try recountSummary(sessionKey: newKey), sessionKey: newKey)
+                try saveRecount(sessionKey: session.key)
+                try saveRecount(sessionKey: newKey)
                 return try self.session(id: id)!
             }
         }
@@ -150,7 +150,7 @@ extension Store {
                         .integer(session.key), .integer(other.start.milliseconds), SQLiteValue(end), receiver ?? .null,
                         SQLiteValue(position), SQLiteValue(time), SQLiteValue(speed),
                     ])
-                try saveSummary(try recountSummary(sessionKey: session.key), sessionKey: session.key)
+                try saveRecount(sessionKey: session.key)
                 return try self.session(id: session.id)!
             }
         }

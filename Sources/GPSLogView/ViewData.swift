@@ -110,6 +110,7 @@ typealias ViewStore = SessionCatalog & SessionReader & ViewerScoped
 protocol ViewerScoped {
     func sessions(visibleTo viewer: SessionViewer) throws -> [Session]
     func resolveSession(_ query: String, visibleTo viewer: SessionViewer) throws -> Session
+    func statistics(year: Int?, including include: (Session) -> Bool, locate: Statistics.Locate?) throws -> Statistics
 }
 extension Store: ViewerScoped {}
 

@@ -38,6 +38,10 @@ public struct WebView: Sendable {
     public var secureCookies = false
     /// Where Debian's libjs packages install the libraries.
     public var libraries = "/usr/share/javascript"
+    /// Where a position is, for /stats: its country code and town, from the places index; nil: no countries.
+    public typealias Locate = @Sendable (_ latitude: Double, _ longitude: Double) -> (country: String, town: String?)?
+    /// Looks places up for /stats' countries and towns; nil: none shown.
+    public var locate: Locate?
 
     /// OpenStreetMap's standard tiles, fetched by the user's browser, with the attribution they require.
     public static let openStreetMap = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
@@ -138,6 +142,7 @@ public struct WebView: Sendable {
         let routes = APIRoutes(logins: logins, cache: ViewCache(databasePath: databasePath))
         routes.register(on: router)
         routes.registerSessionRoutes(on: router, prefix: "/s/:share")
+        StatsPage.register(on: router, logins: logins, locate: locate)
     }
 
     /// A session's page as `data`'s viewer sees it; 404 when they may not see it. `base` is a share link's path:

@@ -117,7 +117,7 @@ import Testing
             // Every route of the view, each one classified: a new route fails here until it is.
             let routes = try Self.viewRoutes()
             let perSession = routes.filter { $0.contains(":id") }
-            let lists: Set<String> = ["/", "/api/sessions"]
+            let lists: Set<String> = ["/", "/api/sessions", "/stats", "/api/stats"]
             // The basemap's tiles (serve --tiles FILE.mbtiles) are the user's map, no session's data (MBTilesServeTests).
             let noData: Set<String> = [
                 "/login", "/logout", "/static/:file", "/s/:share", "/tiles/:z/:x/:y", "/s/:share/tiles/:z/:x/:y",

@@ -70,6 +70,8 @@ struct ViewOptions: ParsableArguments {
             logger: logger)
         view.secureCookies = offLoopback
         view.tileFile = file
+        // /stats without countries when the places index is not installed (serve says so for addresses already).
+        view.locate = try? PlacesLookup.locate()
         return { [view] router in view.register(on: router) }
     }
 }
