@@ -33,7 +33,8 @@ struct MigrationTests {
             while try tables.step() { names.append(tables.string(at: 0)!) }
             #expect(
                 names == [
-                    "Devices", "EntryDays", "EntryRows", "GeocodeCache", "GeocodeProviders", "HistorySpans", "HistoryStale",
+                    "Devices", "EntryDays", "EntryRows", "GeocodeCache", "GeocodeProviders", "HistorySpans",
+                    "HistoryStale",
                     "HistoryTiles", "ReceivedDevices", "ReceivedWaypoints",
                     "Regions", "SentRecords", "ServerSettings", "SessionShares", "SessionSummaries", "Sessions",
                     "TrackingEvents", "Transitions", "Uploads", "Users", "ViewLogins", "Visits",
