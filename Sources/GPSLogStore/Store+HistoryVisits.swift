@@ -96,18 +96,21 @@ extension Store {
     /// from the visits there are) while another process writes.
     func refreshStaleHistory() throws {
         guard try database.scalar("SELECT EXISTS (SELECT 1 FROM HistoryStale)")?.int64 == 1 else { return }
-        let recount = { [self] () throws in
-            let stale = try database.makeStatement("SELECT Session FROM HistoryStale")
-            var sessions: [Int64] = []
-            while try stale.step() { sessions.append(stale.requiredInt64(at: 0)) }
-            stale.reset()
-            let points = try database.makeStatement(
-                """
-                SELECT TimeStamp, Latitude, Longitude FROM EntryRows WHERE SessionKey = ?
-                AND \(Store.trackPointFilter) ORDER BY TimeStamp, Key
-                """)
-            for session in sessions {
-                try database.run("DELETE FROM HistorySpans WHERE Session = ?", [.integer(session)])
+        let stale = try database.makeStatement("SELECT Session FROM HistoryStale")
+        var sessions: [Int64] = []
+        while try stale.step() { sessions.append(stale.requiredInt64(at: 0)) }
+        stale.reset()
+        // Each session read without the write lock (a long one takes seconds, and the recorder must not wait), then
+        // written in a short transaction unless its rows changed meanwhile (then it stays stale for the next tile).
+        let shape = "SELECT max(Key) || ':' || count(*) FROM EntryRows WHERE SessionKey = ?"
+        for session in sessions {
+            let counted = { [self] () throws -> (HistoryVisits, String?) in
+                let points = try database.cachedStatement(
+                    """
+                    SELECT TimeStamp, Latitude, Longitude FROM EntryRows WHERE SessionKey = ?
+                    AND \(Store.trackPointFilter) ORDER BY TimeStamp, Key
+                    """)
+                defer { points.reset() }
                 var visits = HistoryVisits()
                 try points.bind(session, at: 1)
                 while try points.step() {
@@ -115,16 +118,21 @@ extension Store {
                         time: points.requiredInt64(at: 0), latitude: points.requiredDouble(at: 1),
                         longitude: points.requiredDouble(at: 2))
                 }
-                points.reset()
+                return (visits, try database.scalar(shape, [.integer(session)])?.string)
+            }
+            let (visits, before) = try database.isInTransaction ? counted() : database.transaction(.deferred, counted)
+            let write = { [self] () throws in
+                guard try database.scalar(shape, [.integer(session)])?.string == before else { return }
+                try database.run("DELETE FROM HistorySpans WHERE Session = ?", [.integer(session)])
                 try saveVisits(visits, sessionKey: session)
                 try database.run("DELETE FROM HistoryStale WHERE Session = ?", [.integer(session)])
+                try database.run("DELETE FROM HistoryTiles")
             }
-            try database.run("DELETE FROM HistoryTiles")
-        }
-        do {
-            try database.isInTransaction ? recount() : database.transaction(.immediate, recount)
-        } catch let error as SQLiteError where error.isBusy {
-            // Another process writes now: the next tile counts them.
+            do {
+                try database.isInTransaction ? write() : database.transaction(.immediate, write)
+            } catch let error as SQLiteError where error.isBusy {
+                // Another process writes now: the next tile counts it.
+            }
         }
     }
 }
