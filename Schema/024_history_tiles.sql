@@ -46,13 +46,13 @@ CREATE TABLE HistoryStale (
 
 INSERT INTO HistoryStale (Session) SELECT Key FROM Sessions;
 
--- A deleted session, or one given to another owner, changes tiles anywhere: rare, so every kept tile goes (they
--- are drawn again when asked).
+-- A deleted session, or one with a track given to another owner, changes tiles anywhere: rare, so every kept tile
+-- goes (they are drawn again when asked). A session serve has just made gets its owner before it has a track.
 CREATE TRIGGER Sessions_history_delete AFTER DELETE ON Sessions BEGIN
     DELETE FROM HistoryTiles;
 END;
 CREATE TRIGGER Sessions_history_owner AFTER UPDATE OF Owner ON Sessions
-WHEN OLD.Owner IS NOT NEW.Owner
+WHEN OLD.Owner IS NOT NEW.Owner AND EXISTS (SELECT 1 FROM HistorySpans WHERE Session = NEW.Key)
 BEGIN
     DELETE FROM HistoryTiles;
 END;

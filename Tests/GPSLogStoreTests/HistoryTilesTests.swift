@@ -80,6 +80,31 @@ struct HistoryTilesTests {
         }
     }
 
+    @Test func aUserSeesOnlyTheirOwnTracksAndATrackGivenToThemAppears() throws {
+        try withTemporaryStore { store, _ in
+            try store.database.run("INSERT INTO Users (Key, Name, CreatedAt) VALUES (7, 'alice', 0)")
+            let mine = try store.createSession(name: "Mine", start: start)
+            try store.append(makeEntries(count: 300, start: start, step: 50), to: mine.id)
+            try store.database.run("UPDATE Sessions SET Owner = 7 WHERE Key = ?", [.integer(mine.key)])
+            let other = try store.createSession(name: "Other", start: start)
+            var beside = makeEntries(count: 300, start: start, step: 50, seed: 2)
+            for i in beside.indices { beside[i].longitude += 0.02 }
+            try store.append(beside, to: other.id)
+            let p = HistoryRaster.pixel(latitude: 52.05, longitude: 5, zoom: 11)
+            let tile = { (viewer: SessionViewer) in
+                try store.historyTile(z: 11, x: Int(p.x) / 256, y: Int(p.y) / 256, viewer: viewer)
+            }
+            let own = try tile(.user(7))
+            let all = try tile(.admin)
+            #expect(!own.isEmpty && own != all, "alice sees her track, not the other")
+            #expect(try tile(.user(8)).isEmpty)
+            #expect(try tile(.shared(mine.key)).isEmpty, "a share link sees no history")
+            // Alice's tile is kept now; the other session given to her must appear in it.
+            try store.database.run("UPDATE Sessions SET Owner = 7 WHERE Key = ?", [.integer(other.key)])
+            #expect(try tile(.user(7)) == tile(.admin))
+        }
+    }
+
     @Test func linesAreCutToTheTileAndTheStoredFormRoundTrips() throws {
         var raster = HistoryRaster()
         raster.line((-100, -100), (400, 400))
