@@ -3,7 +3,7 @@
 
 SWIFT        ?= swift
 # The C libraries, and the browser libraries `serve` hands to the web view (Leaflet, dygraphs).
-BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev libmosquitto-dev libargon2-dev zlib1g-dev libjs-leaflet libjs-dygraphs
+BUILD_PACKAGES = pkg-config libsqlite3-dev libxml2-dev libgeos-dev libmosquitto-dev libargon2-dev zlib1g-dev libpng-dev libjs-leaflet libjs-dygraphs
 TEST_PACKAGES  = gpsd gpsd-clients gpsd-tools gpsbabel gdal-bin sqlite3 python3 graphviz librsvg2-bin socat \
                  mosquitto mosquitto-clients openssl chromium curl time \
                  postgresql-15 postgresql-15-postgis-3

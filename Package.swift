@@ -38,6 +38,7 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         // MARK: - One Swift module over each C library
         .target(name: "GPSLogSQLite", dependencies: ["CSQLite3"]),
@@ -45,6 +46,7 @@ let package = Package(
         .target(name: "GPSLogGEOS", dependencies: ["CGEOS"]),
         .target(name: "GPSLogMQTT", dependencies: ["CMosquitto"]),
         .target(name: "GPSLogArgon2", dependencies: ["CArgon2"]),
+        .target(name: "GPSLogPNG", dependencies: ["CPNG"]),
 
         // MARK: - Domain
         // Threads and HTTP plumbing every layer shares (a blocking queue, one reading of HTTP status codes).
@@ -145,7 +147,7 @@ let package = Package(
             name: "GPSLogView",
             dependencies: [
                 "GPSLogModel", "GPSLogStore", "GPSLogFormats", "GPSLogPipeline", "GPSLogSystem", "GPSLogArgon2",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "GPSLogPNG", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
@@ -276,7 +278,7 @@ let package = Package(
             name: "GPSLogCLITests",
             dependencies: [
                 "GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel", "GPSLogCommands",
-                "GPSLogConfig",
+                "GPSLogConfig", "GPSLogPNG",
             ]),
     ]
 )

@@ -97,6 +97,7 @@ extension Store {
                         try database.run("DELETE FROM \(table) WHERE Key = ?", [.integer(key)])
                     }
                     try saveRecount(sessionKey: session.key)
+                    try historyChanged(sessionKey: session.key)
                 }
                 return report
             }

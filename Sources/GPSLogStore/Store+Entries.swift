@@ -77,6 +77,7 @@ extension Store {
             if let known {
                 try keepSummary(of: known, inserted: entries, keys: keys)
                 try keepDays(of: entries, sessionKey: known)
+                try keepHistory(of: known, inserted: entries, keys: keys)
             }
             onAppend?(entries.count)
             return keys

@@ -98,6 +98,7 @@ extension Store {
         try database.run(
             "UPDATE Sessions SET StartTime = MAX(StartTime, ?) WHERE Key = ?", [.integer(start), .integer(session.key)])
         try saveRecount(sessionKey: session.key)
+        try historyChanged(sessionKey: session.key)
     }
 
     /// Gives the pages a cleaning freed back to the file system: `PRAGMA incremental_vacuum`, then a checkpoint that

@@ -86,7 +86,9 @@ extension Store {
                     "INSERT INTO SentRecords (Session, Destination, Record) SELECT ?1, Destination, Record FROM SentRecords WHERE Session = ?2",
                     [.text(id), .text(session.id)])
                 try saveRecount(sessionKey: session.key)
+                try historyChanged(sessionKey: session.key)
                 try saveRecount(sessionKey: newKey)
+                try historyChanged(sessionKey: newKey)
                 return try self.session(id: id)!
             }
         }
@@ -151,6 +153,7 @@ extension Store {
                         SQLiteValue(position), SQLiteValue(time), SQLiteValue(speed),
                     ])
                 try saveRecount(sessionKey: session.key)
+                try historyChanged(sessionKey: session.key)
                 return try self.session(id: session.id)!
             }
         }

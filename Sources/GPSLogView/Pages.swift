@@ -80,7 +80,8 @@ enum Pages {
             \(dateInput("to", "To", to))
             <button type="submit">Filter</button>
             </form>
-            <p class="muted">\(counted(items.count, "session")), newest first.</p>
+            <p class="muted">\(counted(items.count, "session")), newest first. \
+            <a href="/history">The history map</a> shows every track at once.</p>
             \(table)
             """)
     }

@@ -34,8 +34,7 @@ struct MigrationTests {
             #expect(
                 names == [
                     "DayCells", "DaySummaries", "Devices", "EntryDays", "EntryRows", "GeocodeCache", "GeocodeProviders",
-                    "ReceivedDevices",
-                    "ReceivedWaypoints",
+                    "HistorySpans", "HistoryStale", "HistoryTiles", "ReceivedDevices", "ReceivedWaypoints",
                     "Regions", "SentRecords", "ServerSettings", "SessionShares", "SessionSummaries", "Sessions",
                     "TrackingEvents", "Transitions", "Uploads", "Users", "ViewLogins", "Visits",
                 ])

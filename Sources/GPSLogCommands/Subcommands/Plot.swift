@@ -6,18 +6,20 @@ import GPSLogImportExport
 import GPSLogModel
 
 extension GPSLog {
-    /// Draws a session as an SVG (or PNG) picture.
+    /// Draws a session (or, with `--all`, every session) as an SVG (or PNG) picture.
     struct Plot: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Draw a session as a picture: the track, scale bar, north arrow, marks, speed and elevation.",
             discussion: """
                 -o track.svg writes SVG; -o track.png converts it with rsvg-convert (Debian's librsvg2-bin). The \
                 same session gives the same file, byte for byte. No map tiles: the track is drawn in a local \
-                projection on a plain background.
+                projection on a plain background. --all draws every session's track on one picture (the \
+                history map's picture; --from and --to keep a time range of it).
                 """)
 
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The session: a name, id or unique id prefix.") var session: String
+        @Argument(help: "The session: a name, id or unique id prefix.") var session: String?
+        @Flag(help: "Draw every session's track (not with a session).") var all = false
         // Optional to the parser so that a config file may give it; `validate()` requires it.
         @Option(name: [.short, .long], help: "Output file (required): .svg, or .png through rsvg-convert.")
         var output: String?
@@ -30,6 +32,9 @@ extension GPSLog {
         func validate() throws {
             guard !OptionChecks.deferred else { return }  // run once the config settings are applied
             let output = try OptionChecks.required(self.output, "--output <output>")
+            if all == (session != nil) {
+                throw ValidationError("Give a session to draw, or --all for every session (not both).")
+            }
             _ = try panelList()
             if !(200...4000).contains(width) { throw ValidationError("--width must be from 200 to 4000.") }
             if !output.lowercased().hasSuffix(".svg") && !output.lowercased().hasSuffix(".png") {
@@ -53,15 +58,17 @@ extension GPSLog {
             let output = try OptionChecks.required(self.output, "--output <output>")
             let store = try global.openStore()
             defer { store.close() }
-            let resolved = try store.resolveSession(session)
-            let export = try SessionExport(
-                store: store, session: resolved, from: from.flatMap { Timestamp(iso8601: $0) },
-                to: to.flatMap { Timestamp(iso8601: $0) }, simplify: nil)
+            let chosen = try session.map { [try store.resolveSession($0)] } ?? store.sessions()
+            let exports = try chosen.map {
+                try SessionExport(
+                    store: store, session: $0, from: from.flatMap { Timestamp(iso8601: $0) },
+                    to: to.flatMap { Timestamp(iso8601: $0) }, simplify: nil)
+            }
             let writer = SVGPlotWriter(panels: try panelList(), width: width)
             if output.lowercased().hasSuffix(".png") {
-                try PNGConversion.write(output) { svg in try writer.write([export], to: TrackOutputs(path: svg)) }
+                try PNGConversion.write(output) { svg in try writer.write(exports, to: TrackOutputs(path: svg)) }
             } else {
-                try writer.write([export], to: TrackOutputs(path: output))
+                try writer.write(exports, to: TrackOutputs(path: output))
             }
             print("Wrote \(output).")
         }

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+
+extension Pages {
+    /// The history map's page: a filter form (days, device, style) and the map, which `history.js` fills with the
+    /// basemap and the history tiles (the form's values go with every tile request); a click on a track opens its
+    /// session. `bounds` (south, west, north, east) is where the tracks are; nil: none yet.
+    static func history(
+        tiles: MapTiles?, bounds: [Double]?, from: String, to: String, device: String, style: String
+    ) -> String {
+        var attributes = #" data-history="\#(escape(HistoryRoutes.tileTemplate))""#
+        if let bounds { attributes += #" data-bounds="\#(bounds.map { String($0) }.joined(separator: ","))""# }
+        if let tiles { attributes += tiles.attributes }
+        let option = { (value: String, label: String) in
+            #"<option value="\#(value)"\#(style == value ? " selected" : "")>\#(label)</option>"#
+        }
+        return page(
+            title: "History",
+            head: """
+                <link rel="stylesheet" href="/lib/leaflet/leaflet.css">
+                <script src="/lib/leaflet/leaflet.js" defer></script>
+                <script src="/static/history.js" defer></script>
+                """,
+            bodyAttributes: attributes,
+            """
+            <form class="filter" method="get" action="/history">
+            \(dateInput("from", "From", from))
+            \(dateInput("to", "To", to))
+            <label>Device <input name="device" value="\(escape(device))" size="12"></label>
+            <label>Style <select name="style">\(option("lines", "Lines"))\(option("heat", "Density"))</select></label>
+            <button type="submit">Show</button>
+            </form>
+            <p class="muted">Every track you may see, drawn by gpslog as pictures. Click a track to open its session.</p>
+            <div id="map" class="history-map" role="application" aria-label="Map of every track"></div>
+            <noscript><p>The map needs JavaScript; <code>gpslog plot --all -o all.svg</code> draws the same tracks.</p>\
+            </noscript>
+            """)
+    }
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+import GPSLogModel
+import GPSLogSQLite
+import GPSLogTestSupport
+import Testing
+
+@testable import GPSLogStore
+
+/// The history map's kept tiles equal tiles drawn from a full recount of the entries after every kind of write:
+/// appends in batches, a write into the middle of a track, a split, a deletion; and a write drops the kept tiles
+/// it touches at every level.
+struct HistoryTilesTests {
+    let start = Timestamp(milliseconds: 1_700_000_000_000)
+
+    /// The tiles over the track of `makeEntries(step: 50)` (north from 52°N 5°E) at zooms 9, 11 and 13.
+    func tiles(_ store: Store) throws -> [HistoryRaster] {
+        var out: [HistoryRaster] = []
+        for z in [9, 11, 13] {
+            for lat in [52.0, 52.2, 52.4] {
+                let p = HistoryRaster.pixel(latitude: lat, longitude: 5, zoom: z)
+                out.append(try store.historyTile(z: z, x: Int(p.x) / 256, y: Int(p.y) / 256, viewer: .admin))
+            }
+        }
+        return out
+    }
+
+    /// The same tiles after every session's visits are counted again from the entries (no tile kept).
+    func recounted(_ store: Store) throws -> [HistoryRaster] {
+        try store.database.run("INSERT OR IGNORE INTO HistoryStale (Session) SELECT Key FROM Sessions")
+        return try tiles(store)
+    }
+
+    func count(_ store: Store, _ sql: String) throws -> Int64 { try store.database.scalar(sql)?.int64 ?? -1 }
+
+    @Test func batchesKeepTheTilesOfARecountAndDropTheKeptOnes() throws {
+        try withTemporaryStore { store, _ in
+            let s = try store.createSession(name: "Walk", start: start)
+            let entries = makeEntries(count: 1000, start: start, step: 50)
+            try store.append(Array(entries[0..<400]), to: s.id)
+            // Drawn and kept, then written into: the next tiles must show the new part.
+            let early = try tiles(store)
+            #expect(try count(store, "SELECT count(*) FROM HistoryTiles") > 0)
+            for batch in stride(from: 400, to: 1000, by: 150) {
+                try store.append(Array(entries[batch..<min(batch + 150, 1000)]), to: s.id)
+            }
+            let kept = try tiles(store)
+            #expect(kept != early, "the writes changed the tiles")
+            #expect(kept.contains { !$0.isEmpty })
+            // One visit row a tile: the batches extended the rows of the tiles they came back to.
+            let visits = try count(store, "SELECT count(*) FROM HistorySpans")
+            let tilesTouched = try count(store, "SELECT count(DISTINCT X || ',' || Y) FROM HistorySpans")
+            #expect(visits == tilesTouched, "\(visits) rows for \(tilesTouched) tiles")
+            #expect(try recounted(store) == kept)
+            #expect(try count(store, "SELECT count(*) FROM HistoryStale") == 0)
+        }
+    }
+
+    @Test func middleWritesSplitsAndDeletionsRedrawFromTheEntries() throws {
+        try withTemporaryStore { store, _ in
+            let s = try store.createSession(name: "Walk", start: start)
+            let entries = makeEntries(count: 600, start: start, step: 50)
+            // Every other point first, the rest after: the second batch falls between old points.
+            try store.append(stride(from: 0, to: 600, by: 2).map { entries[$0] }, to: s.id)
+            _ = try tiles(store)
+            var moved = stride(from: 1, to: 600, by: 2).map { entries[$0] }
+            for i in moved.indices { moved[i].longitude += 0.01 }
+            try store.append(moved, to: s.id)
+            #expect(try count(store, "SELECT count(*) FROM HistoryStale") == 1, "a middle write counts again")
+            let zigzag = try tiles(store)
+            #expect(try recounted(store) == zigzag)
+
+            _ = try store.split(s, at: entries[300].time)
+            let split = try tiles(store)
+            #expect(try recounted(store) == split)
+
+            #expect(try store.deleteSession(id: s.id) > 0)
+            let after = try tiles(store)
+            #expect(try recounted(store) == after)
+            #expect(after != split, "the deleted half is gone")
+        }
+    }
+
+    @Test func aUserSeesOnlyTheirOwnTracksAndATrackGivenToThemAppears() throws {
+        try withTemporaryStore { store, _ in
+            try store.database.run("INSERT INTO Users (Key, Name, CreatedAt) VALUES (7, 'alice', 0)")
+            let mine = try store.createSession(name: "Mine", start: start)
+            try store.append(makeEntries(count: 300, start: start, step: 50), to: mine.id)
+            try store.database.run("UPDATE Sessions SET Owner = 7 WHERE Key = ?", [.integer(mine.key)])
+            let other = try store.createSession(name: "Other", start: start)
+            var beside = makeEntries(count: 300, start: start, step: 50, seed: 2)
+            for i in beside.indices { beside[i].longitude += 0.02 }
+            try store.append(beside, to: other.id)
+            let p = HistoryRaster.pixel(latitude: 52.05, longitude: 5, zoom: 11)
+            let tile = { (viewer: SessionViewer) in
+                try store.historyTile(z: 11, x: Int(p.x) / 256, y: Int(p.y) / 256, viewer: viewer)
+            }
+            let own = try tile(.user(7))
+            let all = try tile(.admin)
+            #expect(!own.isEmpty && own != all, "alice sees her track, not the other")
+            #expect(try tile(.user(8)).isEmpty)
+            #expect(try tile(.shared(mine.key)).isEmpty, "a share link sees no history")
+            // Alice's tile is kept now; the other session given to her must appear in it.
+            try store.database.run("UPDATE Sessions SET Owner = 7 WHERE Key = ?", [.integer(other.key)])
+            #expect(try tile(.user(7)) == tile(.admin))
+        }
+    }
+
+    @Test func linesAreCutToTheTileAndTheStoredFormRoundTrips() throws {
+        var raster = HistoryRaster()
+        raster.line((-100, -100), (400, 400))
+        #expect(raster.litPixels == 256)
+        raster.line((300, 10), (400, 10))
+        #expect(raster.litPixels == 256, "a line outside the tile draws nothing")
+        let bytes = raster.sparse
+        #expect(bytes.count == 256 * 6)
+        #expect(bytes.withUnsafeBytes { HistoryRaster(sparse: $0) } == raster)
+        var parent = HistoryRaster()
+        parent.add(child: raster, qx: 1, qy: 0)
+        #expect(parent.counts[128] == 2 && parent.counts[127 * 256 + 255] == 2 && parent.counts[0] == 0)
+    }
+}
