@@ -157,6 +157,16 @@ extension GPSLog.Plot: Configurable {
         try settings.set(&width, "width")
         try settings.set(&from, "from")
         try settings.set(&to, "to")
+        try settings.set(&all, "all")
+    }
+}
+
+extension GPSLog.Stats: Configurable {
+    mutating func apply(_ settings: ResolvedSettings) throws(ConfigError) {
+        try global.apply(settings)
+        try settings.set(&year, "year")
+        try settings.set(&by, "by")
+        try settings.set(&json, "json")
     }
 }
 
