@@ -11,8 +11,11 @@ public struct SessionExport {
     let to: Timestamp?
     /// Keys of the track points kept by simplification; nil keeps all.
     let kept: Set<Int64>?
-    /// Called for every entry read (progress bars of long exports; formats that read twice call it twice).
+    /// Called for every entry read (progress bars of long exports; formats that read twice call it twice). A
+    /// simplified export reads the kept track points only, so it is called for those and the marks.
     public var onEntry: (() -> Void)?
+    /// How many track points simplification kept; nil when not simplified.
+    public var keptTrackPointCount: Int? { kept?.count }
 
     /// A session to export (within the time range). `kept`: the keys of the track points to write, nil for all (a
     /// simplified track; GPSLogImportExport computes them with GEOS).
@@ -49,9 +52,15 @@ public struct SessionExport {
     /// Every row in time order: track points, marks and heading changes (within the time range). `.track` fields
     /// are for writers that draw the track only (see `EntryFields`).
     public func forEachEntry(fields: EntryFields = .all, _ body: (Entry) throws -> Void) throws {
-        try store.forEachEntry(of: session.id, from: from, to: to, fields: fields) { e in
+        guard let kept else {
+            try store.forEachEntry(of: session.id, from: from, to: to, fields: fields) { e in
+                onEntry?()
+                try body(e)
+            }
+            return
+        }
+        try store.forEachEntry(of: session.id, from: from, to: to, fields: fields, keepingTrackPoints: kept) { e in
             onEntry?()
-            if let kept, !e.marked, !e.isHeadingChanged, !kept.contains(e.key ?? -1) { return }
             try body(e)
         }
     }

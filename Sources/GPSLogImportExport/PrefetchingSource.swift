@@ -41,6 +41,26 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
     public func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
     ) throws {
+        try prefetch(body) { [self] in
+            try self.base.forEachEntry(of: sessionID, from: from, to: to, fields: fields, $0)
+        }
+    }
+
+    /// The kept rows, chosen on the reading thread: the others are neither read (by the store) nor handed over.
+    public func forEachEntry(
+        of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields,
+        keepingTrackPoints kept: Set<Int64>,
+        _ body: (Entry) throws -> Void
+    ) throws {
+        try prefetch(body) { [self] in
+            try self.base.forEachEntry(of: sessionID, from: from, to: to, fields: fields, keepingTrackPoints: kept, $0)
+        }
+    }
+
+    /// Runs `read` on a second thread and hands what it reads to `body` on this one, in batches.
+    private func prefetch(
+        _ body: (Entry) throws -> Void, read: @escaping @Sendable ((Entry) throws -> Void) throws -> Void
+    ) throws {
         let queue = BlockingQueue<[Entry]>(capacity: depth)
         let done = DispatchSemaphore(value: 0)
         let reader = Thread { [self] in
@@ -48,7 +68,7 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
             var batch: [Entry] = []
             batch.reserveCapacity(batchSize)
             do {
-                try self.base.forEachEntry(of: sessionID, from: from, to: to, fields: fields) { e in
+                try read { e in
                     batch.append(e)
                     if batch.count == batchSize {
                         try queue.put(batch)  // throws CancellationError once the caller has stopped

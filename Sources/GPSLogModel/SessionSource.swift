@@ -10,6 +10,13 @@ public protocol SessionSource: AnyObject {
     func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void)
         throws
+    /// `forEachEntry`, with only the track points whose key is in `kept` (marks and heading changes all): a
+    /// simplified export. A source that can leave the other rows unread does (the store skips them before reading
+    /// their columns).
+    func forEachEntry(
+        of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields,
+        keepingTrackPoints kept: Set<Int64>,
+        _ body: (Entry) throws -> Void) throws
     /// A session's visits by arrival (a few a day).
     func visits(of sessionID: String) throws -> [Visit]
     /// A session's region transitions in time order (a few a day).
@@ -22,5 +29,16 @@ extension SessionSource {
         throws
     {
         try forEachEntry(of: sessionID, from: from, to: to, fields: .all, body)
+    }
+
+    /// Reads every row and hands on the kept ones.
+    public func forEachEntry(
+        of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields,
+        keepingTrackPoints kept: Set<Int64>,
+        _ body: (Entry) throws -> Void
+    ) throws {
+        try forEachEntry(of: sessionID, from: from, to: to, fields: fields) { e in
+            if e.marked || e.isHeadingChanged || kept.contains(e.key ?? -1) { try body(e) }
+        }
     }
 }

@@ -6,13 +6,19 @@ import GPSLogSQLite
 public final class EntryCursor {
     private let statement: Statement
     private let read: (Statement) -> Entry
+    /// Rows passed over without being read (nil: none).
+    private let skips: ((Statement) -> Bool)?
     /// The store's words for a failed step (its path and busy timeout; the cursor may outlive the Store object).
     private let failure: (SQLiteError) -> StoreError
     private var done = false
 
-    init(statement: Statement, store: Store, read: @escaping (Statement) -> Entry = { Store.readEntry($0) }) {
+    init(
+        statement: Statement, store: Store, read: @escaping (Statement) -> Entry = { Store.readEntry($0) },
+        skipping skips: ((Statement) -> Bool)? = nil
+    ) {
         self.statement = statement
         self.read = read
+        self.skips = skips
         let path = store.path
         let busyTimeout = store.busyTimeout
         failure = { StoreError($0, path: path, busyTimeout: busyTimeout) }
@@ -22,18 +28,21 @@ public final class EntryCursor {
     /// - Throws: `StoreError` when SQLite cannot read the next row.
     public func next() throws -> Entry? {
         guard !done else { return nil }
-        let more: Bool
-        do {
-            more = try statement.step()
-        } catch let error as SQLiteError {
-            throw failure(error)
+        while true {
+            let more: Bool
+            do {
+                more = try statement.step()
+            } catch let error as SQLiteError {
+                throw failure(error)
+            }
+            guard more else {
+                done = true
+                statement.reset()
+                return nil
+            }
+            if let skips, skips(statement) { continue }
+            return read(statement)
         }
-        guard more else {
-            done = true
-            statement.reset()
-            return nil
-        }
-        return read(statement)
     }
 
     /// Calls `body` for each remaining entry.

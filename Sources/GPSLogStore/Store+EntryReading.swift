@@ -15,6 +15,15 @@ extension Store {
     public func entries(of sessionID: String, from: Timestamp? = nil, to: Timestamp? = nil, fields: EntryFields = .all)
         throws -> EntryCursor
     {
+        try entries(of: sessionID, from: from, to: to, fields: fields, keepingTrackPoints: nil)
+    }
+
+    /// `entries(of:from:to:fields:)`, with only the track points whose key is in `kept` (nil: all), marks and heading
+    /// changes all.
+    func entries(
+        of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields,
+        keepingTrackPoints kept: Set<Int64>?
+    ) throws -> EntryCursor {
         return try sqlite {
             // A fresh statement, not the cache: two cursors may be open at once (merging sessions in an export).
             let statement = try database.makeStatement(
@@ -32,7 +41,18 @@ extension Store {
             case .track: read = { Store.readTrackEntry($0) }
             case .position: read = { Store.readPositionEntry($0) }
             }
-            return EntryCursor(statement: statement, store: self, read: read)
+            guard let kept else { return EntryCursor(statement: statement, store: self, read: read) }
+            // Where each column list has Marked and IsHeadingChanged (Key is the first of every list).
+            let (marked, heading): (Int32, Int32)
+            switch fields {
+            case .all: (marked, heading) = (11, 14)
+            case .track: (marked, heading) = (7, 8)
+            case .position: (marked, heading) = (4, 5)
+            }
+            return EntryCursor(statement: statement, store: self, read: read) { s in
+                s.requiredInt64(at: marked) == 0 && s.requiredInt64(at: heading) == 0
+                    && !kept.contains(s.requiredInt64(at: 0))
+            }
         }
     }
 

@@ -75,6 +75,9 @@ extension GPSLog {
                 export.onEntry = { progress.advance() }
                 return export
             }
+            // A simplified export reads only the rows it writes.
+            let kept = exports.compactMap(\.keptTrackPointCount)
+            if kept.count == exports.count { progress.total = kept.reduce(0, +) * passes }
             var exporter = Exporter(format: resolvedFormat!)
             exporter.batchSize = batchSize
             exporter.deviceID = deviceID
