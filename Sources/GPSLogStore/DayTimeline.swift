@@ -20,13 +20,15 @@ public struct DayTimeline: Sendable, Encodable {
         public var name: String?
         /// The reverse-geocoded address (the first piece's that has one).
         public var address: String?
-        /// Degrees, WGS 84: the mean of the pieces weighted by how long each lasted.
+        /// Degrees north, WGS 84: the mean of the pieces weighted by how long each lasted.
         public var latitude: Double
+        /// Degrees east, WGS 84, weighted likewise.
         public var longitude: Double
         /// Metres: the farthest a piece's circle reaches from the mean.
         public var horizontalAccuracy: Double
+        /// The first piece's arrival.
         public var arrival: Timestamp
-        /// Nil while still there.
+        /// The last piece's departure; nil while still there.
         public var departure: Timestamp?
         /// The session of the first piece.
         public var session: String
@@ -36,6 +38,7 @@ public struct DayTimeline: Sendable, Encodable {
             case durationSeconds, session
         }
 
+        /// As `gpslog timeline --json` prints it: times in ISO 8601, UTC.
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode("visit", forKey: .kind)
@@ -56,8 +59,9 @@ public struct DayTimeline: Sendable, Encodable {
 
     /// The way from one place to the next (or into the first, out of the last): the track points between them.
     public struct Move: Sendable, Encodable {
-        /// The first and last track point of the move.
+        /// The move's first track point.
         public var start: Timestamp
+        /// The move's last track point.
         public var end: Timestamp
         /// Metres along the track points, each session's own.
         public var distanceMetres: Double
@@ -70,6 +74,7 @@ public struct DayTimeline: Sendable, Encodable {
             case kind, start, end, durationSeconds, distanceMetres, mode, points
         }
 
+        /// As `gpslog timeline --json` prints it: times in ISO 8601, UTC.
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode("move", forKey: .kind)
@@ -87,6 +92,7 @@ public struct DayTimeline: Sendable, Encodable {
         case visit(Place)
         case move(Move)
 
+        /// As `gpslog timeline --json` prints it: times in ISO 8601, UTC.
         public func encode(to encoder: Encoder) throws {
             switch self {
             case .visit(let p): try p.encode(to: encoder)
@@ -97,12 +103,15 @@ public struct DayTimeline: Sendable, Encodable {
 
     /// One session's track that day, thinned for a map: runs of [latitude, longitude], broken at segment starts.
     public struct Track: Sendable, Encodable {
+        /// The session's id.
         public var session: String
+        /// Runs of [latitude, longitude].
         public var lines: [[[Double]]]
     }
 
     /// The span shown: from midnight to midnight of the day asked, in the time zone asked.
     public var from: Timestamp
+    /// The next midnight (excluded).
     public var to: Timestamp
     /// Places and moves in time order.
     public var items: [Item]
@@ -114,6 +123,7 @@ public struct DayTimeline: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey { case from, to, items, tracks }
 
+    /// As `gpslog timeline --json` prints it: times in ISO 8601, UTC.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(from.iso8601(), forKey: .from)
