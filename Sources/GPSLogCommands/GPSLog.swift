@@ -27,7 +27,8 @@ public struct GPSLog: AsyncParsableCommand {
             CommandGroup(
                 name: "Sessions",
                 subcommands: [
-                    Sessions.self, Show.self, Last.self, Visits.self, Stats.self, Events.self, Rename.self, Delete.self,
+                    Sessions.self, Show.self, Last.self, Visits.self, Timeline.self, VisitCommand.self, Stats.self,
+                    Events.self, Rename.self, Delete.self,
                     Split.self,
                     Merge.self,
                     Prune.self,

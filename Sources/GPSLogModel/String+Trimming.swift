@@ -19,6 +19,8 @@ public enum TextLimit {
     public static let label = 500
     /// A reverse-geocoded address.
     public static let address = 1000
+    /// A name the user gives a visit's place (`Visits.Name`'s CHECK says the same).
+    public static let placeName = 200
     /// A device id.
     public static let deviceID = 200
     /// A Wi-Fi network's name (Overland's `wifi`).

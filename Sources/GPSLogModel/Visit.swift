@@ -16,14 +16,17 @@ public struct Visit: Sendable, Equatable {
     public var departure: Timestamp?
     /// Reverse-geocoded address of the place.
     public var address: String?
+    /// The name the user gave the place (`gpslog visit rename`); shown before the address.
+    public var name: String?
 
     /// Creates a visit from its parts.
     public init(
         key: Int64? = nil, latitude: Double, longitude: Double, horizontalAccuracy: Double, arrival: Timestamp,
-        departure: Timestamp?, address: String? = nil
+        departure: Timestamp?, address: String? = nil, name: String? = nil
     ) {
         self.key = key
         self.address = address
+        self.name = name
         self.latitude = latitude
         self.longitude = longitude
         self.horizontalAccuracy = horizontalAccuracy

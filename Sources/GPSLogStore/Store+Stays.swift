@@ -90,8 +90,8 @@ extension Store {
         try sqlite {
             let s = try database.cachedStatement(
                 """
-                SELECT Key, Latitude, Longitude, HorizontalAccuracy, ArrivalTime, DepartureTime, Address FROM Visits
-                WHERE Session = ? ORDER BY ArrivalTime, Key
+                SELECT Key, Latitude, Longitude, HorizontalAccuracy, ArrivalTime, DepartureTime, Address, Name
+                FROM Visits WHERE Session = ? ORDER BY ArrivalTime, Key
                 """)
             defer { s.reset() }
             try s.bind(sessionID, at: 1)
@@ -102,9 +102,56 @@ extension Store {
                         key: s.requiredInt64(at: 0), latitude: s.requiredDouble(at: 1),
                         longitude: s.requiredDouble(at: 2), horizontalAccuracy: s.requiredDouble(at: 3),
                         arrival: Timestamp(milliseconds: s.requiredInt64(at: 4)),
-                        departure: s.int64(at: 5).map { Timestamp(milliseconds: $0) }, address: s.string(at: 6)))
+                        departure: s.int64(at: 5).map { Timestamp(milliseconds: $0) }, address: s.string(at: 6),
+                        name: s.string(at: 7)))
             }
             return visits
+        }
+    }
+
+    /// Names stored visits' place (`gpslog visit rename`); nil takes the name away. Returns how many rows changed.
+    /// The name is cut to `TextLimit.placeName` characters.
+    @discardableResult
+    public func setVisitName(_ name: String?, keys: [Int64]) throws -> Int {
+        let name = name?.trimmedWhitespace.truncated(to: TextLimit.placeName)
+        return try sqlite {
+            try database.transaction {
+                var changed = 0
+                for key in keys {
+                    try database.run(
+                        "UPDATE Visits SET Name = ? WHERE Key = ?",
+                        [SQLiteValue(name?.isEmpty == true ? nil : name), .integer(key)])
+                    changed += database.changes
+                }
+                return changed
+            }
+        }
+    }
+
+    /// Deletes stored visits (`gpslog visit delete`); returns how many rows went.
+    @discardableResult
+    public func deleteVisits(keys: [Int64]) throws -> Int {
+        try sqlite {
+            try database.transaction {
+                var deleted = 0
+                for key in keys {
+                    try database.run("DELETE FROM Visits WHERE Key = ?", [.integer(key)])
+                    deleted += database.changes
+                }
+                return deleted
+            }
+        }
+    }
+
+    /// One stored visit and its session's id; nil when no visit has this key.
+    public func visit(key: Int64) throws -> (visit: Visit, session: String)? {
+        try sqlite {
+            let s = try database.cachedStatement("SELECT Session FROM Visits WHERE Key = ?")
+            defer { s.reset() }
+            try s.bind(.integer(key), at: 1)
+            guard try s.step(), let session = s.string(at: 0) else { return nil }
+            s.reset()
+            return try visits(of: session).first { $0.key == key }.map { ($0, session) }
         }
     }
 }

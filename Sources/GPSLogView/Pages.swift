@@ -2,6 +2,7 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogStore
 
 /// The view's HTML, rendered on the server: the sessions page works without JavaScript; the session page draws its
 /// map and charts with it, and says so when it is off.
@@ -99,6 +100,10 @@ enum Pages {
         _ s: SessionJSON, marks markPage: MarkPage, first: Bool, tiles: MapTiles?, base: String? = nil
     ) -> String {
         let live = s.recording ? #" <span class="live">● recording</span>"# : ""
+        // The day's timeline, for a login's page only: a share link shows one session and never a day.
+        let day = String(s.start.prefix(10))
+        let dayLink =
+            base == nil && DayTimeline.midnight(of: day) != nil ? #" <a href="/day/\#(day)">the day</a>"# : ""
         let api = escape(base ?? "") + "/api/sessions/" + escape(s.id)
         var attributes = #" data-session="\#(escape(s.id))""#
         if let base { attributes += #" data-base="\#(escape(base))""# }
@@ -120,7 +125,7 @@ enum Pages {
             bodyAttributes: attributes,
             """
             <ul class="summary">
-            <li><b>Start (UTC)</b>\(escape(time(s.start)))\(live)</li>
+            <li><b>Start (UTC)</b>\(escape(time(s.start)))\(live)\(dayLink)</li>
             <li><b>Duration</b>\(duration(s.durationSeconds))</li>
             <li><b>Distance</b>\(distance(s.distanceMeters))</li>
             <li><b>Entries</b>\(s.entries)</li>

@@ -144,6 +144,7 @@ public struct WebView: Sendable {
         routes.register(on: router)
         routes.registerSessionRoutes(on: router, prefix: "/s/:share")
         StatsPage.register(on: router, logins: logins, locate: locate)
+        DayPage.register(on: router, logins: logins, databasePath: databasePath, tiles: mapTiles)
     }
 
     /// A session's page as `data`'s viewer sees it; 404 when they may not see it. `base` is a share link's path:

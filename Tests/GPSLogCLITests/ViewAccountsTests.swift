@@ -125,9 +125,11 @@ import Testing
             let libraries = routes.filter { $0.hasPrefix("/lib/") }
             // The history map draws only the viewer's own tracks (HistoryMapTests).
             let history: Set<String> = ["/history", "/history/tiles/:z/:x/:y", "/api/history/at"]
+            // A day's timeline shows only the viewer's own visits and tracks (TimelineTests).
+            let days: Set<String> = ["/day/:day", "/api/day/:day"]
             #expect(
                 routes.subtracting(perSession).subtracting(lists).subtracting(noData).subtracting(libraries)
-                    .subtracting(history).isEmpty,
+                    .subtracting(history).subtracting(days).isEmpty,
                 "unclassified routes: \(routes)")
             #expect(
                 perSession.isSuperset(of: [
