@@ -26,7 +26,9 @@ public struct EntryWriter {
     private var pendingIDs: Set<String>?
     /// Ids `keeping` gave out since the last flush: looked up in the target when the batch is flushed (for a
     /// pipelined import, one wait for the batch before it per batch, not one per entry).
-    private var unchecked = Set<String>(minimumCapacity: 2048)
+    /// Empty until an id is kept (room for a batch is made then), and given back by `release`: an import that keeps
+    /// a session per day open holds hundreds of writers.
+    private var unchecked: Set<String> = []
     /// Rows handed to the sink so far (flushed).
     public private(set) var stored = 0
     private var rng: SplitMix64
@@ -114,7 +116,10 @@ public struct EntryWriter {
             id = makeID(time)
         }
         while pendingIDs!.contains(id) { id = makeID(time) }
-        if sink.keepsFileEntryIDs { unchecked.insert(id) }
+        if sink.keepsFileEntryIDs {
+            if unchecked.capacity == 0 { unchecked.reserveCapacity(2048) }
+            unchecked.insert(id)
+        }
         return id
     }
 
@@ -180,6 +185,7 @@ public struct EntryWriter {
         try flush()
         pending = []
         pendingIDs = nil
+        unchecked = []
     }
 
     /// Flushes and ends the session at the explicit end, else its newest entry; a session whose oldest entry is

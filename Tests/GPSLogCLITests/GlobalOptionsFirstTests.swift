@@ -36,6 +36,8 @@ struct GlobalOptionsFirstTests {
             try await expectOK(["plot", "Sail", "-o", dir + "/sail.svg"])
             #expect(FileManager.default.fileExists(atPath: dir + "/sail.gpx"))
             try await expectOK(["geocode", "Sail"])
+            try await expectOK(["stats"], "Distance")
+            try await expectOK(["timeline", "2018-08-20"], "2018-08-20")
             // What would go reads the cursors alone: no server is asked.
             try await expectOK(["sync", "postgres://gpslog@db.example/fleet", "--dry-run"], "Would send")
             try await expectOK(["record", "--name", "Fast", "--source", "replay:sample?speed=0"], "Recorded 'Fast'")
