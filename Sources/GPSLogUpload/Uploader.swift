@@ -72,7 +72,7 @@ public final class Uploader {
     let client: HTTPClient
 
     /// An uploader of `store`'s sessions to `destination`; sends nothing until asked.
-    public init(store: any UploadSource, destination: Destination, options: Options, client: HTTPClient = .sending) {
+    public init(store: any UploadSource, destination: Destination, options: Options, client: HTTPClient = .shared) {
         self.store = store
         self.destination = destination
         self.options = options
@@ -354,15 +354,3 @@ public final class Uploader {
 
 @available(*, unavailable)
 extension Uploader: Sendable {}
-
-extension HTTPClient {
-    /// The client senders use: `.shared`'s settings, but a connection that cannot be made fails the request at once.
-    /// `.shared` retries a refused connection until the request's deadline (30 s), and `post` retries as well, so a
-    /// recorder whose server was down took 90 s per send and more than a minute to stop; `post`'s own backoff is the
-    /// one retry.
-    public static let sending: HTTPClient = {
-        var configuration = HTTPClient.Configuration.singletonConfiguration
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
-}
