@@ -33,9 +33,7 @@ extension LiveSending {
     }
 }
 
-extension LiveSender: LiveSending {
-    func close() async {}
-}
+extension LiveSender: LiveSending {}
 
 /// Live publishing inside `record --send mqtt://`, as an OwnTracks app publishes: one connection kept open (its last
 /// will set, its card published at each connection, reconnected by its client when the broker goes away), the

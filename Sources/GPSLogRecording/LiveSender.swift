@@ -29,6 +29,8 @@ actor LiveSender {
     private var settingsArrived = false
     private let recorder: SessionRecorder
     private let logger: Logger
+    /// One client for the recording's sends: kept-alive while the server answers, renewed after a failure.
+    private let client = SendingClient()
     var inFlight: Task<SendingStatus, Never>?
     private var status: SendingStatus
 
@@ -69,7 +71,7 @@ actor LiveSender {
             options.batchSize = trip.batchSize ?? options.batchSize
             options.loggingMode = trip.loggingMode ?? options.loggingMode
         }
-        let uploader = Uploader(store: store, destination: destination, options: options)
+        let uploader = Uploader(store: store, destination: destination, options: options, client: client)
         do {
             // Sessions a split ended first: their last points go before the new session's.
             for id in await recorder.sessionIDs.dropLast() where !sentInFull.contains(id) {
@@ -198,10 +200,14 @@ actor LiveSender {
         guard let session = await recorder.session, let store = try? Store(path: databasePath) else { return }
         defer { store.close() }
         status.queued =
-            (try? Uploader(store: store, destination: destination, options: options).queued(session: session))
+            (try? Uploader(store: store, destination: destination, options: options, client: client).queued(
+                session: session))
             ?? status.queued
         await recorder.setSending(status)
     }
+
+    /// Lets go of the HTTP client when the run ends without a last send.
+    func close() async { await client.shutdown() }
 
     /// The last send, after the recording ended: what the server has not confirmed waits for `gpslog upload`.
     func finish() async -> SendingStatus {
@@ -217,6 +223,7 @@ actor LiveSender {
                 "\(status.queued) points were not confirmed by \(destination.displayURL); `gpslog upload` with the same --url sends them"
             )
         }
+        await client.shutdown()
         return status
     }
 }

@@ -69,10 +69,10 @@ public final class Uploader {
     /// Where the points go.
     public let destination: Destination
     let options: Options
-    let client: HTTPClient
+    let client: SendingClient
 
-    /// An uploader of `store`'s sessions to `destination`; sends nothing until asked.
-    public init(store: any UploadSource, destination: Destination, options: Options, client: HTTPClient = .shared) {
+    /// An uploader of `store`'s sessions to `destination` through `client`; sends nothing until asked.
+    public init(store: any UploadSource, destination: Destination, options: Options, client: SendingClient) {
         self.store = store
         self.destination = destination
         self.options = options
@@ -296,12 +296,14 @@ public final class Uploader {
             if destination.format != .osmand { request.body = .bytes(ByteBuffer(bytes: body)) }
             let status: Int
             let answer: ByteBuffer
+            let http = client.current
             do {
-                let response = try await client.execute(request, timeout: .milliseconds(Int64(options.timeout * 1000)))
+                let response = try await http.execute(request, timeout: .milliseconds(Int64(options.timeout * 1000)))
                 status = Int(response.status.code)
                 answer = try await response.body.collect(upTo: 1 << 20)
             } catch {
                 reason = scrub("network: " + describeForPeople(error, peer: destination.url, timeout: options.timeout))
+                client.renew(after: http)
                 continue
             }
             let text = String(buffer: answer)

@@ -8,10 +8,7 @@ struct DownServerTests {
     /// Each attempt to a refused port waited for the request's whole 30 s deadline (the HTTP client retried the
     /// connection until then), so a send took 90 s and `stop` over a minute; and the warning was said again at every
     /// send interval.
-    @Test(
-        .disabled(
-            "AsyncHTTPClient's shared client retries a refused connect until the request's deadline; a client without that retry failed requests for a while after the server came back (its connection backoff), so the sender keeps the shared client until a fix covers both"
-        ), arguments: ["osmand", "http"])
+    @Test(arguments: ["osmand", "http"])
     func aRefusedServerIsSaidOnceAndStopsAtOnce(scheme: String) async throws {
         try await withTemporaryDirectory { dir in
             let port = try freeLoopbackPort()

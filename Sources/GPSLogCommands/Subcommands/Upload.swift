@@ -45,8 +45,10 @@ extension GPSLog {
             if let destination = try sending.mqttDestination(url: url) {
                 return try await publish(resolved, to: destination, store: store)
             }
+            let client = SendingClient()
             let uploader = Uploader(
-                store: store, destination: try sending.destination(url: url), options: sending.uploaderOptions)
+                store: store, destination: try sending.destination(url: url), options: sending.uploaderOptions,
+                client: client)
             var reports: [UploadReport] = []
             for session in resolved {
                 let bar = ProgressBar(label: "Uploading '\(session.name)'")
@@ -85,6 +87,7 @@ extension GPSLog {
                     print(line + ".")
                 }
             }
+            await client.shutdown()
             if json { print(try JSONOutput.render(reports)) }
         }
 
