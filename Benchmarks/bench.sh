@@ -162,6 +162,14 @@ if [ -z "$ONLY" ] || awk -v r="$ONLY" 'BEGIN { exit !("a year" ~ r) }'; then
     measure "sessions, $label entries (a year)" gpslog "$GPSLOG" sessions --db "$year"
     measure "show, one of $label entries (a year)" gpslog "$GPSLOG" show --db "$year" "part 6"
     ONLY="$ONLY_SAVED"
+    # The history map of the year as a browser meets it (headless Chromium): the first view's time, bytes fetched,
+    # the tab's memory, and tiles no one drew yet; printed after the table.
+    rm -f "$WORK/history.tsv"
+    if [ -x /usr/bin/chromium ] && [ -e /usr/share/javascript/leaflet/leaflet.js ]; then
+        python3 Benchmarks/history-map.py --gpslog "$GPSLOG" --db "$year" > "$WORK/history.tsv" \
+            || echo "history map: the benchmark failed" >&2
+        HISTORY_LABEL="$label"
+    fi
 fi
 
 # The table: per case, each tool with the ratio of its wall time (and RSS) to gpslog's.
@@ -184,6 +192,13 @@ awk -F'\t' -v work="$WORK" '
             printf "| %-36s | %-8s | %8.2f | %8.2f | %9.1f | %10s | %9s |%s\n", key[i], tool[i], wall[i], cpu[i], rss[i] / 1024, ratio, rr, extra
         }
     }' "$RESULTS"
+
+if [ -s "$WORK/history.tsv" ]; then
+    echo
+    echo "The history map, $HISTORY_LABEL entries (a year), headless Chromium:"
+    awk -F'\t' 'BEGIN { printf "| %-26s | %-46s | %-6s |\n|---|---|---|\n", "figure", "measured", "goal" }
+        { printf "| %-26s | %-46s | %-6s |\n", $1, $2 ($4 ? " " $4 : ""), $3 }' "$WORK/history.tsv"
+fi
 
 # Database sizes: bytes per track point, and the ratio peer/gpslog (above 1: gpslog's file is smaller).
 if [ -s "$SIZE_RESULTS" ]; then
