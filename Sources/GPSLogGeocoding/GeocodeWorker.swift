@@ -268,7 +268,12 @@ public final class GeocodeWorker {
                     period: options.rate.periodMilliseconds)
             }
         }
-        return try await geocoder.lookup(latitude: item.latitude, longitude: item.longitude, language: options.language)
+        // A request once sent is seen through (within the provider's time limit), not cancelled with the run (a
+        // recording's stop): its answer is written, so the next run (`gpslog geocode`) does not ask the cell again.
+        let (geocoder, latitude, longitude, language) = (geocoder, item.latitude, item.longitude, options.language)
+        return try await Task.detached {
+            try await geocoder.lookup(latitude: latitude, longitude: longitude, language: language)
+        }.value
     }
 
     /// Waits until the provider may be asked again, then claims the slot (see `Store.claimGeocodeSlot`).

@@ -69,6 +69,8 @@ actor AddressLoop {
                     let wait = max(0, until.milliseconds - Int64(Date().timeIntervalSince1970 * 1000))
                     try? await Task.sleep(for: .milliseconds(wait))
                 }
+            } catch is CancellationError {
+                break  // the recording ended while the worker waited for its next slot
             } catch {
                 logger.warning("geocoding failed: \(describeForPeople(error)); will retry")
             }

@@ -50,13 +50,12 @@ enum HistoryRoutes {
             case .success(let f): filter = f
             case .failure(let message): return APIRoutes.bad(message.text)
             }
-            let heat = q["style"] == "heat"
-            guard q["style"] == nil || heat || q["style"] == "lines" else {
-                return APIRoutes.bad("style must be lines or heat")
+            guard let style = HistoryPicture.Style(rawValue: q["style"].map(String.init) ?? "lines") else {
+                return APIRoutes.bad("style must be lines, heat or visited")
             }
             let png = try await read(databasePath) { store in
                 let raster = try store.historyTile(z: z, x: x, y: yy, viewer: viewer, filter: filter)
-                return raster.isEmpty ? HistoryPicture.empty : try HistoryPicture.png(raster, heat: heat)
+                return raster.isEmpty ? HistoryPicture.empty : try HistoryPicture.png(raster, style: style)
             }
             // The tracks change as entries arrive: the browser asks again each time it shows the tile.
             return Response(
@@ -123,16 +122,45 @@ enum HistoryRoutes {
 }
 
 /// A history tile's counts as a picture: the lines (every pixel with a track, two pixels wide, stronger where
-/// more tracks pass) or a density heat map (blue where a track passed once, through yellow to red where most did).
+/// more tracks pass), a density heat map (blue where a track passed once, through yellow to red where most did), or
+/// where I've been (every cell of 8 by 8 pixels that a track crossed, filled: the ground covered, at any zoom).
 enum HistoryPicture {
+    /// How the counts are drawn (`?style=`).
+    enum Style: String, Sendable {
+        case lines, heat, visited
+    }
+
     /// A tile without a track: fully transparent.
     static let empty: [UInt8] =
         (try? PNGEncoder(width: 256, height: 256).encode(rgba: [UInt8](repeating: 0, count: 256 * 256 * 4))) ?? []
 
-    static func png(_ raster: HistoryRaster, heat: Bool) throws -> [UInt8] {
+    /// The side of a "where I've been" cell, in pixels: 150 m at zoom 13, 40 km at zoom 5. Cells align with the tile's
+    /// edges (256 is a multiple), so neighbouring tiles meet without a seam.
+    static let cell = 8
+
+    static func png(_ raster: HistoryRaster, style: Style) throws -> [UInt8] {
         let size = HistoryRaster.size
         var pixels = [UInt8](repeating: 0, count: size * size * 4)
         let counts = raster.counts
+        if style == .visited {
+            for cy in stride(from: 0, to: size, by: cell) {
+                for cx in stride(from: 0, to: size, by: cell) {
+                    let crossed = (cy..<cy + cell).contains { y in
+                        counts[(y * size + cx)..<(y * size + cx + cell)].contains { $0 > 0 }
+                    }
+                    guard crossed else { continue }
+                    for y in cy..<cy + cell {
+                        for x in cx..<cx + cell {
+                            let i = 4 * (y * size + x)
+                            // Teal, half opaque: the basemap shows through the ground covered.
+                            (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3]) = (0, 150, 136, 150)
+                        }
+                    }
+                }
+            }
+            return try PNGEncoder(width: size, height: size).encode(rgba: pixels)
+        }
+        let heat = style == .heat
         let top = log(1 + Double(counts.max() ?? 1))
         for y in 0..<size {
             for x in 0..<size {

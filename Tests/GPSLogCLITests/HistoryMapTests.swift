@@ -81,6 +81,15 @@ import Testing
             #expect(Self.lit(try Self.pixels(try await get(own.path + "?from=2090-01-01"))) == 0)
             let heat = try Self.pixels(try await get(own.path + "?style=heat&to=2090-01-01"))
             #expect(Self.litNear(heat, own.px, own.py))
+            // Where I've been: the 8-pixel cell holding the track is filled whole, and the fill covers more ground
+            // than the lines; a cell the track did not cross stays clear.
+            let lines = try Self.pixels(try await get(own.path))
+            let visited = try Self.pixels(try await get(own.path + "?style=visited"))
+            let (cx, cy) = (own.px / 8 * 8, own.py / 8 * 8)
+            #expect((cy..<cy + 8).allSatisfy { y in (cx..<cx + 8).allSatisfy { visited[(y * 256 + $0) * 4 + 3] > 0 } })
+            #expect(Self.lit(visited) > Self.lit(lines), "\(Self.lit(visited)) filled, \(Self.lit(lines)) lines")
+            #expect(Self.lit(visited) % 64 == 0, "whole cells only")
+            #expect(Self.lit(visited) < 256 * 256)
             for bad in [
                 own.path + "?style=pencil", own.path + "?from=yesterday", own.path + "?device=a%20b",
                 String(own.path.dropLast(4)), "/history/tiles/23/0/0.png", "/history/tiles/1/2/0.png",

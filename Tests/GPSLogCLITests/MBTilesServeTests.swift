@@ -52,7 +52,7 @@ struct MBTilesServeTests {
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(10)))
     func everyTileComesFlippedWithItsTypeAndBadAddressesAreRefused() async throws {
         try await withTemporaryDirectory { dir in
             let file = try Self.makeMBTiles(dir)

@@ -34,3 +34,17 @@ public func nmeaShiftingTimes(_ line: String, bySeconds seconds: Int) -> String 
     fields[index] = String(format: "%02d%02d%02d", total / 3600, total / 60 % 60, total % 60) + fraction
     return nmeaSentence(fields.joined(separator: ","))
 }
+
+/// Writes an NMEA log of `seconds` fixes at 1 Hz (RMC and GGA, from 06:00:00 UTC on 28 May 2026, heading east at
+/// about 1 m/s from 46.5 N 7.5 E): a replay at speed 1 that outlasts any test, however starved the test is, so that
+/// `stop` is what ends the recording.
+public func writeLongNMEALog(_ path: String, seconds: Int = 3600) throws {
+    try writeGeneratedFile(path, head: "", count: seconds, tail: "") { i in
+        let t = 6 * 3600 + i
+        let time = String(format: "%02d%02d%02d.00", t / 3600, t / 60 % 60, t % 60)
+        // 1 m east a second: 1/77,000 of a degree at 46.5 N, in minutes.
+        let lon = String(format: "007%07.4f", 30 + Double(i) * 60 / 77_000)
+        return nmeaSentence("GPRMC,\(time),A,4630.0000,N,\(lon),E,1.9,90.0,280526,,,A") + "\r\n"
+            + nmeaSentence("GPGGA,\(time),4630.0000,N,\(lon),E,1,08,0.9,500.0,M,47.0,M,,") + "\r\n"
+    }
+}

@@ -14,18 +14,20 @@ struct DownServerTests {
             let port = try freeLoopbackPort()
             let url = scheme == "osmand" ? "osmand://127.0.0.1:\(port)" : "http://127.0.0.1:\(port)/overland"
             let db = dir + "/gpslog.sqlite"
+            // An hour's log: the recording runs until `stop`, however long a busy machine keeps this test waiting.
+            try writeLongNMEALog(dir + "/hour.nmea")
             let recorder = try BackgroundGPSLog(
                 [
-                    "record", "--source", "replay:sample?speed=1", "--geocode", "off", "--name", "Away",
+                    "record", "--source", "replay:\(dir)/hour.nmea?speed=1", "--geocode", "off", "--name", "Away",
                     "--commit-every", "1s", "--send", url, "--send-interval", "1s",
                 ], database: db, folder: dir, environment: ["GPSLOG_RETRY_DELAY": "0.05"])
             defer { kill(recorder.process.processIdentifier, SIGKILL) }
             let warning = "sending: http://127.0.0.1:\(port)"
-            #expect(await waitUntilAsync(timeout: 60) { recorder.stderr.contains(warning) }, "\(recorder.stderr)")
+            #expect(await waitUntilAsync(timeout: 240) { recorder.stderr.contains(warning) }, "\(recorder.stderr)")
             // Several send intervals more, each a failed send: the queue grows, the warning is not said again.
             var queued = 0
             #expect(
-                try await waitUntilAsync(timeout: 60) {
+                try await waitUntilAsync(timeout: 240) {
                     let s = try await runGPSLogAsync(["status", "--json"], database: db, folder: dir).stdout
                     let json = try? JSONSerialization.jsonObject(with: Data(s.utf8)) as? [String: Any]
                     let sending = json?["sending"] as? [String: Any]
