@@ -53,7 +53,7 @@ public enum StatsPage {
         + "minutes standing still) and imports of Google location history bring."
 
     /// The line for an empty table of distances or sessions.
-    static let noMonths = "No distance recorded yet: record or import a session with a track."
+    static let noDistance = "No distance recorded yet: record or import a session with a track."
 
     /// A table of `rows` under `header`, or the one line `empty` says when there are none.
     static func table(_ rows: String, header: String, empty: String) -> String {
@@ -96,12 +96,12 @@ public enum StatsPage {
             <div id="stats-chart" class="chart" aria-label="Distance per day or month, by mode"></div>
             <p class="muted" id="stats-days"></p>
             <h2>Months</h2>
-            \(table(months, header: "<th>Month</th><th>Mode</th><th>Distance</th><th>Moving</th>", empty: noMonths))
+            \(table(months, header: "<th>Month</th><th>Mode</th><th>Distance</th><th>Moving</th>", empty: noDistance))
             \(s.placesKnown ? "<p><b>Countries</b> \(rows(s.countries))</p>\n<p><b>Towns</b> \(rows(s.towns))</p>" : "")
             <h2>Most visited places</h2>
             \(table(places, header: "<th>Place</th><th>Visits</th><th>Stayed</th>", empty: noVisits))
             <h2>Longest sessions</h2>
-            \(table(trips, header: "<th>Session</th><th>Mode</th><th>Distance</th>", empty: noMonths))
+            \(table(trips, header: "<th>Session</th><th>Mode</th><th>Distance</th>", empty: noDistance))
             """)
     }
 }

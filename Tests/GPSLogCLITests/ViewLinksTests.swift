@@ -33,6 +33,9 @@ import Testing
             // The links to the days around keep the zone; the map's data is asked in it too.
             #expect(amsterdam.text.contains(#"href="/day/2024-05-02?tz=Europe%2FAmsterdam" rel="next""#))
             #expect(amsterdam.text.contains(#"data-tz="Europe/Amsterdam""#))
+            let next = try await get("/day/2024-05-02?tz=Europe%2FAmsterdam")
+            #expect(
+                next.status == 200 && next.text.contains("Day 2024-05-02 (Europe/Amsterdam, +02:00)"), "\(next.text)")
             let api = try await get("/api/day/2024-05-01?tz=Europe/Amsterdam")
             #expect(api.status == 200 && api.text.contains(#""lines":[[["#), "\(api.text)")
             // The day's bounds move with the zone: 2024-04-30 in Los Angeles ends at 07:00Z, after the first point.
