@@ -19,6 +19,7 @@ extension Pages {
             head: """
                 <link rel="stylesheet" href="/lib/leaflet/leaflet.css">
                 <script src="/lib/leaflet/leaflet.js" defer></script>
+                <script src="/static/basemap.js" defer></script>
                 <script src="/static/history.js" defer></script>
                 """,
             bodyAttributes: attributes,

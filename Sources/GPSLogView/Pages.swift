@@ -57,7 +57,7 @@ enum Pages {
             let live = s.recording ? #" <span class="live" title="still being written">● recording</span>"# : ""
             rows += """
                 <tr><td><a href="/sessions/\(escape(s.id))">\(escape(s.name))</a>\(live)</td>\
-                <td>\(escape(time(s.start)))</td><td class="num">\(duration(s.durationSeconds))</td>\
+                <td>\(startLinked(s.start))</td><td class="num">\(duration(s.durationSeconds))</td>\
                 <td class="num">\(distance(s.distanceMeters))</td><td class="num">\(s.entries)</td>\
                 <td class="num">\(s.marks)</td></tr>
 
@@ -85,6 +85,15 @@ enum Pages {
             <a href="/history">The history map</a> shows every track at once.</p>
             \(table)
             """)
+    }
+
+    /// A session's start with its day a link to the day's timeline: `<a href="/day/2018-08-20">2018-08-20</a>
+    /// 09:47:36Z`. Only the sessions list shows it (a login's page: a share link never reaches a day).
+    static func startLinked(_ iso: String) -> String {
+        let shown = escape(time(iso))
+        let day = String(iso.prefix(10))
+        guard DayTimeline.midnight(of: day) != nil else { return shown }
+        return #"<a href="/day/\#(day)" title="the day's timeline">\#(day)</a>"# + shown.dropFirst(10)
     }
 
     /// A day as ISO 8601 (`2024-05-08`, UTC) in a text field: a `type="date"` field shows the browser's locale's
@@ -120,6 +129,7 @@ enum Pages {
                 <link rel="stylesheet" href="/lib/dygraphs/dygraph.css">
                 <script src="/lib/leaflet/leaflet.js" defer></script>
                 <script src="/lib/dygraphs/dygraph.min.js" defer></script>
+                <script src="/static/basemap.js" defer></script>
                 <script src="/static/app.js" defer></script>
                 """,
             bodyAttributes: attributes,

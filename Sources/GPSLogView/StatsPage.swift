@@ -9,7 +9,7 @@ import NIOCore
 /// `/stats` and `/api/stats`: the statistics of the sessions the viewer may see (a user's own, an admin's all),
 /// never through a share link (which shows one session only: `/s/TOKEN/stats` does not exist). The chart is drawn by
 /// `/static/stats.js` with dygraphs, served by gpslog like the session page's.
-enum StatsPage {
+public enum StatsPage {
     static func register<Context: RequestContext>(
         on router: Router<Context>, logins: Logins, locate: WebView.Locate?
     ) {
@@ -47,6 +47,21 @@ enum StatsPage {
         }
     }
 
+    /// The line the page and `gpslog stats` show where there are no visits: where visits come from.
+    public static let noVisits =
+        "No visits yet: places come from visits, which `gpslog record --visits` records (an arrival after 3 "
+        + "minutes standing still) and imports of Google location history bring."
+
+    /// The line for an empty table of distances or sessions.
+    static let noDistance = "No distance recorded yet: record or import a session with a track."
+
+    /// A table of `rows` under `header`, or the one line `empty` says when there are none.
+    static func table(_ rows: String, header: String, empty: String) -> String {
+        rows.isEmpty
+            ? #"<p class="muted empty">\#(Pages.escape(empty))</p>"#
+            : "<table><tr>\(header)</tr>\n\(rows)\n</table>"
+    }
+
     static func page(_ s: Statistics, year: Int?) -> String {
         let escape = Pages.escape
         func rows(_ list: [Statistics.Visited]) -> String {
@@ -79,19 +94,14 @@ enum StatsPage {
             <li><b>Moving</b>\(Pages.duration(s.movingSeconds))</li>
             </ul>
             <div id="stats-chart" class="chart" aria-label="Distance per day or month, by mode"></div>
+            <p class="muted" id="stats-days"></p>
             <h2>Months</h2>
-            <table><tr><th>Month</th><th>Mode</th><th>Distance</th><th>Moving</th></tr>
-            \(months)
-            </table>
+            \(table(months, header: "<th>Month</th><th>Mode</th><th>Distance</th><th>Moving</th>", empty: noDistance))
             \(s.placesKnown ? "<p><b>Countries</b> \(rows(s.countries))</p>\n<p><b>Towns</b> \(rows(s.towns))</p>" : "")
             <h2>Most visited places</h2>
-            <table><tr><th>Place</th><th>Visits</th><th>Stayed</th></tr>
-            \(places)
-            </table>
+            \(table(places, header: "<th>Place</th><th>Visits</th><th>Stayed</th>", empty: noVisits))
             <h2>Longest sessions</h2>
-            <table><tr><th>Session</th><th>Mode</th><th>Distance</th></tr>
-            \(trips)
-            </table>
+            \(table(trips, header: "<th>Session</th><th>Mode</th><th>Distance</th>", empty: noDistance))
             """)
     }
 }

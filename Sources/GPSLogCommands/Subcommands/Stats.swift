@@ -72,13 +72,13 @@ extension GPSLog {
                 out += "\n\nCountries: " + (s.countries.isEmpty ? "none" : visited(s.countries))
                 out += "\nTowns: " + (s.towns.isEmpty ? "none" : visited(s.towns))
             }
-            if !s.topPlaces.isEmpty {
-                out +=
-                    "\n\nMost visited places\n"
-                    + Format.table(
-                        header: ["Place", "Visits", "Stayed"],
-                        rows: s.topPlaces.map { [$0.name, "\($0.visits)", moving($0.seconds)] }, rightAligned: [1, 2])
-            }
+            out += "\n\nMost visited places\n"
+            out +=
+                s.topPlaces.isEmpty
+                ? StatsPage.noVisits
+                : Format.table(
+                    header: ["Place", "Visits", "Stayed"],
+                    rows: s.topPlaces.map { [$0.name, "\($0.visits)", moving($0.seconds)] }, rightAligned: [1, 2])
             if !s.longestTrips.isEmpty {
                 out +=
                     "\n\nLongest sessions\n"

@@ -10,37 +10,8 @@
   const api = (body.dataset.base || '') + '/api/sessions/' + encodeURIComponent(id);
   const mapDiv = document.getElementById('map');
   const map = L.map(mapDiv, { keyboard: true, zoomSnap: 0.25 });
-  // The basemap: a tile server's, or serve's own MBTiles file's (its zooms, and its bounds, which the map fits when
-  // the session has no point). When none of the tiles in view loads (offline, or a server answering errors), one
-  // line under the map says so and the layer goes, credit and all: not a grey box credited to a server that sent
-  // nothing. A file's missing tile is a hole in the file, and says nothing.
-  let basemapBounds = null;
-  if (body.dataset.tiles) {
-    const d = body.dataset;
-    const options = { maxZoom: 19, attribution: d.attribution || '' };
-    if (d.tilesMinzoom) options.minNativeZoom = Number(d.tilesMinzoom);
-    if (d.tilesMaxzoom) options.maxNativeZoom = Number(d.tilesMaxzoom);
-    if (d.tilesBounds) {
-      const [w, s, e, n] = d.tilesBounds.split(',').map(Number);
-      basemapBounds = options.bounds = L.latLngBounds([s, w], [n, e]);
-    }
-    const layer = L.tileLayer(d.tiles, options).addTo(map);
-    const count = { loaded: 0, failed: 0 };
-    layer.on('tileload', () => { mapDiv.dataset.tilesLoaded = String(++count.loaded); });
-    layer.on('tileerror', () => { mapDiv.dataset.tileErrors = String(++count.failed); });
-    layer.on('load', () => {
-      if (count.loaded > 0 || count.failed === 0 || d.tilesFile || document.getElementById('map-note')) return;
-      const note = document.createElement('p');
-      note.id = 'map-note';
-      note.className = 'muted';
-      note.setAttribute('role', 'status');
-      const host = new URL(d.tiles.replace(/[{}]/g, ''), location.href).host;
-      note.textContent = 'Map tiles could not be loaded from ' + host +
-        ': the track is drawn without a basemap; see serve --tiles.';
-      mapDiv.after(note);
-      layer.remove();
-    });
-  }
+  // The basemap (basemap.js): its bounds are where the map goes when the session has no point.
+  const basemapBounds = window.gpslogBasemap ? window.gpslogBasemap(map, mapDiv, 'the track is') : null;
   L.control.scale({ imperial: false }).addTo(map);
   let points = [];
   let headings = [];

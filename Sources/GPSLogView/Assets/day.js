@@ -8,29 +8,12 @@
   const mapDiv = document.getElementById('map');
   if (!d.day || !mapDiv || typeof L === 'undefined') return;
   const map = L.map(mapDiv, { keyboard: true, zoomSnap: 0.25 });
-  if (d.tiles) {
-    const options = { maxZoom: 19, attribution: d.attribution || '' };
-    if (d.tilesMinzoom) options.minNativeZoom = Number(d.tilesMinzoom);
-    if (d.tilesMaxzoom) options.maxNativeZoom = Number(d.tilesMaxzoom);
-    const base = L.tileLayer(d.tiles, options).addTo(map);
-    let loaded = 0;
-    let failed = 0;
-    base.on('tileload', () => { loaded++; });
-    base.on('tileerror', () => { failed++; });
-    base.on('load', () => {
-      if (loaded > 0 || failed === 0 || d.tilesFile || document.getElementById('map-note')) return;
-      const note = document.createElement('p');
-      note.id = 'map-note';
-      note.className = 'muted';
-      note.setAttribute('role', 'status');
-      note.textContent = 'Map tiles could not be loaded: the tracks are drawn without a basemap; see serve --tiles.';
-      mapDiv.after(note);
-      base.remove();
-    });
-  }
+  if (window.gpslogBasemap) window.gpslogBasemap(map, mapDiv, 'the tracks are');
   L.control.scale({ imperial: false }).addTo(map);
   map.setView([20, 0], 2);
-  fetch('/api/day/' + encodeURIComponent(d.day), { credentials: 'same-origin' })
+  fetch('/api/day/' + encodeURIComponent(d.day) + (d.tz ? '?tz=' + encodeURIComponent(d.tz) : ''), {
+    credentials: 'same-origin',
+  })
     .then((r) => {
       if (!r.ok) throw new Error('the day could not be read (' + r.status + ')');
       return r.json();

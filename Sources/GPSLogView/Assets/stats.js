@@ -7,6 +7,19 @@ function ready() {
   document.body.dataset.readyMs = String(performance.now());
   document.body.dataset.ready = 'true';
 }
+// The chart's days (UTC) as links to each day's timeline, under the chart.
+function listDays(days) {
+  const line = document.getElementById('stats-days');
+  if (!line || days.length === 0) return;
+  line.append('Days: ');
+  days.forEach((day, i) => {
+    if (i > 0) line.append(' · ');
+    const link = document.createElement('a');
+    link.href = '/day/' + encodeURIComponent(day);
+    link.textContent = day;
+    line.append(link);
+  });
+}
 document.addEventListener('DOMContentLoaded', async () => {
   const el = document.getElementById('stats-chart');
   if (!el) return;
@@ -30,6 +43,7 @@ document.addEventListener('DOMContentLoaded', async () => {
     ready();
     return;
   }
+  if (byDay) listDays([...sums.keys()].sort());
   if (rows.length === 1) {
     // One period: a bar needs a second point to have a width.
     const next = new Date(rows[0][0].getTime() + (byDay ? 86400000 : 31 * 86400000));
@@ -42,6 +56,8 @@ document.addEventListener('DOMContentLoaded', async () => {
     stepPlot: true,
     fillGraph: true,
     labelsUTC: true,
+    // By day, a click on the chart opens that day's timeline.
+    clickCallback: byDay ? (event, x) => { location.href = '/day/' + new Date(x).toISOString().slice(0, 10); } : null,
     drawCallback: (g, first) => {
       if (!first) return;
       el.dataset.drawn = 'true';
