@@ -28,7 +28,7 @@ extension Pages {
             \(dateInput("from", "From", from))
             \(dateInput("to", "To", to))
             <label>Device <input name="device" value="\(escape(device))" size="12"></label>
-            <label>Style <select name="style">\(option("lines", "Lines"))\(option("heat", "Density"))</select></label>
+            <label>Style <select name="style">\(option("lines", "Lines"))\(option("heat", "Density"))\(option("visited", "Where I have been"))</select></label>
             <button type="submit">Show</button>
             </form>
             <p class="muted">Every track you may see, drawn by gpslog as pictures. Click a track to open its session.</p>
