@@ -80,6 +80,9 @@ public struct Entry: Sendable, Equatable {
     public var tag: String?
     /// True for a mark whose label names a point of interest (OwnTracks' `poi`; `IsPOI`).
     public var isPOI: Bool
+    /// The keys an app sent that gpslog has no field for, as text (Traccar's position attributes: the osmand
+    /// protocol's other keys, Traccar Client's JSON `extras`); nil: none (`Extras`' `a`).
+    public var attributes: [String: String]? = nil
 
     /// Creates an entry from its parts; what is not given is nil, false, or 1 for `instanceCount`.
     public init(

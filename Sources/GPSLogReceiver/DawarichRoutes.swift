@@ -10,9 +10,9 @@ import Logging
 import NIOCore
 
 /// The reads of Dawarich's API that its clients make (`GET /api/v1/points`, `GET /api/v1/stats`), answered from
-/// gpslog's tracks in Dawarich's shapes. Its writes need nothing here: `POST /api/v1/points` (Overland's
-/// `{"locations":[...]}`), `/api/v1/overland/batches` and `/api/v1/owntracks/points` are the receiver's like any
-/// path, with `?api_key=` taken as the token. The reads need the token: serve without one answers 403.
+/// gpslog's tracks in Dawarich's shapes. Its writes are the receiver's like any path, with `?api_key=` taken as the
+/// token: `POST /api/v1/points` (Overland's `{"locations":[...]}`, answered as Dawarich does by `created`),
+/// `/api/v1/overland/batches` and `/api/v1/owntracks/points`. The reads need the token: serve without one answers 403.
 enum DawarichRoutes {
     /// The paths answered here (GET only).
     static let paths: Set<String> = ["/api/v1/points", "/api/v1/stats"]
@@ -123,23 +123,43 @@ enum DawarichRoutes {
         }
     }
 
-    /// Dawarich's point objects (`Api::PointSerializer`): latitude and longitude as strings, time in seconds,
-    /// battery in percent; what gpslog does not keep (country, city, geodata) is null.
+    /// Dawarich's point objects (`Api::PointSerializer`: a Point's columns but raw_data and the ids of other
+    /// tables): latitude, longitude and velocity as strings, time in seconds, battery in percent; what gpslog does not
+    /// keep (country, city, geodata, the OwnTracks connection...) is null or empty. `attributes` is gpslog's: the keys
+    /// an app sent that have no field (Traccar's attributes), as text.
     static func points(_ page: PointPage) -> String {
         let objects: [[String: Any]] = page.points.map { session, e -> [String: Any] in
             func value(_ v: Double?) -> Any { v.map { $0 as Any } ?? NSNull() }
             return [
                 "id": e.key ?? 0, "latitude": String(e.latitude), "longitude": String(e.longitude),
+                "lonlat": "POINT (\(e.longitude) \(e.latitude))",
                 "timestamp": Int64((Double(e.time.milliseconds) / 1000).rounded(.down)), "altitude": value(e.altitude),
                 "velocity": e.speed.map { String($0) } ?? NSNull(), "accuracy": value(e.horizontalAccuracy),
                 "vertical_accuracy": value(e.verticalAccuracy), "course": value(e.course),
                 "course_accuracy": value(e.courseAccuracy),
                 "battery": e.batteryLevel.map { Int(($0 * 100).rounded()) } ?? NSNull(),
                 "battery_status": e.batteryState?.rawValue ?? NSNull(), "tracker_id": e.deviceID ?? session,
-                "ssid": e.wifi ?? NSNull(), "country_name": NSNull(), "city": NSNull(), "country": NSNull(),
+                "ssid": e.wifi ?? NSNull(), "bssid": NSNull(), "ping": NSNull(), "topic": NSNull(),
+                "trigger": NSNull(), "connection": NSNull(), "mode": NSNull(), "inrids": [String](),
+                "in_regions": e.inRegions ?? [], "geodata": [String: Any](), "country_name": NSNull(),
+                "city": NSNull(), "country": NSNull(), "reverse_geocoded_at": NSNull(), "track_id": NSNull(),
+                "attributes": e.attributes ?? [:],
             ]
         }
         return encoded(objects)
+    }
+
+    /// Dawarich's answer to `POST /api/v1/points` (`{"data": [...]}`, 200): each point taken, its time in seconds
+    /// and its position. The ids are null: gpslog gives its rows keys only as it commits a batch.
+    static func created(_ entries: [Entry]) -> String {
+        encoded([
+            "data": entries.map { e -> [String: Any] in
+                [
+                    "id": NSNull(), "timestamp": Int64((Double(e.time.milliseconds) / 1000).rounded(.down)),
+                    "latitude": e.latitude, "longitude": e.longitude,
+                ]
+            }
+        ])
     }
 
     static let months = [

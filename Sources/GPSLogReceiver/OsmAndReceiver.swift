@@ -156,7 +156,7 @@ enum OsmAndReceiver {
         do {
             let stored = try await sink.storeOsmAnd(location.entry, device: device)
             let others =
-                location.otherKeys.isEmpty ? "" : ", \(counted(location.otherKeys.count, "other key")) not kept"
+                location.otherKeys.isEmpty ? "" : ", \(counted(location.otherKeys.count, "attribute")) kept"
             logger.debug(
                 "stored \(stored.stored) osmand location in '\(stored.session.visible)'\(stored.stored > 0 ? "" : " (already there)")\(others)"
             )

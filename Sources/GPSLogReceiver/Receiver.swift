@@ -188,6 +188,8 @@ public struct Receiver: Sendable {
                 logger.debug(
                     "stored \(stored.stored) of \(counted(batch.entries.count, "Overland location")) in '\(stored.session)' (\(stored.duplicates) already there)\(extra)"
                 )
+                // Dawarich's own path answers in Dawarich's shape; any other, Overland's.
+                if request.uri.path == "/api/v1/points" { return json(.ok, DawarichRoutes.created(batch.entries)) }
                 return json(.ok, #"{"result":"ok"}"#)
             case .ownTracks(let message):
                 let decision = DeviceAuthority.authorize(

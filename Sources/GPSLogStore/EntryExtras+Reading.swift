@@ -34,6 +34,7 @@ extension EntryExtras {
             case "r": e.inRegions = p.list()
             case "tg": e.tag = p.string()
             case "poi": e.isPOI = p.number() == 1
+            case "a": e.attributes = p.strings()
             default: guard p.skipValue() else { return }
             }
             p.skipSpace()
@@ -141,6 +142,29 @@ extension EntryExtras {
                 items.append(item)
                 skipSpace()
                 if take(UInt8(ascii: "]")) { return items }
+                guard take(UInt8(ascii: ",")) else { return nil }
+            }
+        }
+
+        /// An object of text values (`Entry.attributes`); nil (and the rest skipped) for anything else.
+        mutating func strings() -> [String: String]? {
+            guard take(UInt8(ascii: "{")) else {
+                _ = skipValue()
+                return nil
+            }
+            var values: [String: String] = [:]
+            skipSpace()
+            if take(UInt8(ascii: "}")) { return values.isEmpty ? nil : values }
+            while true {
+                skipSpace()
+                guard let key = string() else { return nil }
+                skipSpace()
+                guard take(UInt8(ascii: ":")) else { return nil }
+                skipSpace()
+                guard let value = string() else { return nil }
+                values[key] = value
+                skipSpace()
+                if take(UInt8(ascii: "}")) { return values }
                 guard take(UInt8(ascii: ",")) else { return nil }
             }
         }

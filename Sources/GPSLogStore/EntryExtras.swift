@@ -18,6 +18,8 @@ enum EntryExtras {
         "Heading": "h", "HeadingTimeStamp": "ht", "Label": "l", "SpeedAccuracy": "sa", "CourseAccuracy": "ca",
         "Motion": "m", "BatteryState": "bs", "BatteryLevel": "bl", "DeviceID": "d", "Wifi": "w", "StartsSegment": "ss",
         "Monitoring": "mo", "ReportTrigger": "t", "InRegions": "r", "Tag": "tg", "IsPOI": "poi",
+        // Not a column of the Entries view: read by the Store only (`Entry.attributes`).
+        "Attributes": "a",
     ]
 
     /// The column `name` as a SELECT reads it from EntryRows (a track's segment starts): NULL at once for a row
@@ -25,6 +27,12 @@ enum EntryExtras {
     static func select(_ name: String) -> String {
         "CASE WHEN Extras IS NOT NULL THEN json_extract(Extras, '$.\(keys[name]!)') END"
     }
+
+    /// The attributes (`Entry.attributes`) as a SELECT reads them for a drawn track: NULL at once for a row whose
+    /// Extras has none (`instr` is much cheaper than a JSON call, and serve's rows all have Extras).
+    static let attributesColumn = """
+        CASE WHEN Extras IS NOT NULL AND instr(Extras, '"a":{') > 0 THEN json_extract(Extras, '$.a') END
+        """
 
     /// The SQL value of Extras with the flag `name` (StartsSegment, IsPOI) set, for an UPDATE of EntryRows.
     static func settingFlag(_ name: String) -> String {
@@ -37,7 +45,7 @@ enum EntryExtras {
             e.heading != nil || e.headingTime != nil || e.label != nil || e.speedAccuracy != nil
                 || e.courseAccuracy != nil || e.motion != nil || e.batteryState != nil || e.batteryLevel != nil
                 || e.deviceID != nil || e.wifi != nil || e.startsSegment || e.monitoring != nil || e.trigger != nil
-                || e.inRegions != nil || e.tag != nil || e.isPOI
+                || e.inRegions != nil || e.tag != nil || e.isPOI || e.attributes != nil
         else { return nil }
         var w = Writer()
         w.real("Heading", e.heading)
@@ -56,6 +64,7 @@ enum EntryExtras {
         w.raw("InRegions", e.inRegions.map(Store.encodeMotion))
         w.text("Tag", e.tag)
         w.integer("IsPOI", e.isPOI ? 1 : nil)
+        w.strings("Attributes", e.attributes)
         return w.finish()
     }
 
@@ -128,6 +137,24 @@ enum EntryExtras {
         mutating func text(_ name: String, _ value: String?) {
             guard let value else { return }
             key(name)
+            quoted(value)
+        }
+
+        /// An object of text values, its keys sorted (the same attributes give the same bytes).
+        mutating func strings(_ name: String, _ values: [String: String]?) {
+            guard let values, !values.isEmpty else { return }
+            key(name)
+            out += "{"
+            for (i, k) in values.keys.sorted().enumerated() {
+                if i > 0 { out += "," }
+                quoted(k)
+                out += ":"
+                quoted(values[k]!)
+            }
+            out += "}"
+        }
+
+        private mutating func quoted(_ value: String) {
             out += "\""
             for unit in value.unicodeScalars {
                 switch unit {

@@ -59,7 +59,7 @@ extension Store {
     /// The columns of `EntryFields.track`, in the order `readTrackEntry` reads them.
     static let trackColumns = """
         Key, Latitude, Longitude, Altitude, TimeStamp, Speed, Course, Marked, IsHeadingChanged, InstanceCount, \
-        Satellites, HDOP, VDOP, PDOP, FixMode, \(EntryExtras.select("StartsSegment"))
+        Satellites, HDOP, VDOP, PDOP, FixMode, \(EntryExtras.select("StartsSegment")), \(EntryExtras.attributesColumn)
         """
 
     /// The columns a cursor over `fields` reads.
@@ -99,6 +99,10 @@ extension Store {
         e.pdop = s.double(at: 13)
         e.fixMode = s.int(at: 14).flatMap(FixMode.init(rawValue:))
         e.startsSegment = s.requiredInt64(at: 15) == 1
+        _ = s.withText(at: 16) { text in
+            var reader = EntryExtras.Reader(bytes: text)
+            e.attributes = reader.strings()
+        }
         return e
     }
 

@@ -96,9 +96,15 @@ import Testing
     /// `command` parsed from its positional arguments alone, its checks waiting as they do in `main`: no option is
     /// required of the command line (`prune --older-than`, `plot -o`, `split --at` may come from a file).
     static func parse(_ command: String) -> (any Configurable)? {
-        for line in [[], ["x"], ["x", "x"]] {
-            let parsed = try? OptionChecks.$deferred.withValue(true) { try GPSLog.parseAsRoot([command] + line) }
-            if let parsed { return parsed as? any Configurable }
+        // A group (`device`) by its first subcommand that parses (`device add x`).
+        let group = GPSLog.configuration.subcommands.first { GPSLog.commandName(of: $0) == command }
+        let subcommands = group?.configuration.subcommands.map { [GPSLog.commandName(of: $0)] } ?? []
+        for start in [[command]] + subcommands.map { [command] + $0 } {
+            // `visit rename ID NAME` takes a number first.
+            for line in [[], ["x"], ["x", "x"], ["1", "x"]] {
+                let parsed = try? OptionChecks.$deferred.withValue(true) { try GPSLog.parseAsRoot(start + line) }
+                if let parsed = parsed as? any Configurable { return parsed }
+            }
         }
         return nil
     }

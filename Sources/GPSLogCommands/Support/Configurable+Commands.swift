@@ -23,6 +23,24 @@ extension GPSLog.Stop: GloballyConfigurable {}
 extension GPSLog.Trip: GloballyConfigurable {}
 extension GPSLog.TripStart: GloballyConfigurable {}
 extension GPSLog.TripStop: GloballyConfigurable {}
+// The subcommands of the groups: the global options only (see `OptionCatalog.init(toolInfo:)`).
+extension GPSLog.DeviceAdd: GloballyConfigurable {}
+extension GPSLog.DeviceList: GloballyConfigurable {}
+extension GPSLog.DeviceRevoke: GloballyConfigurable {}
+extension GPSLog.RegionAdd: GloballyConfigurable {}
+extension GPSLog.RegionExport: GloballyConfigurable {}
+extension GPSLog.RegionImport: GloballyConfigurable {}
+extension GPSLog.RegionList: GloballyConfigurable {}
+extension GPSLog.RegionRemove: GloballyConfigurable {}
+extension GPSLog.ShareAdd: GloballyConfigurable {}
+extension GPSLog.ShareList: GloballyConfigurable {}
+extension GPSLog.ShareRevoke: GloballyConfigurable {}
+extension GPSLog.UserAdd: GloballyConfigurable {}
+extension GPSLog.UserList: GloballyConfigurable {}
+extension GPSLog.UserPassword: GloballyConfigurable {}
+extension GPSLog.UserRemove: GloballyConfigurable {}
+extension GPSLog.VisitDelete: GloballyConfigurable {}
+extension GPSLog.VisitRename: GloballyConfigurable {}
 
 /// A subcommand whose settings are the global options' and `--json`.
 protocol ListingConfigurable: Configurable {

@@ -141,17 +141,14 @@ extension OptionCatalog {
         }
         var commands: [String: [String: OptionSpec]] = [:]
         for command in info.command.subcommands ?? [] where GPSLog.configurableCommands.contains(command.commandName) {
-            var options: [String: OptionSpec] = [:]
-            for argument in command.arguments ?? [] where argument.kind != "positional" {
-                let long = (argument.names ?? []).filter { $0.kind == "long" }.map(\.name)
-                let shorts = (argument.names ?? []).filter { $0.kind == "short" }.map(\.name)
-                guard let name = long.first(where: { !$0.hasPrefix("no-") }) ?? long.first, !Self.skipped.contains(name)
-                else { continue }
-                options[name] = OptionSpec(
-                    name: name, kind: argument.kind == "flag" ? .flag : .option, isRepeating: argument.isRepeating,
-                    inversion: long.first { $0 == "no-" + name }, shortNames: shorts,
-                    defaultValue: argument.defaultValue,
-                    valueType: Self.pathValueNames.contains(argument.valueName ?? "") ? .path : .text)
+            var options = Self.options(of: command)
+            // A group with no options of its own (share, device, user, region, visit) takes those all its subcommands
+            // have, the global `db`: so a file's `db` reaches `device add` as it reaches `serve`. Its subcommands' own
+            // options are one-off acts (a link's expiry, a region's centre) given on the command line only.
+            if options.isEmpty, let subcommands = command.subcommands, let first = subcommands.first {
+                options = subcommands.dropFirst().map(Self.options(of:)).reduce(Self.options(of: first)) {
+                    common, next in common.filter { next[$0.key] != nil }
+                }
             }
             commands[command.commandName] = options
         }
@@ -160,6 +157,23 @@ extension OptionCatalog {
             throw .optionTable(reason: "no options for \(missing.joined(separator: ", "))")
         }
         self.init(commands: commands)
+    }
+
+    /// A command's options, by key, as its description lists them.
+    private static func options(of command: ToolInfo.Command) -> [String: OptionSpec] {
+        var options: [String: OptionSpec] = [:]
+        for argument in command.arguments ?? [] where argument.kind != "positional" {
+            let long = (argument.names ?? []).filter { $0.kind == "long" }.map(\.name)
+            let shorts = (argument.names ?? []).filter { $0.kind == "short" }.map(\.name)
+            guard let name = long.first(where: { !$0.hasPrefix("no-") }) ?? long.first, !Self.skipped.contains(name)
+            else { continue }
+            options[name] = OptionSpec(
+                name: name, kind: argument.kind == "flag" ? .flag : .option, isRepeating: argument.isRepeating,
+                inversion: long.first { $0 == "no-" + name }, shortNames: shorts,
+                defaultValue: argument.defaultValue,
+                valueType: Self.pathValueNames.contains(argument.valueName ?? "") ? .path : .text)
+        }
+        return options
     }
 }
 

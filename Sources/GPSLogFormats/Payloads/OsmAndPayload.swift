@@ -13,9 +13,9 @@ public struct OsmAndLocation: Sendable {
     public var entry: Entry
     /// False when the app said the fix is not valid (`valid=false`): such a location is not stored.
     public var valid = true
-    /// The keys gpslog has no column for (Traccar keeps them as a position's attributes), at most
-    /// `OsmAndPayload.maxParameters`, without the token's keys. They are counted in the log, not stored.
-    public var otherKeys: [String] = []
+    /// The keys gpslog has no column for, without the token's keys: kept as text in `entry.attributes`, as Traccar
+    /// keeps them in a position's attributes.
+    public var otherKeys: [String] { entry.attributes.map { $0.keys.sorted() } ?? [] }
 }
 
 /// Reading the osmand protocol: which requests carry a location, and their keys.
@@ -24,6 +24,10 @@ public enum OsmAndPayload {
     public static let maxParameters = 64
     /// The longest value taken (a device id, a date; anything longer is not from a phone app).
     public static let maxValueLength = 256
+    /// The most other keys kept as attributes (Traccar Client sends none to five, OsmAnd none).
+    public static let maxAttributes = 32
+    /// The longest key kept as an attribute.
+    public static let maxAttributeKeyLength = 64
     /// The keys that carry the token on the URL: never kept, never shown.
     public static let credentialKeys: Set<String> = ["token", "access_token", "api_key"]
     /// 1 knot in metres per second: the protocol's `speed` is in knots.
@@ -77,7 +81,7 @@ public enum OsmAndPayload {
         var time: Timestamp?
         var e = Entry(id: "", latitude: 0, longitude: 0, time: now)
         var valid = true
-        var others: [String] = []
+        var others: [String: String] = [:]
         func bad(_ key: String, _ value: String, _ why: String = "") -> ImportError {
             guard !why.isEmpty else {
                 return .invalidValue(file: source, line: 0, field: key.truncated(to: 40), value: value)
@@ -118,7 +122,7 @@ public enum OsmAndPayload {
             // Percent, as Traccar keeps it; gpslog keeps 0...1.
             case "batt": e.batteryLevel = try number(key, value, 0...100) / 100
             case "charge": e.batteryState = ["true", "1"].contains(value.lowercased()) ? .charging : .unplugged
-            default: others.append(key)
+            default: try keep(key, value, in: &others, source: source)
             }
         }
         guard let device, !device.isEmpty else { throw bad("id", "", "(no id or deviceid)") }
@@ -128,7 +132,30 @@ public enum OsmAndPayload {
         (e.latitude, e.longitude) = (lat, lon)
         if let time { e.time = time }
         e.deviceID = device
-        return OsmAndLocation(device: device, entry: e, valid: valid, otherKeys: others)
+        e.attributes = others.isEmpty ? nil : others
+        return OsmAndLocation(device: device, entry: e, valid: valid)
+    }
+
+    /// Keeps one key gpslog has no field for as an attribute, within the bounds (`maxAttributes`,
+    /// `maxAttributeKeyLength`, `maxValueLength`).
+    /// - Throws: `ImportError.malformed` naming the key over a bound.
+    static func keep(_ key: String, _ value: String, in attributes: inout [String: String], source: String) throws {
+        let shown = key.truncated(to: 40).visible
+        guard !key.isEmpty, key.utf8.count <= maxAttributeKeyLength else {
+            throw ImportError.malformed(
+                file: source, line: 0,
+                reason: "key '\(shown)' is not valid (empty or longer than \(maxAttributeKeyLength) bytes)")
+        }
+        guard value.utf8.count <= maxValueLength else {
+            throw ImportError.malformed(
+                file: source, line: 0, reason: "\(shown) is not valid (longer than \(maxValueLength) bytes)")
+        }
+        guard attributes[key] != nil || attributes.count < maxAttributes else {
+            throw ImportError.malformed(
+                file: source, line: 0,
+                reason: "\(shown) is one key too many (at most \(maxAttributes) keys besides the known ones)")
+        }
+        attributes[key] = value
     }
 
     /// Traccar's `timestamp`: whole seconds since 1970 below 2^31, else milliseconds; or ISO 8601; or
@@ -183,6 +210,16 @@ public enum OsmAndPayload {
         e.batteryState = body.location.battery?.isCharging.map { $0 ? .charging : .unplugged }
         e.motion = body.location.activity?.type.flatMap { $0.isEmpty ? nil : [String($0.prefix(40))] }
         e.deviceID = body.deviceID
+        // As Traccar keeps them: `extras`' members, and what has no field here, as attributes.
+        var attributes: [String: String] = [:]
+        for (key, value) in body.location.extras ?? [:] {
+            try keep(key, value.text, in: &attributes, source: source)
+        }
+        let l = body.location
+        for (key, value) in [("event", l.event), ("odometer", l.odometer?.text), ("motion", l.isMoving?.text)] {
+            if let value { try keep(key, value, in: &attributes, source: source) }
+        }
+        e.attributes = attributes.isEmpty ? nil : attributes
         return OsmAndLocation(device: body.deviceID, entry: e)
     }
 
@@ -199,6 +236,28 @@ public enum OsmAndPayload {
             var coords: Coords
             var battery: Battery?
             var activity: Activity?
+            var event: String?
+            var odometer: Scalar?
+            var isMoving: Scalar?
+            var extras: [String: Scalar]?
+            private enum CodingKeys: String, CodingKey {
+                case timestamp, coords, battery, activity, event, odometer, extras
+                case isMoving = "is_moving"
+            }
+        }
+        /// An `extras` value: a string, number or boolean, kept as its text (an object or array is refused).
+        struct Scalar: Decodable {
+            var text: String
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.singleValueContainer()
+                if let b = try? c.decode(Bool.self) {
+                    text = b ? "true" : "false"
+                } else if let n = try? c.decode(Double.self) {
+                    text = n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+                } else {
+                    text = try c.decode(String.self)
+                }
+            }
         }
         struct Coords: Decodable {
             var latitude: Double

@@ -139,18 +139,31 @@ public struct GeoJSONDocument {
             JSONText.appendRaw(multi ? #","coordTimes":[["# : #","coordTimes":["#, to: &b)
         }
         try track.times.copy(to: out)
-        try out.write(multi ? "]]}}" : "]}}")
+        try out.write(multi ? "]]" : "]")
+        if track.hasAttributes {
+            try out.write(multi ? #","coordAttributes":[["# : #","coordAttributes":["#)
+            try track.attributes.copy(to: out)
+            try out.write(multi ? "]]" : "]")
+        }
+        try out.write("}}")
     }
 }
 
 /// A track's coordinates and times, from one read of the track in time order: a segment break (a time gap) writes
 /// "],[", which only a MultiLineString has, and only the count of segments at the end says which geometry it is.
-/// The times are set aside in a scratch file because GeoJSON puts them after all the coordinates.
+/// The times are set aside in a scratch file because GeoJSON puts them after all the coordinates. The points'
+/// attributes (`Entry.attributes`: the keys a phone app sent that gpslog has no field for) go in `coordAttributes`,
+/// shaped as `coordTimes`, an object or null per point; only a track with some has them, so the nulls before the
+/// first are written when it comes.
 public struct GeoJSONTrack {
     let coordinates = ScratchFile()
     let times = ScratchFile()
+    let attributes = ScratchFile()
     private(set) var points = 0
     private(set) var segments = 0
+    private(set) var hasAttributes = false
+    /// The indexes of the points that start a segment after the first: where the nulls written late break.
+    private var segmentStarts: [Int] = []
     private var segmenter = TrackSegmenter()
 
     /// A track with no point yet.
@@ -169,6 +182,56 @@ public struct GeoJSONTrack {
             JSONText.appendRaw(separator, to: &b)
             JSONText.appendTime(e.time, to: &b)
         }
+        if newSegment && points > 0 { segmentStarts.append(points) }
+        if !hasAttributes && e.attributes != nil {
+            hasAttributes = true
+            try writeNulls()
+        }
+        if hasAttributes {
+            try attributes.append { b in
+                JSONText.appendRaw(separator, to: &b)
+                Self.appendAttributes(e.attributes, to: &b)
+            }
+        }
         points += 1
+    }
+
+    /// A null for each point before the first with attributes, with the segments' breaks.
+    private func writeNulls() throws {
+        var next = 0
+        var i = 0
+        while i < points {
+            let end = min(points, i + 4096)
+            try attributes.append { b in
+                for index in i..<end {
+                    if index > 0 {
+                        if next < segmentStarts.count && segmentStarts[next] == index {
+                            JSONText.appendRaw("],[", to: &b)
+                            next += 1
+                        } else {
+                            JSONText.appendRaw(",", to: &b)
+                        }
+                    }
+                    JSONText.appendRaw("null", to: &b)
+                }
+            }
+            i = end
+        }
+    }
+
+    /// `{"key":"value",...}` in key order, or null.
+    static func appendAttributes(_ attributes: [String: String]?, to b: inout [UInt8]) {
+        guard let attributes else {
+            JSONText.appendRaw("null", to: &b)
+            return
+        }
+        b.append(UInt8(ascii: "{"))
+        for (i, key) in attributes.keys.sorted().enumerated() {
+            if i > 0 { b.append(UInt8(ascii: ",")) }
+            JSONText.appendString(key, to: &b)
+            b.append(UInt8(ascii: ":"))
+            JSONText.appendString(attributes[key]!, to: &b)
+        }
+        b.append(UInt8(ascii: "}"))
     }
 }

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+import Foundation
+import GPSLogModel
+import GPSLogStore
+import GPSLogTestSupport
+import Testing
+
+// The requests below are built as the apps send them, from their sources:
+// - Traccar Client for Android: traccar/traccar-client-android
+//   app/src/main/java/org/traccar/client/ProtocolFormatter.java (`id`, `timestamp`, `lat`, `lon`, `speed`, `bearing`,
+//   `altitude`, `accuracy`, `batt`, then `charge`, `mock` and `alarm` when they apply) as the URL of a POST.
+// - The osmand protocol's decoder: traccar/traccar src/main/java/org/traccar/protocol/OsmAndProtocolDecoder.java
+//   (a key it does not know is kept as the position's attribute, `position.set(key, value)`; so are
+//   `driverUniqueId` and the like a user adds to the URL).
+// - Traccar Client 9's JSON: traccar/traccar src/main/java/org/traccar/protocol/OsmAndProtocolDecoder.java
+//   (`decodeJson`: `location.extras`' members, `event`, `odometer` and `is_moving` kept as attributes).
+
+/// The keys a Traccar client sends that gpslog has no field for are kept as text attributes, bounded, and read back
+/// (the Dawarich-shaped JSON API, `export --format geojson`), escaped, against a real `serve` on a loopback port.
+@Suite(.serialized) struct ServeTraccarAttributesTests {
+    static let token = "traccar-attributes-token-0123456789"
+    /// 2024-05-01T10:00:00Z.
+    static let t0: Int64 = 1_714_557_600
+
+    @Test(.timeLimit(.minutes(5)))
+    func traccarsOtherKeysAreKeptAndComeBackOut() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/serve.sqlite"
+            let (serve, port) = try await LoopbackHTTP.serve(
+                ["--token", Self.token, "--verbose"], database: db, folder: dir + "/serve")
+            defer { kill(serve.process.processIdentifier, SIGKILL) }
+            // Traccar Client for Android, a mock location with its alarm, and two keys the user added to the URL
+            // (one of them hostile: quotes, a backslash, markup and a newline).
+            let hostile = "<b>\"x\"\\y\nz"
+            let encoded = try #require(hostile.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            let url =
+                "/?id=tc-android&timestamp=\(Self.t0)&lat=52.1&lon=5.1&speed=0.0&bearing=0.0&altitude=1.0"
+                + "&accuracy=5.0&batt=70.0&mock=true&alarm=sos&driverUniqueId=4711&note=\(encoded)&token=\(Self.token)"
+            let answer = try await LoopbackHTTP.fetch("POST", url, port: port)
+            #expect(answer.status == 200 && answer.body.isEmpty, "\(answer.status) \(answer.text)")
+            // Traccar Client 9's JSON with `extras`.
+            let json =
+                #"{"location":{"timestamp":"2024-05-01T10:01:00.000Z","coords":{"latitude":52.2,"longitude":5.2,"#
+                + #""accuracy":4.5,"speed":1.5,"heading":90,"altitude":7.5},"is_moving":true,"odometer":1200.5,"#
+                + #""event":"motionchange","battery":{"level":0.5,"is_charging":true},"activity":{"type":"walking"},"#
+                + #""extras":{"trip":"work","count":3,"ok":false}},"device_id":"tc-android"}"#
+            let posted = try await LoopbackHTTP.fetch(
+                "POST", "/?token=\(Self.token)", port: port, headers: [("Content-Type", "application/json")],
+                body: json)
+            #expect(posted.status == 200, "\(posted.status) \(posted.text)")
+
+            let expected: [[String: String]] = [
+                ["mock": "true", "alarm": "sos", "driverUniqueId": "4711", "note": hostile],
+                [
+                    "trip": "work", "count": "3", "ok": "false", "event": "motionchange", "odometer": "1200.5",
+                    "motion": "true",
+                ],
+            ]
+            // In the store.
+            let store = try Store(path: db)
+            let session = try #require(try store.sessions().first { $0.name == "tc-android" })
+            let entries = try store.entries(of: session.id).all()
+            store.close()
+            #expect(entries.map { $0.attributes ?? [:] } == expected)
+
+            // The JSON API's points.
+            let read = try await LoopbackHTTP.fetch(
+                "GET", "/api/v1/points?order=asc", port: port, headers: [("Authorization", "Bearer \(Self.token)")])
+            #expect(read.status == 200, "\(read.status) \(read.text)")
+            let points = try #require(try JSONSerialization.jsonObject(with: Data(read.body)) as? [[String: Any]])
+            #expect(points.map { $0["attributes"] as? [String: String] ?? [:] } == expected, "\(read.text)")
+
+            // `export --format geojson`: per point, as coordTimes are.
+            let exported = try await runGPSLogAsync(
+                ["export", session.id, "--format", "geojson", "-o", "-"], database: db, folder: dir)
+            #expect(exported.status == 0, "\(exported.stderr)")
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any])
+            let features = try #require(document["features"] as? [[String: Any]])
+            let track = try #require(
+                features.first { ($0["properties"] as? [String: Any])?["kind"] as? String == "track" })
+            let properties = try #require(track["properties"] as? [String: Any])
+            #expect(properties["coordAttributes"] as? [[String: String]] == expected, "\(exported.stdout)")
+            #expect(!exported.stdout.contains("<b>\"x"), "the quote is escaped in the file")
+
+            // Bounds: a key too long, a value too long, one key too many: 422 naming the key, nothing stored.
+            let long = String(repeating: "k", count: 65)
+            let many = (0..<33).map { "x\($0)=1" }.joined(separator: "&")
+            let bad: [(String, String)] = [
+                ("\(long)=1", "kkkk"), ("note=" + String(repeating: "v", count: 257), "note"), (many, "x32"),
+            ]
+            for (query, key) in bad {
+                let refused = try await LoopbackHTTP.fetch(
+                    "GET", "/?id=tc-android&lat=52.3&lon=5.3&timestamp=\(Self.t0 + 120)&\(query)&token=\(Self.token)",
+                    port: port)
+                #expect(
+                    refused.status == 422 && refused.text.contains(key), "\(key): \(refused.status) \(refused.text)")
+            }
+            let nested = json.replacingOccurrences(of: #""count":3"#, with: #""count":{"deep":1}"#)
+            let refused = try await LoopbackHTTP.fetch(
+                "POST", "/?token=\(Self.token)", port: port, headers: [("Content-Type", "application/json")],
+                body: nested)
+            #expect(refused.status == 422 && refused.text.contains("extras"), "\(refused.status) \(refused.text)")
+            let again = try Store(path: db)
+            #expect(try again.entries(of: session.id).all().count == 2)
+            again.close()
+            #expect(!serve.stderr.contains(Self.token), "the token never reaches the log")
+            #expect(!serve.stderr.contains("<b>"), "nothing sent reaches the log unescaped")
+        }
+    }
+}
