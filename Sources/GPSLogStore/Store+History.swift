@@ -126,37 +126,79 @@ extension Store {
     }
 
     /// The kept tile (z at most `keptZoom`, no filter), drawn and kept now when it is not kept.
+    ///
+    /// A tile is drawn (zoom 13 from the entries, a parent from its four kept children) and kept in one deferred
+    /// transaction: when a write commits after the drawing's reads began, SQLite refuses the INSERT (its snapshot is
+    /// stale), so a tile drawn before a write is never kept after the write dropped it. Drawn separately, a tile the
+    /// recorder wrote into while it was drawn was kept without those points until the next write there.
     private func keptHistoryTile(z: Int, x: Int, y: Int, scope: Int64?) throws -> HistoryRaster {
-        let read = try database.cachedStatement(
-            "SELECT Counts FROM HistoryTiles WHERE Z = ?1 AND X = ?2 AND Y = ?3 AND Scope = ?4")
-        try read.bind([.integer(Int64(z)), .integer(Int64(x)), .integer(Int64(y)), .integer(scope ?? -1)])
-        let kept = try read.step() ? read.withBlob(at: 0) { HistoryRaster(sparse: $0) } ?? nil : nil
-        read.reset()
-        if let kept { return kept }
+        if let kept = try storedHistoryTile(z: z, x: x, y: y, scope: scope) { return kept }
         let range = keptRange(z: z, x: x, y: y)
         guard try hasHistorySpans(range, scope: scope) else { return HistoryRaster() }
         var raster = HistoryRaster()
-        if z == HistoryRaster.keptZoom {
-            try drawHistory(try historySpans(range, scope: scope, filter: .init()), into: &raster, z: z, x: x, y: y)
-        } else {
-            for qy in 0...1 {
-                for qx in 0...1 {
-                    let child = try keptHistoryTile(z: z + 1, x: 2 * x + qx, y: 2 * y + qy, scope: scope)
-                    if !child.isEmpty { raster.add(child: child, qx: qx, qy: qy) }
+        // A child a write dropped between its drawing and this tile's: drawn again, at most twice.
+        for attempt in 1...3 {
+            if z < HistoryRaster.keptZoom {
+                // The children first, each drawn and kept in its own short transactions.
+                for (qx, qy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    _ = try keptHistoryTile(z: z + 1, x: 2 * x + qx, y: 2 * y + qy, scope: scope)
                 }
             }
-        }
-        do {
-            try database.run(
-                "INSERT OR REPLACE INTO HistoryTiles (Z, X, Y, Scope, Counts) VALUES (?, ?, ?, ?, ?)",
-                [
-                    .integer(Int64(z)), .integer(Int64(x)), .integer(Int64(y)), .integer(scope ?? -1),
-                    .blob(raster.sparse),
-                ])
-        } catch let error as SQLiteError where error.isBusy {
-            // Another process writes now: drawn again next time.
+            var complete = true
+            let draw = { [self] () throws in
+                raster = HistoryRaster()
+                if z == HistoryRaster.keptZoom {
+                    try drawHistory(
+                        try historySpans(range, scope: scope, filter: .init()), into: &raster, z: z, x: x, y: y)
+                } else {
+                    for (qx, qy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                        let (cx, cy) = (2 * x + qx, 2 * y + qy)
+                        if let child = try storedHistoryTile(z: z + 1, x: cx, y: cy, scope: scope) {
+                            if !child.isEmpty { raster.add(child: child, qx: qx, qy: qy) }
+                        } else if try hasHistorySpans(keptRange(z: z + 1, x: cx, y: cy), scope: scope) {
+                            complete = false
+                        }
+                    }
+                }
+                guard complete || attempt == 3 else { return }
+                try database.run(
+                    "INSERT OR REPLACE INTO HistoryTiles (Z, X, Y, Scope, Counts) VALUES (?, ?, ?, ?, ?)",
+                    [
+                        .integer(Int64(z)), .integer(Int64(x)), .integer(Int64(y)), .integer(scope ?? -1),
+                        .blob(raster.sparse),
+                    ])
+            }
+            do {
+                try database.isInTransaction ? draw() : database.transaction(.deferred, draw)
+            } catch let error as SQLiteError where error.isBusy {
+                // A write came in meanwhile (or holds the lock): this picture is shown, and drawn again next time.
+                return raster
+            }
+            if complete { break }
         }
         return raster
+    }
+
+    /// The kept tile's counts; nil when it is not kept.
+    private func storedHistoryTile(z: Int, x: Int, y: Int, scope: Int64?) throws -> HistoryRaster? {
+        let read = try database.cachedStatement(
+            "SELECT Counts FROM HistoryTiles WHERE Z = ?1 AND X = ?2 AND Y = ?3 AND Scope = ?4")
+        defer { read.reset() }
+        try read.bind([.integer(Int64(z)), .integer(Int64(x)), .integer(Int64(y)), .integer(scope ?? -1)])
+        return try read.step() ? read.withBlob(at: 0) { HistoryRaster(sparse: $0) } ?? nil : nil
+    }
+
+    /// Who sees a different history map: an admin (every session) and each owner of a session; the tiles the
+    /// background drawing of `serve` keeps ready.
+    public func historyViewers() throws -> [SessionViewer] {
+        try sqlite {
+            let s = try database.cachedStatement(
+                "SELECT DISTINCT Owner FROM Sessions WHERE Owner IS NOT NULL ORDER BY Owner")
+            defer { s.reset() }
+            var viewers: [SessionViewer] = [.admin]
+            while try s.step() { viewers.append(.user(s.requiredInt64(at: 0))) }
+            return viewers
+        }
     }
 
     /// The zoom-13 tiles under tile `z/x/y` (z at most 13): first and last column, first and last row.

@@ -140,6 +140,7 @@ public struct WebView: Sendable {
             return try await view.sessionPage(data, id, request, base: "/s/" + share)
         }
         HistoryRoutes.register(logins: logins, databasePath: databasePath, tiles: mapTiles, on: router)
+        HistoryWarmer.start(databasePath: databasePath, logger: logger)
         let routes = APIRoutes(logins: logins, cache: ViewCache(databasePath: databasePath))
         routes.register(on: router)
         routes.registerSessionRoutes(on: router, prefix: "/s/:share")

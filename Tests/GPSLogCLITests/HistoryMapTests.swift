@@ -53,6 +53,47 @@ import Testing
         return (parts[0], parts[1])
     }
 
+    /// How many kept tiles of `scope` (-1: every session) the database holds at zoom `z`.
+    static func keptTiles(_ db: String, z: Int, scope: Int64 = -1) throws -> Int64 {
+        let database = try Database(path: db, mode: .readOnly)
+        defer { database.close() }
+        return try database.scalar(
+            "SELECT count(*) FROM HistoryTiles WHERE Z = ? AND Scope = ?", [.integer(Int64(z)), .integer(scope)])?
+            .int64 ?? 0
+    }
+
+    /// `serve` draws the pyramid in the background: no browser asked, yet the world tile and the track's zoom-13
+    /// tiles are kept soon after the start, and again soon after an import dropped them.
+    @Test(.timeLimit(.minutes(10)))
+    func serveKeepsThePyramidDrawnWithoutBeingAsked() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/gpslog.sqlite"
+            let sample = try await runGPSLogAsync(["import", "--sample"], database: db, folder: dir)
+            try #require(sample.status == 0, "\(sample.stderr)")
+            #expect(try Self.keptTiles(db, z: 0) == 0, "an import draws no tile")
+            let (serve, _) = try await LoopbackHTTP.serve(["--tiles", "none"], database: db, folder: dir + "/serve")
+            defer { AccountsTests.stop(serve) }
+            #expect(try await waitUntilAsync(timeout: 120) { try Self.keptTiles(db, z: 0) == 1 }, "\(serve.stderr)")
+            #expect(try Self.keptTiles(db, z: 13) > 0)
+            // A walk elsewhere: its import drops the world tile; the next round draws it again.
+            try WebViewTests.walk.write(toFile: dir + "/walk.gpx", atomically: true, encoding: .utf8)
+            let imported = try await runGPSLogAsync(["import", dir + "/walk.gpx"], database: db, folder: dir)
+            try #require(imported.status == 0, "\(imported.stderr)")
+            let walk = HistoryRaster.pixel(latitude: 46.5010, longitude: 7.5010, zoom: 13)
+            let database = try Database(path: db, mode: .readOnly)
+            defer { database.close() }
+            let walkTile: () throws -> Int64 = {
+                try database.scalar(
+                    "SELECT count(*) FROM HistoryTiles WHERE Z = 13 AND Scope = -1 AND X = ? AND Y = ?",
+                    [.integer(Int64(walk.x) / 256), .integer(Int64(walk.y) / 256)])?.int64 ?? 0
+            }
+            #expect(
+                try await waitUntilAsync(timeout: 180) { try walkTile() == 1 && Self.keptTiles(db, z: 0) == 1 },
+                "the walk's tile and the world tile kept again: \(serve.stderr)")
+            #expect(!serve.stderr.contains("history map:"), "\(serve.stderr)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(10)))
     func tilesShowTheTracksAndFollowAnImport() async throws {
         try await withTemporaryDirectory { dir in
