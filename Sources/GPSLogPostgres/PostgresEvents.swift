@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
+import GPSLogStore
 import PostgresNIO
 
 /// Transitions and visits in PostgreSQL, each stored once (by `transition_once` and `visit_once`).
@@ -37,7 +38,7 @@ enum PostgresEvents {
     }
 
     /// Stores a visit at its arrival. Later: `sync` (`replacing`) makes the stored one what SQLite holds now (its
-    /// departure, place and address once it left); `serve` only gives it the departure it lacked (Overland's second
+    /// departure, place and address once it left, the name given to the place since); `serve` only gives it the departure it lacked (Overland's second
     /// record of a visit), as the SQLite store does.
     /// - Returns: 1 when stored or changed, 0 when it was there as it is.
     static func upsert(_ v: Visit, session: String, replacing: Bool, into db: PostgresDatabase) throws -> Int {
@@ -49,15 +50,18 @@ enum PostgresEvents {
         b.append(v.longitude)
         b.append(v.horizontalAccuracy)
         b.append(PostgresRows.text(v.address))
+        // Cut as SQLite cuts it: `serve` stores names as phones send them.
+        b.append(PostgresRows.text(v.name.flatMap(Store.placeName)))
         let update =
             replacing
             ? """
             DO UPDATE SET departure = EXCLUDED.departure, latitude = EXCLUDED.latitude,
                 longitude = EXCLUDED.longitude, horizontal_accuracy = EXCLUDED.horizontal_accuracy,
-                address = EXCLUDED.address
-            WHERE (visits.departure, visits.latitude, visits.longitude, visits.horizontal_accuracy, visits.address)
+                address = EXCLUDED.address, name = EXCLUDED.name
+            WHERE (visits.departure, visits.latitude, visits.longitude, visits.horizontal_accuracy, visits.address,
+                visits.name)
                 IS DISTINCT FROM (EXCLUDED.departure, EXCLUDED.latitude, EXCLUDED.longitude,
-                EXCLUDED.horizontal_accuracy, EXCLUDED.address)
+                EXCLUDED.horizontal_accuracy, EXCLUDED.address, EXCLUDED.name)
             """
             : """
             DO UPDATE SET departure = EXCLUDED.departure
@@ -65,8 +69,8 @@ enum PostgresEvents {
             """
         return try db.execute(
             """
-            INSERT INTO visits (session_id, arrival, departure, latitude, longitude, horizontal_accuracy, address)
-            VALUES ($1::uuid, gpslog_time($2), gpslog_time($3), $4, $5, $6, $7)
+            INSERT INTO visits (session_id, arrival, departure, latitude, longitude, horizontal_accuracy, address, name)
+            VALUES ($1::uuid, gpslog_time($2), gpslog_time($3), $4, $5, $6, $7, $8)
             ON CONFLICT ON CONSTRAINT visit_once
             """ + "\n" + update, b, doing: "storing a visit")
     }

@@ -161,10 +161,11 @@ public final class PostgresSessionSink: SessionSink {
         b.append(visit.longitude)
         b.append(visit.horizontalAccuracy)
         b.append(PostgresRows.text(visit.address?.truncated(to: TextLimit.address)))
+        b.append(PostgresRows.text(visit.name.flatMap(Store.placeName)))
         let rows = try database.query(
             """
-            INSERT INTO visits (session_id, arrival, departure, latitude, longitude, horizontal_accuracy, address)
-            VALUES ($1::uuid, gpslog_time($2), gpslog_time($3), $4, $5, $6, $7)
+            INSERT INTO visits (session_id, arrival, departure, latitude, longitude, horizontal_accuracy, address, name)
+            VALUES ($1::uuid, gpslog_time($2), gpslog_time($3), $4, $5, $6, $7, $8)
             ON CONFLICT ON CONSTRAINT visit_once DO UPDATE SET departure = EXCLUDED.departure
             RETURNING id
             """, b, doing: "storing a visit")

@@ -45,19 +45,22 @@ extension Store {
 
     // MARK: - Visits
 
-    /// Stores a visit (at its arrival, usually without a departure yet); returns the row's key.
+    /// Stores a visit (at its arrival, usually without a departure yet), with its place's name when it has one
+    /// (an imported visit; cut as `setVisitName` cuts it); returns the row's key.
     @discardableResult
     public func addVisit(_ visit: Visit, to sessionID: String) throws -> Int64 {
         try sqlite {
             try database.run(
                 """
-                INSERT INTO Visits (Session, Latitude, Longitude, HorizontalAccuracy, ArrivalTime, DepartureTime, Address)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO Visits (Session, Latitude, Longitude, HorizontalAccuracy, ArrivalTime, DepartureTime, Address,
+                    Name)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(sessionID), .real(visit.latitude), .real(visit.longitude), .real(visit.horizontalAccuracy),
                     .integer(visit.arrival.milliseconds), SQLiteValue(visit.departure?.milliseconds),
                     SQLiteValue(visit.address?.truncated(to: TextLimit.address)),
+                    SQLiteValue(visit.name.flatMap(Self.placeName)),
                 ])
             return database.lastInsertRowID
         }
@@ -110,22 +113,33 @@ extension Store {
     }
 
     /// Names stored visits' place (`gpslog visit rename`); nil takes the name away. Returns how many rows changed.
-    /// The name is cut to `TextLimit.placeName` characters.
+    /// The name is kept as `placeName` makes it.
     @discardableResult
     public func setVisitName(_ name: String?, keys: [Int64]) throws -> Int {
-        let name = name?.trimmedWhitespace.truncated(to: TextLimit.placeName)
+        let name = name.flatMap(Self.placeName)
         return try sqlite {
             try database.transaction {
                 var changed = 0
                 for key in keys {
-                    try database.run(
-                        "UPDATE Visits SET Name = ? WHERE Key = ?",
-                        [SQLiteValue(name?.isEmpty == true ? nil : name), .integer(key)])
+                    try database.run("UPDATE Visits SET Name = ? WHERE Key = ?", [SQLiteValue(name), .integer(key)])
                     changed += database.changes
                 }
                 return changed
             }
         }
+    }
+
+    /// A place's name as `Visits.Name` keeps it: without surrounding white space, nil when blank, cut to
+    /// `TextLimit.placeName` Unicode scalars (what the column's `length()` counts: a cut by characters could leave
+    /// more scalars than that, combining accents, and break the CHECK).
+    public static func placeName(_ name: String) -> String? {
+        let trimmed = name.trimmedWhitespace
+        guard !trimmed.isEmpty else { return nil }
+        let scalars = trimmed.unicodeScalars
+        guard scalars.count > TextLimit.placeName else { return trimmed }
+        var cut = String.UnicodeScalarView(scalars.prefix(TextLimit.placeName - 1))
+        cut.append("…")
+        return String(cut)
     }
 
     /// Deletes stored visits (`gpslog visit delete`); returns how many rows went.

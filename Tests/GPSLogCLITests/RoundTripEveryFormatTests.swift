@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogStore
 import GPSLogTestSupport
 import GPSLogXML
 import Testing
 
 /// Export, import into a fresh database, export again: the same bytes, for every format gpslog writes, of one rich
 /// session made through the CLI (a real sail with heading changes, a real hike recorded with a region, a tag and
-/// visits, merged into one session of several segments, marks and a POI, addresses from a geocoder). What a format
+/// visits, one of them named, merged into one session of several segments, marks and a POI, addresses from a
+/// geocoder). What a format
 /// cannot carry is said in `Carriage` (as the README's format table says it) and only that is let go.
 struct RoundTripEveryFormatTests {
     static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
@@ -75,6 +77,21 @@ struct RoundTripEveryFormatTests {
         try run(["merge", "Rich", "Hike"])
         try places.write(toFile: dir + "/places.geojson", atomically: true, encoding: .utf8)
         try run(["geocode", "Rich", "--provider", "regions:" + dir + "/places.geojson"])
+        // One visit named, as `visit rename` names it (which names every piece of a place the timeline merges).
+        let store = try Store(path: db)
+        defer { store.close() }
+        let key = try #require(try store.visits(of: try store.resolveSession("Rich").id).first?.key)
+        try #require(try store.setVisitName(visitName, keys: [key]) == 1)
+    }
+
+    /// The name given to one of the hike's visits: it needs escaping in every format.
+    static let visitName = #"Alm <hut> & "Kaser" 🏔"#
+
+    /// The names of a session's visits, in arrival order (nil: none).
+    static func visitNames(_ session: String, db: String) throws -> [String?] {
+        let store = try Store(path: db)
+        defer { store.close() }
+        return try store.visits(of: try store.resolveSession(session).id).map(\.name)
     }
 
     /// How many of each kind the session holds, as `show --json`, `events --json` and `visits --json` say.
@@ -110,6 +127,8 @@ struct RoundTripEveryFormatTests {
             // What the session must hold for the round trip to prove anything.
             #expect(before[.trackPoints]! > 2500 && before[.marks] == 3 && before[.headingChanges]! > 0)
             #expect(before[.transitions] == 2 && before[.visits]! > 10)
+            let names = try Self.visitNames("Rich", db: db)
+            #expect(names.compactMap { $0 } == [Self.visitName])
             let gpx = try runGPSLog(["export", "Rich", "--format", "gpx"], database: db).stdout
             #expect(gpx.components(separatedBy: "<trkseg>").count - 1 > 2, "segments")
 
@@ -132,6 +151,11 @@ struct RoundTripEveryFormatTests {
                 #expect(
                     after[kind] == (carriage.lost.contains(kind) ? 0 : before[kind]),
                     "\(carriage): \(kind) \(before[kind]!) before, \(after[kind]!) after")
+            }
+            // Where visits come back, their names do (as the same bytes below cannot say: a writer that drops
+            // the name writes it the second time no more than the first).
+            if !carriage.lost.contains(.visits) {
+                #expect(try Self.visitNames(session, db: again) == names, "\(carriage)")
             }
             let second = try runGPSLog(["export", session, "--format", carriage.format], database: again)
             try #require(second.status == 0, "\(second.stderr)")

@@ -197,4 +197,35 @@ struct ImportPostgresTests {
             }
         }
     }
+
+    /// A GeoJSON export's visits keep their place's name in PostgreSQL, cut to the column's 200 characters as
+    /// SQLite cuts it (the `visits.name` CHECK would refuse a longer one, and the import with it).
+    @Test func importedVisitsKeepTheirNames() throws {
+        try withTemporaryDirectory { dir in
+            try withPostgresCluster { cluster in
+                let id = "0190c8a0-0000-7000-8000-000000000001"
+                let long = String(repeating: "x", count: 300)
+                let file = dir + "/day.geojson"
+                try """
+                {"type":"FeatureCollection","features":[
+                {"type":"Feature","geometry":{"type":"LineString","coordinates":[[7,46],[7.001,46]]},"properties":\
+                {"kind":"track","name":"Day","session":"\(id)","start":"2024-05-01T06:00:00Z",\
+                "coordTimes":["2024-05-01T06:00:00Z","2024-05-01T06:30:00Z"]}},
+                {"type":"Feature","geometry":{"type":"Point","coordinates":[7,46]},"properties":{"kind":"visit",\
+                "arrival":"2024-05-01T06:00:00Z","departure":"2024-05-01T06:10:00Z","horizontal_accuracy":20,\
+                "name":"Alm <hut> & \\"Kaser\\"","address":"Street 1","session":"\(id)"}},
+                {"type":"Feature","geometry":{"type":"Point","coordinates":[7,46]},"properties":{"kind":"visit",\
+                "arrival":"2024-05-01T06:20:00Z","departure":null,"horizontal_accuracy":20,"name":"\(long)",\
+                "session":"\(id)"}}
+                ]}
+                """.write(toFile: file, atomically: true, encoding: .utf8)
+                let imported = try runGPSLog(
+                    ["import", file, "--postgres", cluster.socketURL("gpslog")], database: dir + "/unused.sqlite")
+                try #require(imported.status == 0, "\(imported.stderr)")
+                #expect(
+                    try cluster.psql("gpslog", "SELECT name FROM visits ORDER BY arrival")
+                        == #"Alm <hut> & "Kaser""# + "\n" + String(repeating: "x", count: 199) + "…")
+            }
+        }
+    }
 }

@@ -185,7 +185,7 @@ struct SyncCommandTests {
                         longitude: 4.89, horizontalAccuracy: 5), to: session.id)
                 var visit = Visit(
                     latitude: 52.37, longitude: 4.89, horizontalAccuracy: 20, arrival: start.adding(milliseconds: 2000),
-                    departure: nil)
+                    departure: nil, name: "Hut")
                 visit.key = try store.addVisit(visit, to: session.id)
                 let url = cluster.socketURL("gpslog")
                 let first = try runGPSLog(["sync", url], database: db)
@@ -194,6 +194,7 @@ struct SyncCommandTests {
                     "\(first.stdout) \(first.stderr)")
                 // The repeated place (a phone at rest) stays ten points in the line.
                 #expect(try cluster.psql("gpslog", "SELECT ST_NPoints(track) FROM sessions") == "10")
+                #expect(try cluster.psql("gpslog", "SELECT name FROM visits") == "Hut")
 
                 try store.renameSession(id: session.id, to: "Evening walk")
                 visit.departure = start.adding(milliseconds: 8000)
@@ -210,6 +211,19 @@ struct SyncCommandTests {
 
                 let third = try runGPSLog(["sync", url], database: db)
                 #expect(third.stdout.hasSuffix("0 sessions new or changed.\n"), "\(third.stdout)")
+
+                // A name given after a sync, or taken away, goes with the next one.
+                let name = #"Alm <hut> & "Kaser" 🏔"#
+                try store.setVisitName(name, keys: [visit.key!])
+                let renamed = try runGPSLog(["sync", url], database: db)
+                #expect(renamed.stdout.hasSuffix("1 visit.\n"), "\(renamed.stdout)")
+                #expect(try cluster.psql("gpslog", "SELECT name FROM visits") == name)
+                try store.setVisitName(nil, keys: [visit.key!])
+                let unnamed = try runGPSLog(["sync", url], database: db)
+                #expect(unnamed.stdout.hasSuffix("1 visit.\n"), "\(unnamed.stdout)")
+                #expect(try cluster.psql("gpslog", "SELECT name IS NULL FROM visits") == "t")
+                let unchanged = try runGPSLog(["sync", url], database: db)
+                #expect(unchanged.stdout.hasSuffix("0 sessions new or changed.\n"), "\(unchanged.stdout)")
             }
         }
     }
@@ -238,7 +252,7 @@ struct SyncCommandTests {
                 #expect(viaEnvironment.status == 0, "\(viaEnvironment.stderr)")
                 #expect(
                     try cluster.psql("gpslog", "SELECT version, file FROM gpslog_schema ORDER BY version")
-                        == "1|001_schema.sql\n2|002_received_once_by_place.sql")
+                        == "1|001_schema.sql\n2|002_received_once_by_place.sql\n3|003_visit_names.sql")
             }
         }
     }

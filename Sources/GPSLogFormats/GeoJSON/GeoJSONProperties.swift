@@ -35,7 +35,7 @@ public struct GeoJSONProperties: Sendable {
     public var otherTime: Timestamp?
     /// gpslog's `kind`: `track`, `mark`, `visit`, `transition`.
     public var kind: String?
-    /// `name` (a track's or a waypoint's name), `session_name`.
+    /// `name` (a track's, a waypoint's or a visit's place's name), `session_name`.
     public var name: String?
     /// A mark's `label`.
     public var label: String?

@@ -50,7 +50,7 @@ public struct OverlandPayload: Sendable {
                 let visit = Visit(
                     latitude: lat, longitude: lon,
                     horizontalAccuracy: props.horizontalAccuracy.flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } ?? 0,
-                    arrival: arrival, departure: departure)
+                    arrival: arrival, departure: departure, name: props.name)
                 visits.append((props.deviceID.flatMap { $0.isEmpty ? nil : $0 }, visit))
                 continue
             }
@@ -164,9 +164,15 @@ public struct OverlandPayload: Sendable {
         public var arrivalDate: String?
         /// `departure_date`.
         public var departureDate: String?
+        /// A visit record's `name`: the name given to the place (gpslog's own property; the store cuts it to
+        /// `TextLimit.placeName`). Other apps may put anything under `name` in a location, so a value that is not
+        /// text is no name rather than a refused payload.
+        public var name: String? { nameValue?.text }
+        private var nameValue: LooseText?
 
         private enum CodingKeys: String, CodingKey {
             case timestamp, altitude, speed, course, motion, wifi, action, type
+            case nameValue = "name"
             case arrivalDate = "arrival_date"
             case departureDate = "departure_date"
             case horizontalAccuracy = "horizontal_accuracy"
@@ -177,5 +183,14 @@ public struct OverlandPayload: Sendable {
             case batteryState = "battery_state"
             case deviceID = "device_id"
         }
+    }
+}
+
+/// A JSON value read as text when it is a string, and as nothing otherwise.
+struct LooseText: Decodable, Sendable {
+    let text: String?
+
+    init(from decoder: any Decoder) throws {
+        text = try? decoder.singleValueContainer().decode(String.self)
     }
 }

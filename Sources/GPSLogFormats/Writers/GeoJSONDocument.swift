@@ -35,7 +35,7 @@ public struct GeoJSONDocument {
     }
 
     /// One visit of `session`: a Point at the place, `kind: visit`, its arrival, departure (null while still
-    /// there) and address, and its accuracy in metres.
+    /// there), its accuracy in metres, the name the user gave the place and its address (each when it has one).
     public mutating func addVisit(_ visit: Visit, of session: Session) throws {
         try separator()
         try out.append { b in
@@ -50,6 +50,7 @@ public struct GeoJSONDocument {
             }
             JSONText.appendRaw(#","horizontal_accuracy":"#, to: &b)
             DecimalText.append(visit.horizontalAccuracy, places: Precision.accuracy, to: &b)
+            JSONText.appendOptional("name", visit.name, to: &b)
             JSONText.appendOptional("address", visit.address, to: &b)
             JSONText.appendRaw(#","session":"#, to: &b)
             JSONText.appendString(session.id, to: &b)

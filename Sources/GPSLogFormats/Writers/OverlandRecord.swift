@@ -10,8 +10,9 @@ public struct OverlandRecord: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// `paused_location_updates`, `exited_pause_region` or `resumed_location_updates`.
         case action(String)
-        /// A visit; `departure` nil in the arrival's record.
-        case visit(arrival: Timestamp, departure: Timestamp?, horizontalAccuracy: Double)
+        /// A visit; `departure` nil in the arrival's record; `name` the name the user gave the place (gpslog's own
+        /// property: Overland's app sends none).
+        case visit(arrival: Timestamp, departure: Timestamp?, horizontalAccuracy: Double, name: String?)
         /// A finished trip (`type: trip`), with its first and last locations.
         case trip(Trip)
     }
@@ -92,14 +93,16 @@ public struct OverlandRecord: Sendable, Equatable {
             out.append(
                 OverlandRecord(
                     id: "visit:\(key):arrival",
-                    kind: .visit(arrival: v.arrival, departure: nil, horizontalAccuracy: v.horizontalAccuracy),
+                    kind: .visit(
+                        arrival: v.arrival, departure: nil, horizontalAccuracy: v.horizontalAccuracy, name: v.name),
                     time: v.arrival, latitude: v.latitude, longitude: v.longitude))
             if let departure = v.departure {
                 out.append(
                     OverlandRecord(
                         id: "visit:\(key):departure",
                         kind: .visit(
-                            arrival: v.arrival, departure: departure, horizontalAccuracy: v.horizontalAccuracy),
+                            arrival: v.arrival, departure: departure, horizontalAccuracy: v.horizontalAccuracy,
+                            name: v.name),
                         time: departure, latitude: v.latitude, longitude: v.longitude))
             }
         }
@@ -135,13 +138,14 @@ extension OverlandWriter {
             JSONText.appendRaw(#","stopped_automatically":"#, to: &b)
             JSONText.appendRaw(trip.stoppedAutomatically ? "true" : "false", to: &b)
             JSONText.appendRaw(#","steps":0"#, to: &b)
-        case .visit(let arrival, let departure, let accuracy):
+        case .visit(let arrival, let departure, let accuracy, let name):
             JSONText.appendRaw(#","action":"visit","arrival_date":"#, to: &b)
             JSONText.appendTime(arrival, to: &b)
             JSONText.appendRaw(#","departure_date":"#, to: &b)
             if let departure { JSONText.appendTime(departure, to: &b) } else { JSONText.appendRaw("null", to: &b) }
             JSONText.appendRaw(#","horizontal_accuracy":"#, to: &b)
             DecimalText.append(accuracy, places: 0, to: &b)
+            JSONText.appendOptional("name", name, to: &b)
         }
         JSONText.appendRaw(#","battery_state":"unknown","battery_level":-1,"wifi":"""#, to: &b)
         if let deviceID, !deviceID.isEmpty {

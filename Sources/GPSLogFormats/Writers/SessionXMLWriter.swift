@@ -53,7 +53,8 @@ public struct SessionXMLWriter: TrackWriter {
         try w.endElement()
     }
 
-    /// A visit: where, how precisely, arrival and departure (none while still there), its address as text.
+    /// A visit: where, how precisely, arrival and departure (none while still there), the name the user gave the
+    /// place (as the session's `Name`, an attribute), its address as text.
     private func visit(_ v: Visit, writer w: XMLStreamWriter) throws {
         try w.startElement("Visit")
         try w.attribute("Arrival", v.arrival.iso8601(fraction: true))
@@ -61,6 +62,7 @@ public struct SessionXMLWriter: TrackWriter {
         try w.attribute("Latitude", DecimalText.string(v.latitude, places: Precision.coordinate))
         try w.attribute("Longitude", DecimalText.string(v.longitude, places: Precision.coordinate))
         try w.attribute("HorizontalAccuracy", DecimalText.string(v.horizontalAccuracy, places: Precision.accuracy))
+        if let name = v.name { try w.attribute("Name", name) }
         if let address = v.address { try w.element("Address", address) }
         try w.endElement()
     }

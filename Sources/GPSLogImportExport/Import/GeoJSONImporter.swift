@@ -73,7 +73,7 @@ final class GeoJSONSessions: GeoJSONVisitor {
             let visit = Visit(
                 latitude: position.latitude, longitude: position.longitude,
                 horizontalAccuracy: p.horizontalAccuracy ?? 0, arrival: arrival, departure: p.departure,
-                address: p.address)
+                address: p.address, name: p.name)
             state.pointee.records.addVisit(visit, session: p.session)
             return
         }

@@ -97,7 +97,10 @@ public struct SessionXMLImporter {
                 latitude: try position("Latitude", limit: 90, required: true)!,
                 longitude: try position("Longitude", limit: 180, required: true)!,
                 horizontalAccuracy: try number("HorizontalAccuracy") ?? 0,
-                arrival: try time("Arrival", required: true)!, departure: try time("Departure", required: false))
+                arrival: try time("Arrival", required: true)!, departure: try time("Departure", required: false),
+                // Cut to the column's length by the store, as an address is; control characters are kept, as in
+                // the address (XML cannot carry most of them: the writer made them U+FFFD).
+                name: attribute("Name"))
         }
         while try reader.read() {
             switch reader.nodeType {
