@@ -95,6 +95,14 @@ struct StayTests {
             #expect(json.count == visits.count)
             let text = try runGPSLog(["visits", "Hike"], database: db)
             #expect(text.stdout.split(separator: "\n").count == visits.count)
+            // Each with the id `visit rename` takes; a name given shows in both.
+            let id = try #require(json.first?["id"] as? Int)
+            #expect(text.stdout.contains("(visit \(id))"), "\(text.stdout)")
+            #expect(try runGPSLog(["visit", "rename", String(id), "Summit hut"], database: db).status == 0)
+            #expect(try runGPSLog(["visits", "Hike"], database: db).stdout.contains("Summit hut  "))
+            let renamed = try runGPSLog(["visits", "Hike", "--json"], database: db).stdout
+            #expect(
+                renamed.contains(#""name":"Summit hut""#) || renamed.contains(#""name" : "Summit hut""#), "\(renamed)")
             let show = try runGPSLog(["show", "Hike"], database: db)
             #expect(show.stdout.contains("Paused:") && show.stdout.contains("Visits:"), "\(show.stdout)")
             let geojson = try runGPSLog(["export", "Hike", "--format", "geojson"], database: db)

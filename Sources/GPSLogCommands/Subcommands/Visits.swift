@@ -7,7 +7,9 @@ extension GPSLog {
     /// Lists the places a session stayed at (`record --visits`).
     struct Visits: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List a session's visits: place, arrival, departure, duration and address (`record --visits`).")
+            abstract:
+                "List a session's visits: place, arrival, departure, duration, name, address and id (`record --visits`)."
+        )
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The session: its name, id, or a unique id prefix.") var session: String
@@ -15,6 +17,10 @@ extension GPSLog {
 
         /// One visit as `--json` prints it.
         struct VisitJSON: Encodable {
+            /// The id `gpslog visit rename` and `visit delete` take.
+            var id: Int64?
+            /// The name given to the place (`gpslog visit rename`).
+            var name: String?
             var latitude: Double
             var longitude: Double
             var horizontalAccuracy: Double
@@ -24,6 +30,8 @@ extension GPSLog {
             var address: String?
 
             init(_ v: Visit) {
+                id = v.key
+                name = v.name
                 latitude = v.latitude
                 longitude = v.longitude
                 horizontalAccuracy = v.horizontalAccuracy
@@ -55,7 +63,9 @@ extension GPSLog {
                 var line =
                     "\(Format.time(v.arrival)) \(stay)  \(Format.position(latitude: v.latitude, longitude: v.longitude))"
                 line += String(format: " ±%.0f m", v.horizontalAccuracy)
+                if let name = v.name { line += "  \(name.visible)" }
                 if let address = v.address { line += "  \(address.visible)" }
+                if let key = v.key { line += "  (visit \(key))" }
                 print(line)
             }
         }
