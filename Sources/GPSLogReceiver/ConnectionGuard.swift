@@ -9,7 +9,8 @@ import NIOHTTPTypes
 public struct ConnectionLimits: Sendable {
     /// From the first byte of a request (or the connection's start) to its complete header.
     public var headerTimeout: TimeAmount = .seconds(10)
-    /// From a request's header to the end of its body (16 MiB at most).
+    /// From a request's header to the end of its body (16 MiB at most), counted while the server asks for more of it
+    /// (not while it holds the body back because other batches take its memory budget).
     public var bodyTimeout: TimeAmount = .seconds(60)
     /// Between a response and the next request on a kept-alive connection.
     public var idleTimeout: TimeAmount = .seconds(60)
@@ -126,6 +127,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var slot: ConnectionRegistry.Slot?
     private var phase = Phase.waitingForHeader
     private var deadline: Scheduled<Void>?
+    /// The body's time left (`limits.bodyTimeout` at its start), and since when the server has been asking for more.
+    private var bodyLeft = TimeAmount.zero
+    private var bodyClock: NIODeadline?
     /// While waiting for a request: closes the connection if the server is crowded by then.
     private var crowdCheck: Scheduled<Void>?
 
@@ -155,6 +159,30 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .end: enter(.responding, context)  // our own work has no deadline: the database may be busy
         }
         context.fireChannelRead(data)
+    }
+
+    // The body's time counts only while the server asks for more of it: between a `read` the server passes on and
+    // the bytes that answer it. While the server holds back (its memory budget is taken by other batches, and its
+    // read buffer is full), the clock stops: the wait is the server's, not the client's. A client that trickles
+    // its body is still timed whenever it is asked for more.
+    func read(context: ChannelHandlerContext) {
+        if phase == .readingBody && bodyClock == nil {
+            bodyClock = .now()
+            let loop = context.eventLoop.assumeIsolated()
+            deadline = loop.scheduleTask(in: bodyLeft) { context.close(promise: nil) }
+        }
+        context.read()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if phase == .readingBody, let started = bodyClock {
+            bodyLeft = bodyLeft - (.now() - started)
+            bodyClock = nil
+            deadline?.cancel()
+            deadline = nil
+            if bodyLeft <= .zero { context.close(promise: nil) }
+        }
+        context.fireChannelReadComplete()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -188,10 +216,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let waiting = next == .waitingForHeader || next == .idle
         if let slot { registry.setWaiting(slot, waiting) }
         if waiting { scheduleCrowdCheck(context) }
+        bodyClock = nil
+        bodyLeft = limits.bodyTimeout
         let timeout: TimeAmount? =
             switch next {
             case .waitingForHeader: limits.headerTimeout
-            case .readingBody: limits.bodyTimeout
+            case .readingBody: nil  // timed while the server asks for the body (`read`)
             case .responding: nil
             case .idle: limits.idleTimeout
             }

@@ -73,6 +73,33 @@ import Testing
         }
     }
 
+    /// A body that trickles in (a byte every two seconds, the server asking for more all along) is cut once the
+    /// server has waited 60 s for it; the time a body waits while the server holds it back (other batches take the
+    /// memory budget) is not counted against it.
+    @Test func aTricklingBodyIsCutAtSixtySeconds() async throws {
+        try await withTemporaryDirectory { dir in
+            let serve = try ServeProcess(folder: dir, token: UploadTests.token)
+            let port = try #require(Int(serve.url.split(separator: ":").last!.filter(\.isNumber)))
+            let token = UploadTests.token
+            // On a thread of its own: the loop blocks on poll(2) for a minute.
+            let (closed, elapsed) = try await onOwnThread { () throws -> (Bool, Duration) in
+                guard let c = RawConnection(from: "127.0.0.3", toPort: port) else { throw POSIXError(.ECONNREFUSED) }
+                let started = ContinuousClock.now
+                c.send(
+                    "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Authorization: Bearer \(token)\r\nContent-Length: 100000\r\n\r\n{\"locations\":[")
+                while ContinuousClock.now - started < .seconds(150) {
+                    guard c.send(" ") else { return (true, ContinuousClock.now - started) }
+                    if RawConnection.closedByServer([c], within: 2)[0] { return (true, ContinuousClock.now - started) }
+                }
+                return (false, ContinuousClock.now - started)
+            }
+            #expect(closed, "a body trickling for 150 s was not cut")
+            #expect(elapsed >= .seconds(58), "cut after \(elapsed), before the body's 60 s")
+            #expect(try serve.points().isEmpty)
+        }
+    }
+
     @Test func slowHeadersAreCutAtTenSecondsAndNoClientHoldsTheServer() async throws {
         try await withTemporaryDirectory { dir in
             let serve = try ServeProcess(folder: dir, token: UploadTests.token)
