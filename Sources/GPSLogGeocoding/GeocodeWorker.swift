@@ -268,8 +268,9 @@ public final class GeocodeWorker {
                     period: options.rate.periodMilliseconds)
             }
         }
-        // A request once sent is seen through (within the provider's time limit), not cancelled with the run (a
-        // recording's stop): its answer is written, so the next run (`gpslog geocode`) does not ask the cell again.
+        // A request once sent is seen through, not cancelled with the run (a recording's stop): its answer is
+        // written, so the next run (`gpslog geocode`) does not ask the cell again. Its wait is bounded by the
+        // provider's deadline for the answer's header and the HTTP client's read timeout for its body.
         let (geocoder, latitude, longitude, language) = (geocoder, item.latitude, item.longitude, options.language)
         return try await Task.detached {
             try await geocoder.lookup(latitude: latitude, longitude: longitude, language: language)

@@ -136,12 +136,14 @@ extension Store {
         let range = keptRange(z: z, x: x, y: y)
         guard try hasHistorySpans(range, scope: scope) else { return HistoryRaster() }
         var raster = HistoryRaster()
-        // A child a write dropped between its drawing and this tile's: drawn again, at most twice.
-        for attempt in 1...3 {
+        // A child a write dropped (or kept from being stored) before this tile's drawing: drawn again, at most twice.
+        for _ in 1...3 {
+            // The children first, each drawn and kept in its own short transactions; what each returned stands in
+            // for one a write kept from being stored (shown now, never kept: the parent is kept whole or not at all).
+            var drawn: [HistoryRaster] = []
             if z < HistoryRaster.keptZoom {
-                // The children first, each drawn and kept in its own short transactions.
                 for (qx, qy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    _ = try keptHistoryTile(z: z + 1, x: 2 * x + qx, y: 2 * y + qy, scope: scope)
+                    drawn.append(try keptHistoryTile(z: z + 1, x: 2 * x + qx, y: 2 * y + qy, scope: scope))
                 }
             }
             var complete = true
@@ -151,16 +153,17 @@ extension Store {
                     try drawHistory(
                         try historySpans(range, scope: scope, filter: .init()), into: &raster, z: z, x: x, y: y)
                 } else {
-                    for (qx, qy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    for (i, (qx, qy)) in [(0, 0), (1, 0), (0, 1), (1, 1)].enumerated() {
                         let (cx, cy) = (2 * x + qx, 2 * y + qy)
-                        if let child = try storedHistoryTile(z: z + 1, x: cx, y: cy, scope: scope) {
-                            if !child.isEmpty { raster.add(child: child, qx: qx, qy: qy) }
-                        } else if try hasHistorySpans(keptRange(z: z + 1, x: cx, y: cy), scope: scope) {
+                        var child = try storedHistoryTile(z: z + 1, x: cx, y: cy, scope: scope)
+                        if child == nil, try hasHistorySpans(keptRange(z: z + 1, x: cx, y: cy), scope: scope) {
                             complete = false
+                            child = drawn[i]
                         }
+                        if let child, !child.isEmpty { raster.add(child: child, qx: qx, qy: qy) }
                     }
                 }
-                guard complete || attempt == 3 else { return }
+                guard complete else { return }
                 try database.run(
                     "INSERT OR REPLACE INTO HistoryTiles (Z, X, Y, Scope, Counts) VALUES (?, ?, ?, ?, ?)",
                     [

@@ -133,7 +133,9 @@ extension Store {
     /// `TextLimit.placeName` Unicode scalars (what the column's `length()` counts: a cut by characters could leave
     /// more scalars than that, combining accents, and break the CHECK).
     public static func placeName(_ name: String) -> String? {
-        let trimmed = name.trimmedWhitespace
+        // SQLite's length() stops at a NUL, so the CHECK would see a name that holds one as shorter (or empty):
+        // it becomes U+FFFD, as the PostgreSQL store writes it.
+        let trimmed = name.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}").trimmedWhitespace
         guard !trimmed.isEmpty else { return nil }
         let scalars = trimmed.unicodeScalars
         guard scalars.count > TextLimit.placeName else { return trimmed }

@@ -49,6 +49,9 @@ public final class SendingClient: @unchecked Sendable {
     private static func make() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        // A request's deadline ends when the answer's header arrives: a server that then goes silent mid-body is cut
+        // by the read timeout (the shared client's is 90 s), not waited for by `stop` for ever.
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 }

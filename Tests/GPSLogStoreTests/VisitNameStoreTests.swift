@@ -46,4 +46,18 @@ struct VisitNameStoreTests {
             #expect(names[0].unicodeScalars.count == TextLimit.placeName && names[0].hasSuffix("…"))
         }
     }
+
+    /// SQLite's `length()` stops at a NUL: "\0x" counted 0 and broke the CHECK, so a phone's visit record (or an
+    /// import) with such a name was refused. It is kept with U+FFFD in its place.
+    @Test func aNameWithANulIsKept() throws {
+        try withTemporaryDirectory { dir in
+            let store = try Store(path: dir + "/gpslog.sqlite")
+            defer { store.close() }
+            let session = try store.createSession(name: "Day", start: arrival)
+            let key = try store.addVisit(visit(name: "\u{0}x"), to: session.id)
+            #expect(try store.visits(of: session.id).map(\.name) == ["\u{FFFD}x"])
+            #expect(try store.setVisitName("Hut\u{0}", keys: [key]) == 1)
+            #expect(try store.visits(of: session.id).map(\.name) == ["Hut\u{FFFD}"])
+        }
+    }
 }
