@@ -153,6 +153,11 @@ enum OsmAndReceiver {
             logger.debug("skipped a location of '\(device.visible)' the app marked not valid")
             return Response(status: .ok)
         }
+        if !location.leftOut.isEmpty {
+            // Names already cut and escaped by the parser.
+            logger.warning(
+                "stored a location of '\(device.visible)' without \(location.leftOut.joined(separator: ", "))")
+        }
         do {
             let stored = try await sink.storeOsmAnd(location.entry, device: device)
             let others =

@@ -16,6 +16,10 @@ public struct OsmAndLocation: Sendable {
     /// The keys gpslog has no column for, without the token's keys: kept as text in `entry.attributes`, as Traccar
     /// keeps them in a position's attributes.
     public var otherKeys: [String] { entry.attributes.map { $0.keys.sorted() } ?? [] }
+    /// Other keys left out (over a bound, or not a string, number or boolean), each with why, its name cut and
+    /// escaped: the location is stored without them. Refused whole, it would block a client that resends its
+    /// positions in order behind it for ever.
+    public var leftOut: [String] = []
 }
 
 /// Reading the osmand protocol: which requests carry a location, and their keys.
@@ -24,6 +28,11 @@ public enum OsmAndPayload {
     public static let maxParameters = 64
     /// The longest value taken (a device id, a date; anything longer is not from a phone app).
     public static let maxValueLength = 256
+    /// The keys gpslog reads into the location's fields (any other is kept as an attribute).
+    static let knownKeys: Set<String> = [
+        "id", "deviceid", "valid", "timestamp", "lat", "lon", "location", "speed", "speed_mps", "bearing", "heading",
+        "altitude", "accuracy", "hdop", "sat", "batt", "charge",
+    ]
     /// The most other keys kept as attributes (Traccar Client sends none to five, OsmAnd none).
     public static let maxAttributes = 32
     /// The longest key kept as an attribute.
@@ -82,6 +91,7 @@ public enum OsmAndPayload {
         var e = Entry(id: "", latitude: 0, longitude: 0, time: now)
         var valid = true
         var others: [String: String] = [:]
+        var leftOut: [String] = []
         func bad(_ key: String, _ value: String, _ why: String = "") -> ImportError {
             guard !why.isEmpty else {
                 return .invalidValue(file: source, line: 0, field: key.truncated(to: 40), value: value)
@@ -97,7 +107,8 @@ public enum OsmAndPayload {
             return v
         }
         for (key, value) in parameters where !value.isEmpty && !credentialKeys.contains(key) {
-            guard value.utf8.count <= maxValueLength else {
+            // A long value of a key gpslog reads is refused; of another key, left out (`keep`).
+            guard value.utf8.count <= maxValueLength || !knownKeys.contains(key) else {
                 throw bad(key, String(value.prefix(40)), "... (longer than \(maxValueLength) bytes)")
             }
             switch key {
@@ -122,7 +133,7 @@ public enum OsmAndPayload {
             // Percent, as Traccar keeps it; gpslog keeps 0...1.
             case "batt": e.batteryLevel = try number(key, value, 0...100) / 100
             case "charge": e.batteryState = ["true", "1"].contains(value.lowercased()) ? .charging : .unplugged
-            default: try keep(key, value, in: &others, source: source)
+            default: keep(key, value, in: &others, leftOut: &leftOut)
             }
         }
         guard let device, !device.isEmpty else { throw bad("id", "", "(no id or deviceid)") }
@@ -133,29 +144,24 @@ public enum OsmAndPayload {
         if let time { e.time = time }
         e.deviceID = device
         e.attributes = others.isEmpty ? nil : others
-        return OsmAndLocation(device: device, entry: e, valid: valid)
+        return OsmAndLocation(device: device, entry: e, valid: valid, leftOut: leftOut)
     }
 
     /// Keeps one key gpslog has no field for as an attribute, within the bounds (`maxAttributes`,
-    /// `maxAttributeKeyLength`, `maxValueLength`).
-    /// - Throws: `ImportError.malformed` naming the key over a bound.
-    static func keep(_ key: String, _ value: String, in attributes: inout [String: String], source: String) throws {
+    /// `maxAttributeKeyLength`, `maxValueLength`); a key over one is left out and said in `leftOut`.
+    static func keep(
+        _ key: String, _ value: String, in attributes: inout [String: String], leftOut: inout [String]
+    ) {
         let shown = key.truncated(to: 40).visible
-        guard !key.isEmpty, key.utf8.count <= maxAttributeKeyLength else {
-            throw ImportError.malformed(
-                file: source, line: 0,
-                reason: "key '\(shown)' is not valid (empty or longer than \(maxAttributeKeyLength) bytes)")
+        if key.isEmpty || key.utf8.count > maxAttributeKeyLength {
+            leftOut.append("'\(shown)' (a key is 1 to \(maxAttributeKeyLength) bytes)")
+        } else if value.utf8.count > maxValueLength {
+            leftOut.append("'\(shown)' (a value is at most \(maxValueLength) bytes)")
+        } else if attributes[key] == nil && attributes.count >= maxAttributes {
+            leftOut.append("'\(shown)' (at most \(maxAttributes) keys besides the known ones)")
+        } else {
+            attributes[key] = value
         }
-        guard value.utf8.count <= maxValueLength else {
-            throw ImportError.malformed(
-                file: source, line: 0, reason: "\(shown) is not valid (longer than \(maxValueLength) bytes)")
-        }
-        guard attributes[key] != nil || attributes.count < maxAttributes else {
-            throw ImportError.malformed(
-                file: source, line: 0,
-                reason: "\(shown) is one key too many (at most \(maxAttributes) keys besides the known ones)")
-        }
-        attributes[key] = value
     }
 
     /// Traccar's `timestamp`: whole seconds since 1970 below 2^31, else milliseconds; or ISO 8601; or
@@ -212,15 +218,20 @@ public enum OsmAndPayload {
         e.deviceID = body.deviceID
         // As Traccar keeps them: `extras`' members, and what has no field here, as attributes.
         var attributes: [String: String] = [:]
-        for (key, value) in body.location.extras ?? [:] {
-            try keep(key, value.text, in: &attributes, source: source)
+        var leftOut: [String] = []
+        for (key, value) in (body.location.extras ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if let text = value.text {
+                keep(key, text, in: &attributes, leftOut: &leftOut)
+            } else {
+                leftOut.append("'\(key.truncated(to: 40).visible)' (an extras value is a string, number or boolean)")
+            }
         }
         let l = body.location
         for (key, value) in [("event", l.event), ("odometer", l.odometer?.text), ("motion", l.isMoving?.text)] {
-            if let value { try keep(key, value, in: &attributes, source: source) }
+            if let value { keep(key, value, in: &attributes, leftOut: &leftOut) }
         }
         e.attributes = attributes.isEmpty ? nil : attributes
-        return OsmAndLocation(device: body.deviceID, entry: e)
+        return OsmAndLocation(device: body.deviceID, entry: e, leftOut: leftOut)
     }
 
     /// Traccar Client 9's body, typed: a number must be a number.
@@ -245,9 +256,10 @@ public enum OsmAndPayload {
                 case isMoving = "is_moving"
             }
         }
-        /// An `extras` value: a string, number or boolean, kept as its text (an object or array is refused).
+        /// An `extras` value: a string, number or boolean, kept as its text; nil for an object, array or null
+        /// (left out).
         struct Scalar: Decodable {
-            var text: String
+            var text: String?
             init(from decoder: any Decoder) throws {
                 let c = try decoder.singleValueContainer()
                 if let b = try? c.decode(Bool.self) {
@@ -255,7 +267,7 @@ public enum OsmAndPayload {
                 } else if let n = try? c.decode(Double.self) {
                     text = n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
                 } else {
-                    text = try c.decode(String.self)
+                    text = try? c.decode(String.self)
                 }
             }
         }
