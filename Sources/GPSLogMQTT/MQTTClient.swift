@@ -15,10 +15,22 @@ import Foundation
 public final class MQTTClient: @unchecked Sendable {
     // @unchecked: everything goes through `connection`, which hands work to its thread.
     let connection: MQTTConnection
-    /// Called on the client's thread for each message of a subscription: topic, payload, retained.
+    /// Called on the client's thread for each message of a subscription: topic, payload, retained. The broker's
+    /// QoS 1 message is acknowledged (PUBACK) once this returns, whatever became of it: see `onDelivery`.
     public var onMessage: (@Sendable (String, Data, Bool) -> Void)? {
         get { connection.onMessage }
         set { connection.onMessage = newValue }
+    }
+    /// In place of `onMessage`, for a subscriber that must not lose what the broker handed over: called on the
+    /// client's thread for each message (topic, payload, retained), it returns true once the message is kept (in a
+    /// database, committed). Only then is a QoS 1 message acknowledged: its PUBACK, queued by libmosquitto before this
+    /// is called (libmosquitto 2.0 has no manual acknowledgement), is written by the client's thread after this
+    /// returns. False: the connection is shut at once, so that this PUBACK never goes out, and the next connection
+    /// gets the message again from the broker (with a persistent session: `cleanSession` false). The client's thread
+    /// reads nothing more while this runs, so a slow store holds the broker back instead of filling the memory.
+    public var onDelivery: (@Sendable (String, Data, Bool) -> Bool)? {
+        get { connection.onDelivery }
+        set { connection.onDelivery = newValue }
     }
     /// Called on the client's thread when a connection is made (0), refused by the broker (its CONNACK code: see
     /// `refusal`), or lost (nil).
@@ -114,14 +126,20 @@ public final class MQTTClient: @unchecked Sendable {
     public func setMaximumPacketSize(_ bytes: UInt32) throws {
         let c = connection
         try c.perform("setting the maximum packet size") {
-            let v5 = Int32(MQTT_PROTOCOL_V5)
-            try MQTTError.check(mosquitto_int_option(c.handle, MOSQ_OPT_PROTOCOL_VERSION, v5), "choosing MQTT v5")
-            if c.connectProperties != nil { mosquitto_property_free_all(&c.connectProperties) }
-            try MQTTError.check(
-                mosquitto_property_add_int32(
-                    &c.connectProperties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), bytes),
-                "setting the maximum packet size")
-            c.protocolVersion = v5
+            c.maximumPacketSize = bytes
+            try c.speakMQTT5()
+        }
+    }
+
+    /// Speaks MQTT v5 and asks the broker to keep this client's session (its subscriptions and the QoS 1 messages
+    /// that come for it) for `seconds` after a connection ends, however it ends: a persistent session, with
+    /// `cleanSession` false and a fixed client id (MQTT 3.1.1 keeps one with no end; v5 ends it at once unless told).
+    /// Before connecting.
+    public func setSessionExpiry(_ seconds: UInt32) throws {
+        let c = connection
+        try c.perform("setting the session expiry") {
+            c.sessionExpiry = seconds
+            try c.speakMQTT5()
         }
     }
 

@@ -68,6 +68,13 @@ extension MQTTConnection {
                 return
             }
             let payload = m.payload.map { Data(bytes: $0, count: Int(m.payloadlen)) } ?? Data()
-            c.onMessage?(name, payload, m.retain)
+            guard let deliver = c.onDelivery else { return c.onMessage?(name, payload, m.retain) ?? () }
+            if !deliver(name, payload, m.retain) {
+                // Not kept: its PUBACK, queued but written only by the loop (the client is threaded), must never go
+                // out. Shut, nothing more is written on this connection; the broker sends the message again on the
+                // next (shutdown, not close: the descriptor stays libmosquitto's).
+                let socket = mosquitto_socket(c.handle)
+                if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+            }
         }
 }

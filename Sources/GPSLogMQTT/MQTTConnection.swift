@@ -45,14 +45,18 @@ final class MQTTConnection: @unchecked Sendable {
     // MARK: Set up before the loop starts, then the loop thread's
 
     var reconnectDelay: (first: Duration, maximum: Duration) = (.seconds(1), .seconds(30))
-    /// MQTT v5 CONNECT properties (`setMaximumPacketSize`), sent at every attempt; freed in `deinit`.
+    /// MQTT v5 CONNECT properties (`setMaximumPacketSize`, `setSessionExpiry`), sent at every attempt; freed in
+    /// `deinit`.
     var connectProperties: OpaquePointer?
+    var maximumPacketSize: UInt32?
+    var sessionExpiry: UInt32?
     var protocolVersion = Int32(MQTT_PROTOCOL_V311)
     /// Where to connect, and how: `connect` waits for the first answer and makes no retry of a first attempt that
     /// fails in the library; `connectInBackground` retries everything.
     var target: (host: String, port: Int, keepalive: Int32) = ("", 0, 60)
     var blocking = false
     var onMessage: (@Sendable (String, Data, Bool) -> Void)?
+    var onDelivery: (@Sendable (String, Data, Bool) -> Bool)?
     var onConnection: (@Sendable (Int32?) -> Void)?
     var onSubscribed: (@Sendable () -> Void)?
     var onFailure: (@Sendable (ConnectionFailure) -> Void)?
@@ -114,6 +118,26 @@ final class MQTTConnection: @unchecked Sendable {
         if connectProperties != nil { mosquitto_property_free_all(&connectProperties) }
         close(wakePipe.read)
         close(wakePipe.write)
+    }
+
+    /// MQTT v5 from the next attempt, with the CONNECT properties set so far; on the thread that owns the handle.
+    func speakMQTT5() throws {
+        let v5 = Int32(MQTT_PROTOCOL_V5)
+        try MQTTError.check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, v5), "choosing MQTT v5")
+        if connectProperties != nil { mosquitto_property_free_all(&connectProperties) }
+        if let maximumPacketSize {
+            try MQTTError.check(
+                mosquitto_property_add_int32(
+                    &connectProperties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), maximumPacketSize),
+                "setting the maximum packet size")
+        }
+        if let sessionExpiry {
+            try MQTTError.check(
+                mosquitto_property_add_int32(
+                    &connectProperties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), sessionExpiry),
+                "setting the session expiry")
+        }
+        protocolVersion = v5
     }
 
     /// Wakes the loop's poll (libmosquitto's own wake-up, its socket pair, is read only by `mosquitto_loop`).

@@ -95,18 +95,15 @@ public struct Receiver: Sendable {
         let feed = try mqtt.map {
             try MQTTFeed(subscription: $0, sink: sink, authority: authority, logger: logger)
         }
-        let feeding = feed.map { feed in Task { await feed.run() } }
         do {
             try await app.runService()
         } catch {
-            feed?.stop()
-            await feeding?.value
+            await feed?.stop()
             await sink.close()
             await authority.close()
             throw error
         }
-        feed?.stop()
-        await feeding?.value
+        await feed?.stop()
         await sink.close()
         await authority.close()
     }

@@ -38,6 +38,15 @@ public enum StoreError: LocalizedError, Equatable {
             ? .busy(path: path, milliseconds: Int(busyTimeout)) : .failed(path: path, reason: error.message)
     }
 
+    /// True when what was written broke a constraint (an entry, a session, a region): writing it again fails the same
+    /// way, unlike a lock, a full disk or an I/O error, which pass.
+    public var isAboutTheData: Bool {
+        switch self {
+        case .invalidEntry, .invalidSession, .invalidRegion: true
+        default: false
+        }
+    }
+
     /// What went wrong, naming the database file or session, and what to do, for people.
     public var errorDescription: String? {
         switch self {

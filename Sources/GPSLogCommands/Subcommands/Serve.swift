@@ -116,7 +116,11 @@ extension GPSLog {
                     database: file, token: try resolvedToken(), offLoopback: !isLoopback(host), logger: logger)
                 if receiver.routes != nil { receiver.routedPosts = WebView.postPaths }
             }
-            receiver.mqtt = try mqtt.subscription()
+            // The database names the session: a file by its full path, PostgreSQL by its URL without the password.
+            let identity =
+                PostgresOptions.isPostgres(database)
+                ? database : URL(fileURLWithPath: database).standardizedFileURL.resolvingSymlinksInPath().path
+            receiver.mqtt = try mqtt.subscription(database: identity)
             let shown = database
             try await receiver.run(host: host, port: port) { bound in
                 // One line on stdout, so scripts (and tests) learn the port when it was 0.

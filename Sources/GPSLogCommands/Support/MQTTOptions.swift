@@ -13,6 +13,11 @@ struct MQTTOptions: ParsableArguments {
             valueName: "url"))
     var mqtt: String?
     @Option(help: "The topic filter to subscribe to.") var topic = "owntracks/#"
+    @Option(
+        help: ArgumentHelp(
+            "The MQTT client id, kept from start to start so that the broker keeps what comes while serve is away (default: gpslog-serve- and a hash of this machine's name and the database).",
+            valueName: "id"))
+    var mqttClientID: String?
     @OptionGroup var login: MQTTLoginOptions
 
     /// The broker's address from `--mqtt`; nil without it.
@@ -40,10 +45,16 @@ struct MQTTOptions: ParsableArguments {
                 "--topic '\(topic.visible)' is not an MQTT topic filter (e.g. owntracks/# or owntracks/+/+).")
         }
         if let tls = try endpoint()?.tls { try login.validate(tls: tls) }
+        if let id = mqttClientID, !MQTTSubscription.isValidClientID(id) {
+            throw ValidationError(
+                "--mqtt-client-id '\(id.visible)' must be 1 to 23 letters, digits, '-' or '_' (what every broker takes)."
+            )
+        }
     }
 
-    /// The subscription `serve` makes; nil without `--mqtt`.
-    func subscription() throws -> MQTTSubscription? {
+    /// The subscription `serve` makes, with the client id given or one of this machine and `database`; nil without
+    /// `--mqtt`.
+    func subscription(database: String) throws -> MQTTSubscription? {
         guard let (host, port, tls) = try endpoint() else { return nil }
         let user = login.mqttUsername ?? URLComponents(string: mqtt ?? "")?.user
         // Debian's bundle of the system's CA certificates (ca-certificates).
@@ -52,6 +63,7 @@ struct MQTTOptions: ParsableArguments {
             host: host, port: port, topic: topic, username: user, password: try login.password(), caFile: ca)
         subscription.certificateFile = login.certFile
         subscription.keyFile = login.keyFile
+        subscription.clientID = mqttClientID ?? MQTTSubscription.defaultClientID(database: database)
         return subscription
     }
 }
