@@ -38,8 +38,9 @@ enum PostgresEvents {
     }
 
     /// Stores a visit at its arrival. Later: `sync` (`replacing`) makes the stored one what SQLite holds now (its
-    /// departure, place and address once it left, the name given to the place since); `serve` only gives it the departure it lacked (Overland's second
-    /// record of a visit), as the SQLite store does.
+    /// departure, place and address once it left, the name given to the place since); `serve` only gives it what it lacked (the departure of Overland's
+    /// second record of a visit, a name the sender gave the place since; never one given here replaced), as the
+    /// SQLite store does.
     /// - Returns: 1 when stored or changed, 0 when it was there as it is.
     static func upsert(_ v: Visit, session: String, replacing: Bool, into db: PostgresDatabase) throws -> Int {
         var b = PostgresBindings()
@@ -64,8 +65,10 @@ enum PostgresEvents {
                 EXCLUDED.horizontal_accuracy, EXCLUDED.address, EXCLUDED.name)
             """
             : """
-            DO UPDATE SET departure = EXCLUDED.departure
-            WHERE visits.departure IS NULL AND EXCLUDED.departure IS NOT NULL
+            DO UPDATE SET departure = coalesce(visits.departure, EXCLUDED.departure),
+                name = coalesce(visits.name, EXCLUDED.name)
+            WHERE (visits.departure IS NULL AND EXCLUDED.departure IS NOT NULL)
+                OR (visits.name IS NULL AND EXCLUDED.name IS NOT NULL)
             """
         return try db.execute(
             """

@@ -99,19 +99,23 @@ extension Store: ReceivedLocationStore {
     func storeReceivedVisit(_ visit: Visit, session: String) throws {
         try sqlite {
             let s = try database.cachedStatement(
-                "SELECT Key, DepartureTime FROM Visits WHERE Session = ? AND ArrivalTime = ?")
+                "SELECT Key, DepartureTime, Name FROM Visits WHERE Session = ? AND ArrivalTime = ?")
             defer { s.reset() }
             try s.bind([.text(session), .integer(visit.arrival.milliseconds)])
-            let kept = try s.step() ? (key: s.requiredInt64(at: 0), departure: s.int64(at: 1)) : nil
+            let kept =
+                try s.step()
+                ? (
+                    key: s.requiredInt64(at: 0), departure: s.int64(at: 1).map(Timestamp.init(milliseconds:)),
+                    name: s.string(at: 2)
+                ) : nil
             s.reset()
-            let keptDeparture: Timestamp?? = kept.map { $0.departure.map(Timestamp.init(milliseconds:)) }
-            switch ReceiverRules.visitWrite(visit, keptDeparture: keptDeparture) {
+            switch ReceiverRules.visitWrite(visit, kept: kept.map { ($0.departure, $0.name) }) {
             case .add:
                 try addVisit(visit, to: session)
-            case .setDeparture(let departure):
+            case .fill(let departure, let name):
                 try database.run(
-                    "UPDATE Visits SET DepartureTime = ? WHERE Key = ?",
-                    [.integer(departure.milliseconds), .integer(kept!.key)])
+                    "UPDATE Visits SET DepartureTime = coalesce(DepartureTime, ?), Name = coalesce(Name, ?) WHERE Key = ?",
+                    [SQLiteValue(departure?.milliseconds), SQLiteValue(name), .integer(kept!.key)])
             case .unchanged:
                 break
             }

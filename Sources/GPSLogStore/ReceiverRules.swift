@@ -78,17 +78,19 @@ public enum ReceiverRules {
     public enum VisitWrite: Sendable, Equatable {
         /// A new visit (its arrival is not stored yet).
         case add
-        /// The stored visit of the same arrival gets its departure (the visit's second record).
-        case setDeparture(Timestamp)
-        /// Nothing new (a record sent twice; a departure is never moved).
+        /// The stored visit of the same arrival gets what it lacked: its departure (the visit's second record), its
+        /// place's name (named by the sender since); nil: that one is left as it is.
+        case fill(departure: Timestamp?, name: String?)
+        /// Nothing new (a record sent twice; a departure is never moved, a name given here never replaced).
         case unchanged
     }
 
-    /// What to do with visit `v`, given the departure of the session's stored visit of the same arrival: nil when
-    /// there is none, `.some(nil)` when it has no departure yet.
-    public static func visitWrite(_ v: Visit, keptDeparture: Timestamp??) -> VisitWrite {
-        guard let keptDeparture else { return .add }
-        guard keptDeparture == nil, let departure = v.departure else { return .unchanged }
-        return .setDeparture(departure)
+    /// What to do with visit `v`, given the session's stored visit of the same arrival (nil when there is none):
+    /// its departure and name, nil where it has none yet.
+    public static func visitWrite(_ v: Visit, kept: (departure: Timestamp?, name: String?)?) -> VisitWrite {
+        guard let kept else { return .add }
+        let departure = kept.departure == nil ? v.departure : nil
+        let name = kept.name == nil ? v.name.flatMap(Store.placeName) : nil
+        return departure == nil && name == nil ? .unchanged : .fill(departure: departure, name: name)
     }
 }

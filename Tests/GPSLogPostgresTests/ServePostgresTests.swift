@@ -181,7 +181,16 @@ struct ServePostgresTests {
                     ),
                     (#"{"_type":"card","name":"Jane","tid":"jp"}"#, jane),
                 ]
-                for (body, device) in payloads {
+                // A visit's arrival record, then its departure named by the sender, then a record naming it again
+                // otherwise: the name fills in once and stays.
+                let visit = { (departure: String, name: String) in
+                    #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[7.5,46.5]},"properties":{"timestamp":"2024-05-01T06:00:00Z","action":"visit","arrival_date":"2024-05-01T06:00:00Z","departure_date":\#(departure),"horizontal_accuracy":20\#(name),"device_id":"hiker"}}]}"#
+                }
+                let visits: [(String, (String, String)?)] = [
+                    (visit("null", ""), nil), (visit(#""2024-05-01T07:00:00Z""#, #","name":"Alp hut""#), nil),
+                    (visit(#""2024-05-01T07:00:00Z""#, #","name":"Summit""#), nil),
+                ]
+                for (body, device) in payloads + visits {
                     let a = try await sqlite.post(body, ownTracks: device)
                     let b = try await postgres.post(body, ownTracks: device)
                     #expect(a == b, "\(body.prefix(80)): SQLite \(a), PostgreSQL \(b)")
@@ -221,6 +230,12 @@ struct ServePostgresTests {
                     remote.append(String(line))
                 }
                 #expect(remote == local)
+                #expect(
+                    try cluster.psql("gpslog", "SELECT name, gpslog_ms(departure) FROM visits")
+                        .trimmingCharacters(in: .whitespacesAndNewlines) == "Alp hut|1714546800000")
+                #expect(
+                    try store.visits(of: try #require(store.sessions().first { $0.name == "hiker" }).id)
+                        .map { "\($0.name ?? "-")|\($0.departure?.milliseconds ?? -1)" } == ["Alp hut|1714546800000"])
                 // One location per time and place: the resent ones once, two places at one time both.
                 #expect(
                     local.filter { $0.hasPrefix("jane/phone|1709300000000|") && $0.contains(".") }.count == 2,

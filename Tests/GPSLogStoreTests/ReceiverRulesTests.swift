@@ -66,10 +66,24 @@ struct ReceiverRulesTests {
         let arrived = Visit(latitude: 52, longitude: 4, horizontalAccuracy: 10, arrival: arrival, departure: nil)
         var left = arrived
         left.departure = departure
-        #expect(ReceiverRules.visitWrite(arrived, keptDeparture: nil) == .add)
-        #expect(ReceiverRules.visitWrite(left, keptDeparture: .some(nil)) == .setDeparture(departure))
-        #expect(ReceiverRules.visitWrite(arrived, keptDeparture: .some(nil)) == .unchanged)
-        #expect(ReceiverRules.visitWrite(left, keptDeparture: .some(departure)) == .unchanged)
-        #expect(ReceiverRules.visitWrite(left, keptDeparture: .some(Self.seconds(3_000))) == .unchanged)
+        #expect(ReceiverRules.visitWrite(arrived, kept: nil) == .add)
+        #expect(ReceiverRules.visitWrite(left, kept: (nil, nil)) == .fill(departure: departure, name: nil))
+        #expect(ReceiverRules.visitWrite(arrived, kept: (nil, nil)) == .unchanged)
+        #expect(ReceiverRules.visitWrite(left, kept: (departure, nil)) == .unchanged)
+        #expect(ReceiverRules.visitWrite(left, kept: (Self.seconds(3_000), nil)) == .unchanged)
+    }
+
+    @Test func aNameTheSenderGaveLaterFillsTheVisitButNeverReplacesOne() {
+        let departure = Self.seconds(2_000)
+        var named = Visit(
+            latitude: 52, longitude: 4, horizontalAccuracy: 10, arrival: Self.seconds(1_000), departure: nil)
+        named.name = "  Bakery  "
+        // Cut as every stored name is (`Store.placeName`).
+        #expect(ReceiverRules.visitWrite(named, kept: (nil, nil)) == .fill(departure: nil, name: "Bakery"))
+        named.departure = departure
+        #expect(ReceiverRules.visitWrite(named, kept: (nil, nil)) == .fill(departure: departure, name: "Bakery"))
+        #expect(ReceiverRules.visitWrite(named, kept: (departure, nil)) == .fill(departure: nil, name: "Bakery"))
+        // A name given on this server (`visit rename`) stays.
+        #expect(ReceiverRules.visitWrite(named, kept: (departure, "Home")) == .unchanged)
     }
 }
