@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
+import Foundation
 import GPSLogModel
 import PostgresNIO
 
-/// Entries as one array per column, bound as 34 parameters of array text and spread into rows by `unnest`.
+/// Entries as one array per column, bound as 35 parameters of array text and spread into rows by `unnest`.
 ///
 /// Why arrays: a multi-row `INSERT ... VALUES` of a thousand rows binds 34,000 parameters, and PostgreSQL spent
 /// 28 ms parsing, planning and running each (35,000 rows/s at best); one `unnest` per batch is planned once whatever
@@ -26,7 +27,7 @@ struct PostgresEntryArrays {
         ("device_id", "text", "u.device_id"), ("wifi", "text", "u.wifi"),
         ("starts_segment", "bool", "u.starts_segment"), ("monitoring", "int2", "u.monitoring"),
         ("report_trigger", "text", "u.report_trigger"), ("in_regions", "text", "u.in_regions::text[]"),
-        ("tag", "text", "u.tag"), ("is_poi", "bool", "u.is_poi"),
+        ("tag", "text", "u.tag"), ("is_poi", "bool", "u.is_poi"), ("attributes", "text", "u.attributes::jsonb"),
     ]
 
     /// The INSERT of session $1's entries (`received` $2), skipping rows already there (the same id, or for received
@@ -49,7 +50,7 @@ struct PostgresEntryArrays {
         for e in entries { append(e) }
     }
 
-    /// The two leading parameters and the 34 arrays.
+    /// The two leading parameters and the 35 arrays.
     func bindings(session: String, received: Bool) -> PostgresBindings {
         var b = PostgresBindings(capacity: 2 + texts.count)
         b.append(session)
@@ -69,6 +70,7 @@ struct PostgresEntryArrays {
             e.batteryState.map(\.rawValue), number(e.batteryLevel), quoted(e.deviceID), quoted(e.wifi),
             flag(e.startsSegment), e.monitoring.map { String($0.rawValue) }, e.trigger.map(\.rawValue),
             quoted(e.inRegions.map(Self.arrayLiteral)), quoted(e.tag), flag(e.isPOI),
+            quoted(e.attributes.flatMap(Self.jsonObject)),
         ]
         for (i, cell) in cells.enumerated() {
             if !empty { texts[i] += "," }
@@ -89,6 +91,15 @@ struct PostgresEntryArrays {
             out.unicodeScalars.append(c)
         }
         return out + "\""
+    }
+
+    /// Attributes as a JSON object (keys sorted), for the jsonb column; NUL, which jsonb refuses, as U+FFFD.
+    static func jsonObject(_ attributes: [String: String]) -> String? {
+        guard !attributes.isEmpty else { return nil }
+        var clean: [String: String] = [:]
+        for (key, value) in attributes { clean[PostgresRows.text(key) ?? key] = PostgresRows.text(value) ?? value }
+        guard let data = try? JSONSerialization.data(withJSONObject: clean, options: [.sortedKeys]) else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// A list of strings as a text[] literal (`{"driving","stationary"}`), itself sent as one quoted element.

@@ -180,6 +180,11 @@ struct ServePostgresTests {
                         jane
                     ),
                     (#"{"_type":"card","name":"Jane","tid":"jp"}"#, jane),
+                    // Traccar Client 9: extras kept as the point's attributes (a quote and a NUL in a value).
+                    (
+                        #"{"location":{"timestamp":"2024-03-02T10:00:00Z","coords":{"latitude":52.1,"longitude":5.1,"accuracy":5},"extras":{"trip":"school","driver":"Ann \"A\" \u0000"}},"device_id":"bus"}"#,
+                        nil
+                    ),
                 ]
                 // A visit's arrival record, then its departure named by the sender, then a record naming it again
                 // otherwise: the name fills in once and stays.
@@ -230,6 +235,15 @@ struct ServePostgresTests {
                     remote.append(String(line))
                 }
                 #expect(remote == local)
+                // The same attributes in each (PostgreSQL's jsonb refuses a NUL: U+FFFD, as its other texts).
+                let sessions = try store.sessions()
+                let bus = try #require(sessions.first { $0.name.hasSuffix("bus") }, "\(sessions.map(\.name))")
+                let inSQLite = try store.entries(of: bus.id).all().compactMap(\.attributes)
+                let json = try cluster.psql("gpslog", "SELECT attributes FROM entries WHERE attributes IS NOT NULL")
+                let inPostgres = try #require(
+                    JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String], "\(json)")
+                #expect(inSQLite == [["trip": "school", "driver": "Ann \"A\" \u{0}"]], "\(inSQLite)")
+                #expect(inPostgres == ["trip": "school", "driver": "Ann \"A\" \u{FFFD}"], "\(inPostgres)")
                 #expect(
                     try cluster.psql("gpslog", "SELECT name, gpslog_ms(departure) FROM visits")
                         .trimmingCharacters(in: .whitespacesAndNewlines) == "Alp hut|1714546800000")
