@@ -183,7 +183,7 @@ extension Store {
     }
 
     /// The kept tile's counts; nil when it is not kept.
-    private func storedHistoryTile(z: Int, x: Int, y: Int, scope: Int64?) throws -> HistoryRaster? {
+    func storedHistoryTile(z: Int, x: Int, y: Int, scope: Int64?) throws -> HistoryRaster? {
         let read = try database.cachedStatement(
             "SELECT Counts FROM HistoryTiles WHERE Z = ?1 AND X = ?2 AND Y = ?3 AND Scope = ?4")
         defer { read.reset() }
@@ -205,7 +205,7 @@ extension Store {
     }
 
     /// The zoom-13 tiles under tile `z/x/y` (z at most 13): first and last column, first and last row.
-    private func keptRange(z: Int, x: Int, y: Int) -> (Int, Int, Int, Int) {
+    func keptRange(z: Int, x: Int, y: Int) -> (Int, Int, Int, Int) {
         let d = HistoryRaster.keptZoom - z
         return (x << d, ((x + 1) << d) - 1, y << d, ((y + 1) << d) - 1)
     }
@@ -215,7 +215,7 @@ extension Store {
         h.X BETWEEN ?1 AND ?2 AND h.Y BETWEEN ?3 AND ?4 AND (?5 IS NULL OR s.Owner = ?5)
         """
 
-    private func hasHistorySpans(_ r: (Int, Int, Int, Int), scope: Int64?) throws -> Bool {
+    func hasHistorySpans(_ r: (Int, Int, Int, Int), scope: Int64?) throws -> Bool {
         let s = try database.cachedStatement(
             "SELECT 1 FROM HistorySpans h JOIN Sessions s ON s.Key = h.Session WHERE \(Self.spanWhere) LIMIT 1")
         defer { s.reset() }
@@ -227,7 +227,7 @@ extension Store {
 
     /// The visits to the zoom-13 tiles in `r` that `scope` sees and `filter` keeps, each session's merged where they
     /// overlap in time (a track through neighbouring tiles) and cut to the filter's times.
-    private func historySpans(_ r: (Int, Int, Int, Int), scope: Int64?, filter: HistoryFilter) throws -> [(
+    func historySpans(_ r: (Int, Int, Int, Int), scope: Int64?, filter: HistoryFilter) throws -> [(
         session: Int64, first: Int64, last: Int64
     )] {
         let s = try database.cachedStatement(
@@ -264,7 +264,7 @@ extension Store {
         """
 
     /// Draws the track points of `spans` as lines into the tile `z/x/y` (no line across `historyLineGap`).
-    private func drawHistory(
+    func drawHistory(
         _ spans: [(session: Int64, first: Int64, last: Int64)], into raster: inout HistoryRaster, z: Int, x: Int, y: Int
     ) throws {
         let s = try database.cachedStatement(Self.historyPointsQuery)

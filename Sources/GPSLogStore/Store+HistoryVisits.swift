@@ -92,6 +92,24 @@ extension Store {
         }
     }
 
+    /// The session's visits to zoom-13 tiles counted from its track points (inside the caller's transaction).
+    func historyRecount(sessionKey: Int64) throws -> HistoryVisits {
+        let points = try database.cachedStatement(
+            """
+            SELECT TimeStamp, Latitude, Longitude FROM EntryRows WHERE SessionKey = ?
+            AND \(Store.trackPointFilter) ORDER BY TimeStamp, Key
+            """)
+        defer { points.reset() }
+        var visits = HistoryVisits()
+        try points.bind(sessionKey, at: 1)
+        while try points.step() {
+            visits.add(
+                time: points.requiredInt64(at: 0), latitude: points.requiredDouble(at: 1),
+                longitude: points.requiredDouble(at: 2))
+        }
+        return visits
+    }
+
     /// Counts again the visits of the sessions marked stale, and drops every kept tile; skipped (the tiles drawn
     /// from the visits there are) while another process writes.
     func refreshStaleHistory() throws {
@@ -105,19 +123,7 @@ extension Store {
         let shape = "SELECT max(Key) || ':' || count(*) FROM EntryRows WHERE SessionKey = ?"
         for session in sessions {
             let counted = { [self] () throws -> (HistoryVisits, String?) in
-                let points = try database.cachedStatement(
-                    """
-                    SELECT TimeStamp, Latitude, Longitude FROM EntryRows WHERE SessionKey = ?
-                    AND \(Store.trackPointFilter) ORDER BY TimeStamp, Key
-                    """)
-                defer { points.reset() }
-                var visits = HistoryVisits()
-                try points.bind(session, at: 1)
-                while try points.step() {
-                    visits.add(
-                        time: points.requiredInt64(at: 0), latitude: points.requiredDouble(at: 1),
-                        longitude: points.requiredDouble(at: 2))
-                }
+                let visits = try historyRecount(sessionKey: session)
                 return (visits, try database.scalar(shape, [.integer(session)])?.string)
             }
             let (visits, before) = try database.isInTransaction ? counted() : database.transaction(.deferred, counted)

@@ -42,6 +42,17 @@ struct CheckCommandTests {
             #expect(repaired.stdout.contains("entries: 1 repaired."))
             #expect(try runGPSLog(["check"], database: db).stdout.contains("every kept figure was right"))
 
+            // The history map's kept visits of a session lost with sqlite3: found, and counted again.
+            #expect(clean.stdout.contains("History map: 2 sessions and 0 kept tiles compared: all right.\n"))
+            let lost = try runTool(
+                "/usr/bin/sqlite3",
+                [db, "DELETE FROM HistorySpans WHERE Session = (SELECT Key FROM Sessions WHERE Name = 'Imported')"])
+            #expect(lost.status == 0, "\(lost.output)")
+            let redrawn = try runGPSLog(["check"], database: db)
+            #expect(redrawn.stdout.contains("Repaired the history map of 'Imported' ("), "\(redrawn.stdout)")
+            #expect(redrawn.stdout.contains("History map: 2 sessions and 0 kept tiles compared: repaired.\n"))
+            #expect(try runGPSLog(["check"], database: db).stdout.contains("History map: 1 session and 0 kept"))
+
             // An index whose rows no longer match its definition: SQLite's integrity check finds it.
             let damage = try runTool(
                 "/usr/bin/sqlite3",

@@ -119,3 +119,60 @@ struct HistoryTilesTests {
         #expect(parent.counts[128] == 2 && parent.counts[127 * 256 + 255] == 2 && parent.counts[0] == 0)
     }
 }
+
+/// `checkHistory` (`gpslog check`): kept visits and tiles that match their entries pass; a visit row lost and a
+/// tile changed behind gpslog's back (by hand, a bug, a restored backup) are found, repaired, and drawn again as a
+/// recount draws them.
+struct HistoryCheckTests {
+    let start = Timestamp(milliseconds: 1_700_000_000_000)
+
+    @Test func aLostVisitAndAChangedTileAreFoundAndRepaired() throws {
+        try withTemporaryStore { store, _ in
+            let helper = HistoryTilesTests()
+            let s = try store.createSession(name: "Walk", start: start)
+            try store.append(makeEntries(count: 800, start: start, step: 50), to: s.id)
+            let drawn = try helper.tiles(store)
+            var check = try store.checkHistory()
+            #expect(check.sessions == 1 && check.sessionsDiffering.isEmpty, "\(check)")
+            #expect(check.tiles == (try helper.count(store, "SELECT count(*) FROM HistoryTiles")) && check.tiles > 0)
+            #expect(check.tilesDiffering == 0, "\(check)")
+
+            // A kept tile's counts changed: found and dropped (with the tiles above it), the rest left.
+            let before = try helper.count(store, "SELECT count(*) FROM HistoryTiles")
+            try store.database.run(
+                """
+                UPDATE HistoryTiles SET Counts = X'000000010000'
+                WHERE (Z, X, Y, Scope) = (SELECT Z, X, Y, Scope FROM HistoryTiles WHERE Z = 13 LIMIT 1)
+                """
+            )
+            check = try store.checkHistory()
+            #expect(check.tilesDiffering == 1 && check.sessionsDiffering.isEmpty, "\(check)")
+            let after = try helper.count(store, "SELECT count(*) FROM HistoryTiles")
+            #expect(after < before && after > 0, "\(before) -> \(after)")
+            #expect(try helper.tiles(store) == drawn)
+
+            // A visit row lost: the session is counted again and every tile drawn again, as a recount draws them.
+            try store.database.run(
+                "DELETE FROM HistorySpans WHERE (X, Y) = (SELECT X, Y FROM HistorySpans ORDER BY FirstTime LIMIT 1)")
+            check = try store.checkHistory()
+            #expect(check.sessionsDiffering.map(\.id) == [s.id], "\(check)")
+            #expect(try helper.count(store, "SELECT count(*) FROM HistoryStale") == 1)
+            #expect(try helper.count(store, "SELECT count(*) FROM HistoryTiles") == 0)
+            #expect(try helper.tiles(store) == drawn)
+            check = try store.checkHistory()
+            #expect(check.sessionsDiffering.isEmpty && check.tilesDiffering == 0 && check.tiles > 0, "\(check)")
+        }
+    }
+
+    @Test func aCheckThatOnlyLooksChangesNothing() throws {
+        try withTemporaryStore { store, _ in
+            let s = try store.createSession(name: "Walk", start: start)
+            try store.append(makeEntries(count: 300, start: start, step: 50), to: s.id)
+            _ = try HistoryTilesTests().tiles(store)
+            try store.database.run("DELETE FROM HistorySpans")
+            let check = try store.checkHistory(repair: false)
+            #expect(check.sessionsDiffering.count == 1 && !check.repaired)
+            #expect(try HistoryTilesTests().count(store, "SELECT count(*) FROM HistoryStale") == 0)
+        }
+    }
+}

@@ -13,7 +13,9 @@ extension GPSLog {
                 `sessions` and `show` read figures kept as entries are written (a write through the Entries view, \
                 with sqlite3, has its session counted again). Edits of SessionSummaries or EntryRows made outside \
                 gpslog can leave them wrong: this counts each session from its entries, writes the count where it \
-                differs, and says which. Exits with status 1 when SQLite finds the file damaged.
+                differs, and says which. It compares the history map's kept visits with each session's track and \
+                draws each kept tile again, dropping what differs (drawn again when the map is next shown). Exits \
+                with status 1 when SQLite finds the file damaged.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -53,6 +55,20 @@ extension GPSLog {
             if check.orphanRows > 0 { print("Removed the kept figures of \(check.orphanRows) deleted sessions.") }
             let verdict = check.repairs.isEmpty ? "every kept figure was right" : "\(check.repairs.count) repaired"
             print("\(counted(check.sessions, "session")), \(counted(check.entries, "entry", "entries")): \(verdict).")
+            let history = try store.checkHistory()
+            for session in history.sessionsDiffering {
+                print(
+                    "Repaired the history map of '\(session.name.visible)' (\(session.shortID)): its kept visits did not match its track; counted again when the map is next drawn."
+                )
+            }
+            if history.tilesDiffering > 0 {
+                print(
+                    "Dropped \(counted(history.tilesDiffering, "kept history tile")) that differed from their drawing.")
+            }
+            print(
+                "History map: \(counted(history.sessions, "session")) and \(counted(history.tiles, "kept tile")) compared: "
+                    + (history.sessionsDiffering.isEmpty && history.tilesDiffering == 0
+                        ? "all right." : "repaired."))
             let problems = try store.integrityProblems()
             guard problems.isEmpty else { throw CommandError.damaged(path: store.path, problems: problems) }
             print("integrity_check: ok")
