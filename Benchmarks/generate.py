@@ -7,6 +7,8 @@ as Google Earth writes it (all the `when`s, then all the `gx:coord`s). The track
 the IJsselmeer, one point per second, starting 2024-05-01T06:00:00Z; the same N always gives the same bytes.
 
 usage: generate.py gpx N OUT | generate.py nmea N OUT | generate.py points N OUT | generate.py kml N OUT
+       generate.py day K OUT   (day K from 2024-05-01: a walk between places on the IJsselmeer's shore, with
+                                 20-minute stays, one point every 5 s: what `record --visits` makes visits of)
 """
 import math
 import sys
@@ -93,8 +95,46 @@ def nmea(n, out):
         w(sentence('GPGGA,%s,%s,%s,%s,%s,1,09,0.9,%.1f,M,46.9,M,,' % (hms, la, ns, lo, ew, ele)))
 
 
+# Places on the IJsselmeer's shore (Enkhuizen, Hoorn, Medemblik, Stavoren, Lelystad, Urk), lat and lon.
+PLACES = [(52.7035, 5.2930), (52.6390, 5.0600), (52.7710, 5.1050), (52.8850, 5.3600), (52.5180, 5.4710),
+          (52.6610, 5.6010)]
+
+
+def day(k, out):
+    """Day k: from one place to the next two and back, at 5 m/s, staying 20 minutes at each: a GPX track."""
+    start = START + timedelta(days=k, hours=2 + k % 3)
+    stops = [PLACES[k % len(PLACES)], PLACES[(k + 1) % len(PLACES)], PLACES[(k + 3) % len(PLACES)],
+             PLACES[k % len(PLACES)]]
+    t = start
+    points = []
+    for (a, b) in zip(stops, stops[1:]):
+        for _ in range(240):  # twenty minutes at the place, a metre's jitter
+            points.append((a[0] + 0.00001 * math.sin(len(points)), a[1], t))
+            t += timedelta(seconds=5)
+        dy = (b[0] - a[0]) * 111320.0
+        dx = (b[1] - a[1]) * 111320.0 * math.cos(math.radians(a[0]))
+        steps = max(1, int(math.hypot(dx, dy) / 25.0))  # 5 m/s, a point every 5 s
+        for i in range(steps):
+            f = i / steps
+            bend = 0.02 * math.sin(math.pi * f)  # not a straight line: along the shore
+            points.append((a[0] + (b[0] - a[0]) * f + bend, a[1] + (b[1] - a[1]) * f - bend, t))
+            t += timedelta(seconds=5)
+    last = stops[-1]
+    for _ in range(240):
+        points.append((last[0], last[1], t))
+        t += timedelta(seconds=5)
+    w = out.write
+    w('<?xml version="1.0" encoding="UTF-8"?>\n')
+    w('<gpx version="1.1" creator="gpslog benchmark generator" xmlns="http://www.topografix.com/GPX/1/1">\n')
+    w(' <trk><name>day %d</name><trkseg>\n' % k)
+    for lat, lon, when in points:
+        w('  <trkpt lat="%.7f" lon="%.7f"><ele>1.0</ele><time>%s</time></trkpt>\n'
+          % (lat, lon, when.strftime('%Y-%m-%dT%H:%M:%SZ')))
+    w(' </trkseg></trk>\n</gpx>\n')
+
+
 def main():
-    writers = {'gpx': gpx, 'nmea': nmea, 'points': points, 'kml': kml}
+    writers = {'gpx': gpx, 'nmea': nmea, 'points': points, 'kml': kml, 'day': day}
     if len(sys.argv) != 4 or sys.argv[1] not in writers:
         sys.exit(__doc__)
     kind, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
