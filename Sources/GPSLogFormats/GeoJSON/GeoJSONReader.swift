@@ -5,8 +5,8 @@ import GPSLogModel
 public protocol GeoJSONVisitor: AnyObject {
     /// A Point feature (or a bare Point geometry), with what its properties say.
     func point(_ position: GeoJSONPosition, properties: GeoJSONProperties) throws
-    /// A LineString, MultiLineString or MultiPoint feature starts (its properties as read up to here: a feature's
-    /// members after the coordinates and times that pair up are not known yet).
+    /// A LineString, MultiLineString or MultiPoint feature starts, with its properties (all of them: the line is
+    /// reported once they have been read, as its positions stream after them or when the feature ends).
     func beginLine(properties: GeoJSONProperties) throws
     /// The next position of the line, with its time from the feature's `coordTimes` (or togeojson's
     /// `coordinateProperties.times`) and its attributes from `coordAttributes` (gpslog's) when it has them;
