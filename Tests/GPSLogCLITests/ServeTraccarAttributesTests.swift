@@ -120,6 +120,29 @@ import Testing
             #expect(kept[3]["count"] == nil && kept[3]["trip"] == "work", "\(kept[3])")
             #expect(!serve.stderr.contains(Self.token), "the token never reaches the log")
             #expect(!serve.stderr.contains("<b>"), "nothing sent reaches the log unescaped")
+
+            // Export, import into a fresh database, export again: the same bytes, the attributes read back from
+            // `coordAttributes` (32 keys on one point, the hostile value, a point with none).
+            let first = dir + "/first.geojson"
+            let second = dir + "/second.geojson"
+            let out = try await runGPSLogAsync(
+                ["export", session.id, "--format", "geojson", "-o", first], database: db, folder: dir)
+            #expect(out.status == 0, "\(out.stderr)")
+            let fresh = dir + "/fresh.sqlite"
+            let imported = try await runGPSLogAsync(["import", first], database: fresh, folder: dir)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(!imported.stderr.contains("left out"), "\(imported.stderr)")
+            let back = try await runGPSLogAsync(
+                ["export", session.id, "--format", "geojson", "-o", second], database: fresh, folder: dir)
+            #expect(back.status == 0, "\(back.stderr)")
+            let a = try Data(contentsOf: URL(fileURLWithPath: first))
+            let b = try Data(contentsOf: URL(fileURLWithPath: second))
+            #expect(String(decoding: a, as: UTF8.self).contains("\"x31\":\"1\""), "the 32 keys are in the file")
+            #expect(a == b, "\(String(decoding: a, as: UTF8.self))\n---\n\(String(decoding: b, as: UTF8.self))")
+            let reread = try Store(path: fresh)
+            let readBack = try reread.entries(of: session.id).all()
+            reread.close()
+            #expect(readBack.map(\.attributes) == stored.map(\.attributes))
         }
     }
 }

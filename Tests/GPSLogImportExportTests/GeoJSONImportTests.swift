@@ -123,4 +123,25 @@ struct GeoJSONImportTests {
             }
         }
     }
+
+    /// `coordAttributes` become the points' attributes, also for a line without times (its points wait in a
+    /// scratch file for a time); what is over a bound is left out and said in a note, the rest imported.
+    @Test func coordAttributesBecomeThePointsAttributes() throws {
+        let long = String(repeating: "v", count: 300)
+        let text =
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"LineString","#
+            + #""coordinates":[[5.1,52.1],[5.2,52.2],[5.3,52.3]]},"properties":{"name":"Untimed","coordAttributes":"#
+            + #"[{"alarm":"sos"},null,{"note":""# + long + #"","nested":{"a":1},"ok":true}]}}]}"#
+        try withTemporaryDirectory { dir in
+            let path = dir + "/untimed.geojson"
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let imported = try GPXInTheWildTests.run(path)
+            #expect(imported.names == ["Untimed"])
+            #expect(imported.entries.map(\.attributes) == [["alarm": "sos"], nil, ["ok": "true"]])
+            let note = imported.notes.first { $0.contains("coordAttributes") } ?? ""
+            #expect(note.contains("left out 2 attribute(s) of 1 position(s)"), "\(imported.notes)")
+            #expect(note.contains("'note' (a value is at most 256 bytes)"), "\(note)")
+            #expect(note.contains("'nested' (a value is a string, number or boolean)"), "\(note)")
+        }
+    }
 }

@@ -149,6 +149,23 @@ struct HostileInputTests {
             "coordtimes.geojson:2: more positions than 'coordTimes' (1) at features[0].geometry.coordinates[1]"
         ),
         (
+            "coordattributes.geojson",
+            Array(
+                (collectionHead
+                    + #"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[5,52],[5.1,52.1]]},"properties":{"coordTimes":["2024-01-01T00:00:00Z","2024-01-01T00:00:01Z"],"coordAttributes":[{"a":"1"}]}}]}"#)
+                    .utf8),
+            "coordattributes.geojson:2: 2 positions but 1 'coordAttributes' (they pair one to one) at features[0]"
+        ),
+        (
+            "attributeobject.geojson",
+            Array(
+                (collectionHead
+                    + #"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[5,52]]},"properties":{"coordTimes":["2024-01-01T00:00:00Z"],"coordAttributes":[["a"]]}}]}"#)
+                    .utf8),
+            "attributeobject.geojson:2: a position's attributes are an object of text values or null at "
+                + "features[0].properties.coordAttributes[0][0]"
+        ),
+        (
             "nolatitude.csv", Array("time,lon,ele\n2024-01-01T00:00:00Z,5,1\n".utf8),
             "no latitude column in the CSV header (looked for latitude, lat, y"
         ),

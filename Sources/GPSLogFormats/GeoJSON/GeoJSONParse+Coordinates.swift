@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 
-/// Coordinates and times: whichever of a line's two arrays comes first is set aside; the second streams, paired
-/// with it, straight to the visitor.
+/// Coordinates, times and attributes: a line's positions stream straight to the visitor, paired with its times and
+/// attributes, when the feature's properties came first; else all are set aside and paired when the feature ends
+/// (`finish`), since attributes may follow the times (gpslog writes the geometry, then `coordTimes`, then
+/// `coordAttributes`).
 extension GeoJSONParse {
     /// `coordinates`: a position (Point), a list of them (LineString, MultiPoint), lists of lists (MultiLineString,
     /// Polygon); deeper is skipped (MultiPolygon).
@@ -39,8 +41,7 @@ extension GeoJSONParse {
         } else if first != .arrayEnd {  // empty: any geometry
             throw json.malformed(notPositions)
         }
-        f.positionsDone = true
-        if f.streaming { try endStream(&f) }
+        if f.streaming { try checkPairs(positions: f.delivered, f) }
     }
 
     /// The lines of a MultiLineString after its first, up to its `]`.
@@ -114,17 +115,32 @@ extension GeoJSONParse {
         }
     }
 
-    /// A line's position: reported with its time when the times came first, else set aside for them.
+    /// A line's position: reported with its time and attributes when the properties have been read, else set aside.
     private mutating func deliver(_ p: GeoJSONPosition, startsPart: Bool, to f: inout Feature) throws {
-        if !f.streaming && f.timesDone && Self.isLine(f.geometryType) && f.times != nil {
-            try beginStream(&f)
+        if !f.streaming && f.propertiesDone && Self.isLine(f.geometryType) {
+            f.streaming = true
+            f.timeCursor = f.times?.cursor()
+            f.attributeCursor = f.attributes?.cursor()
+            try visitor.beginLine(properties: f.properties)
         }
         if f.streaming {
-            guard let time = try f.timeCursor!.next(SpooledTime.read) else {
-                throw json.malformed("more positions than 'coordTimes' (\(f.times!.count))")
+            var time: Int64?
+            if f.timeCursor != nil {
+                guard let t = try f.timeCursor!.next(SpooledTime.read) else {
+                    throw json.malformed("more positions than 'coordTimes' (\(f.times!.count))")
+                }
+                time = t
+            }
+            var attributes: [String: String]?
+            if f.attributeCursor != nil {
+                guard let a = try f.attributeCursor!.next(SpooledAttributes.read) else {
+                    throw json.malformed("more positions than 'coordAttributes' (\(f.attributes!.count))")
+                }
+                attributes = a
             }
             f.delivered += 1
-            try visitor.linePoint(p, time: time.map { Timestamp(milliseconds: $0) }, startsPart: startsPart)
+            try visitor.linePoint(
+                p, time: time.map { Timestamp(milliseconds: $0) }, attributes: attributes, startsPart: startsPart)
             return
         }
         if f.positions == nil { f.positions = GeoJSONSpool(recordSize: SpooledPosition.size) }
@@ -143,10 +159,13 @@ extension GeoJSONParse {
             }
             return
         }
-        guard f.times == nil else {  // both coordTimes and coordinateProperties.times: the first is used
+        // Both coordTimes and coordinateProperties.times, or times after the line was reported (a second
+        // `properties`): the first is used.
+        guard f.times == nil && !f.streaming else {
             try json.skipRest()
             return
         }
+        let spool = GeoJSONSpool(recordSize: SpooledTime.size)
         let level = json.depth
         while json.depth >= level {
             let e = try json.next()
@@ -154,47 +173,19 @@ extension GeoJSONParse {
             case .arrayStart, .arrayEnd: continue
             case .string, .number, .null:
                 let t = try GeoJSONProperties.time(e, &json, milliseconds: false, window: window)
-                try deliver(t?.milliseconds, to: &f)
+                try spool.append { SpooledTime.append(t?.milliseconds, to: &$0) }
             default: throw json.malformed("a time is ISO 8601 text, a number or null")
             }
         }
-        f.timesDone = true
-        if f.streaming { try endStream(&f) }
+        f.times = spool
     }
 
-    private mutating func deliver(_ time: Int64?, to f: inout Feature) throws {
-        if f.times == nil { f.times = GeoJSONSpool(recordSize: SpooledTime.size) }
-        if !f.streaming && f.positionsDone && Self.isLine(f.geometryType) && f.positions != nil {
-            try beginStream(&f)
-        }
-        if f.streaming {
-            guard let (p, startsPart) = try f.positionCursor!.next(SpooledPosition.read) else {
-                throw json.malformed("more 'coordTimes' than positions (\(f.positions!.count))")
+    /// Times and attributes pair one to one with the positions.
+    private func checkPairs(positions: Int, _ f: Feature) throws {
+        for (name, spool) in [("coordTimes", f.times), ("coordAttributes", f.attributes)] {
+            if let spool, spool.count != positions {
+                throw json.malformed("\(positions) positions but \(spool.count) '\(name)' (they pair one to one)")
             }
-            f.delivered += 1
-            try visitor.linePoint(p, time: time.map { Timestamp(milliseconds: $0) }, startsPart: startsPart)
-            return
-        }
-        try f.times!.append { SpooledTime.append(time, to: &$0) }
-    }
-
-    /// The second array starts: the line is reported from here on, paired with the first.
-    private mutating func beginStream(_ f: inout Feature) throws {
-        f.streaming = true
-        if f.positionsDone {
-            f.positionCursor = f.positions!.cursor()
-        } else {
-            f.timeCursor = f.times!.cursor()
-        }
-        try visitor.beginLine(properties: f.properties)
-    }
-
-    /// The second array has ended: it must have been as long as the first.
-    private mutating func endStream(_ f: inout Feature) throws {
-        let expected = f.positionCursor != nil ? f.positions!.count : f.times!.count
-        guard f.delivered == expected else {
-            throw json.malformed(
-                "\(f.positions?.count ?? 0) positions but \(f.times?.count ?? 0) 'coordTimes' (they pair one to one)")
         }
     }
 
@@ -221,19 +212,21 @@ extension GeoJSONParse {
         }
         switch type {
         case "Point":
+            if f.attributes != nil { pointsWithAttributes += 1 }
             if let p = f.point { try visitor.point(p, properties: f.properties) }
         case "LineString", "MultiLineString", "MultiPoint":
+            // All checked before the first is reported.
+            try checkPairs(positions: f.positions?.count ?? 0, f)
             guard let positions = f.positions else { return }
-            if let times = f.times, times.count != positions.count {
-                throw json.malformed(
-                    "\(positions.count) positions but \(times.count) 'coordTimes' (they pair one to one)")
-            }
             try visitor.beginLine(properties: f.properties)
             var cursor = positions.cursor()
             var timeCursor = f.times?.cursor()
+            var attributeCursor = f.attributes?.cursor()
             while let (p, startsPart) = try cursor.next(SpooledPosition.read) {
                 let time = try timeCursor?.next(SpooledTime.read) ?? nil
-                try visitor.linePoint(p, time: time.map { Timestamp(milliseconds: $0) }, startsPart: startsPart)
+                let attributes = try attributeCursor?.next(SpooledAttributes.read) ?? nil
+                try visitor.linePoint(
+                    p, time: time.map { Timestamp(milliseconds: $0) }, attributes: attributes, startsPart: startsPart)
             }
             try visitor.endLine()
         default:

@@ -5,13 +5,14 @@ import GPSLogModel
 public protocol GeoJSONVisitor: AnyObject {
     /// A Point feature (or a bare Point geometry), with what its properties say.
     func point(_ position: GeoJSONPosition, properties: GeoJSONProperties) throws
-    /// A LineString, MultiLineString or MultiPoint feature starts (its properties as read up to here: a feature's
-    /// members after the coordinates and times that pair up are not known yet).
+    /// A LineString, MultiLineString or MultiPoint feature starts, with its properties (all of them: the line is
+    /// reported once they have been read, as its positions stream after them or when the feature ends).
     func beginLine(properties: GeoJSONProperties) throws
     /// The next position of the line, with its time from the feature's `coordTimes` (or togeojson's
-    /// `coordinateProperties.times`) when it has them; `startsPart` for the first of a MultiLineString's second and
-    /// later lines.
-    func linePoint(_ position: GeoJSONPosition, time: Timestamp?, startsPart: Bool) throws
+    /// `coordinateProperties.times`) and its attributes from `coordAttributes` (gpslog's) when it has them;
+    /// `startsPart` for the first of a MultiLineString's second and later lines.
+    func linePoint(
+        _ position: GeoJSONPosition, time: Timestamp?, attributes: [String: String]?, startsPart: Bool) throws
     /// The line ends.
     func endLine() throws
     /// Something the user should know about the file (features skipped), said once, without the file's name.
@@ -19,12 +20,12 @@ public protocol GeoJSONVisitor: AnyObject {
 }
 
 /// Reads GeoJSON (RFC 7946) as a stream with `JSONStreamReader`: a FeatureCollection, a Feature or a bare geometry,
-/// its members in any order. Points are reported as they end; a line's positions and its times are paired as the
-/// second of the two arrays streams by, the first set aside in a scratch file (`GeoJSONSpool`), so memory stays
-/// flat whatever the track's length. Checked as RFC 7946 says: `type`s (`Feature`s in `features`, known geometry
-/// types with coordinates nested as they say), positions of two or more numbers with longitude and latitude in
-/// range, `coordTimes` as many as the positions, and no `crs` but WGS 84's. Polygons and GeometryCollections are
-/// skipped, with a note.
+/// its members in any order. Points are reported as they end; a line's positions are paired with its times and
+/// attributes (`coordAttributes`) as they stream by when the properties came first, else when the feature ends, what
+/// came first set aside in a scratch file (`GeoJSONSpool`), so memory stays flat whatever the track's length.
+/// Checked as RFC 7946 says: `type`s (`Feature`s in `features`, known geometry types with coordinates nested as they
+/// say), positions of two or more numbers with longitude and latitude in range, `coordTimes` and `coordAttributes` as
+/// many as the positions, and no `crs` but WGS 84's. Polygons and GeometryCollections are skipped, with a note.
 public enum GeoJSONReader {
     /// Parses the file at `path`, calling `visitor` for each point and line.
     /// - Throws: `ImportError` naming the file, line and JSON path.
@@ -44,6 +45,10 @@ struct GeoJSONParse {
     var skipped: [(String, Int)] = []
     /// Coordinates written as text (`"0.1"`), read as numbers.
     var numbersAsText = 0
+    /// Attributes of `coordAttributes` over a bound, for a note.
+    var attributesLeftOut = AttributesLeftOut()
+    /// Point features with `coordAttributes` (gpslog writes them for lines only; a Point's are not read).
+    var pointsWithAttributes = 0
 
     /// One feature's (or bare geometry's) state while its members stream by.
     struct Feature {
@@ -55,14 +60,16 @@ struct GeoJSONParse {
         var nesting = 0
         var point: GeoJSONPosition?
         var positions: GeoJSONSpool?
-        var positionsDone = false
         var times: GeoJSONSpool?
-        var timesDone = false
-        /// The line is being (or has been) reported: the second array streamed.
+        /// `coordAttributes`, a record per position.
+        var attributes: GeoJSONSpool?
+        /// The properties have been read: no times or attributes come after.
+        var propertiesDone = false
+        /// The line is being (or has been) reported as its positions stream.
         var streaming = false
-        /// While streaming: the first array, read back.
-        var positionCursor: GeoJSONSpool.Cursor?
+        /// While streaming: the times and attributes, read back.
         var timeCursor: GeoJSONSpool.Cursor?
+        var attributeCursor: GeoJSONSpool.Cursor?
         var delivered = 0
     }
 
@@ -83,6 +90,11 @@ struct GeoJSONParse {
         }
         if numbersAsText > 0 {
             visitor.note("read \(numbersAsText) coordinate(s) written as text (\"0.1\", not 0.1) as numbers")
+        }
+        if let note = attributesLeftOut.note { visitor.note(note) }
+        if pointsWithAttributes > 0 {
+            visitor.note(
+                "did not read the 'coordAttributes' of \(pointsWithAttributes) Point feature(s): a line's only")
         }
     }
 
@@ -164,11 +176,14 @@ struct GeoJSONParse {
 
     private mutating func properties(_ f: inout Feature) throws {
         let event = try json.next()
+        defer { f.propertiesDone = true }
         if event == .null { return }
         guard event == .objectStart else { throw json.malformed("'properties' is neither an object nor null") }
         while try json.next() != .objectEnd {
             if json.textEquals("coordTimes") {
                 try times(&f)
+            } else if json.textEquals("coordAttributes") {
+                try attributes(&f)
             } else if json.textEquals("coordinateProperties") {
                 let value = try json.next()
                 guard value == .objectStart else {

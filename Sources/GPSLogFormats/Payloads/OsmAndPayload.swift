@@ -26,17 +26,13 @@ public struct OsmAndLocation: Sendable {
 public enum OsmAndPayload {
     /// The most keys a request may carry: a phone sends about fifteen.
     public static let maxParameters = 64
-    /// The longest value taken (a device id, a date; anything longer is not from a phone app).
-    public static let maxValueLength = 256
+    /// The longest value taken (a device id, a date; anything longer is not from a phone app): an attribute's bound.
+    public static let maxValueLength = PointAttributes.maxValueLength
     /// The keys gpslog reads into the location's fields (any other is kept as an attribute).
     static let knownKeys: Set<String> = [
         "id", "deviceid", "valid", "timestamp", "lat", "lon", "location", "speed", "speed_mps", "bearing", "heading",
         "altitude", "accuracy", "hdop", "sat", "batt", "charge",
     ]
-    /// The most other keys kept as attributes (Traccar Client sends none to five, OsmAnd none).
-    public static let maxAttributes = 32
-    /// The longest key kept as an attribute.
-    public static let maxAttributeKeyLength = 64
     /// The keys that carry the token on the URL: never kept, never shown.
     public static let credentialKeys: Set<String> = ["token", "access_token", "api_key"]
     /// 1 knot in metres per second: the protocol's `speed` is in knots.
@@ -133,7 +129,7 @@ public enum OsmAndPayload {
             // Percent, as Traccar keeps it; gpslog keeps 0...1.
             case "batt": e.batteryLevel = try number(key, value, 0...100) / 100
             case "charge": e.batteryState = ["true", "1"].contains(value.lowercased()) ? .charging : .unplugged
-            default: keep(key, value, in: &others, leftOut: &leftOut)
+            default: PointAttributes.keep(key, value, in: &others, leftOut: &leftOut)
             }
         }
         guard let device, !device.isEmpty else { throw bad("id", "", "(no id or deviceid)") }
@@ -145,23 +141,6 @@ public enum OsmAndPayload {
         e.deviceID = device
         e.attributes = others.isEmpty ? nil : others
         return OsmAndLocation(device: device, entry: e, valid: valid, leftOut: leftOut)
-    }
-
-    /// Keeps one key gpslog has no field for as an attribute, within the bounds (`maxAttributes`,
-    /// `maxAttributeKeyLength`, `maxValueLength`); a key over one is left out and said in `leftOut`.
-    static func keep(
-        _ key: String, _ value: String, in attributes: inout [String: String], leftOut: inout [String]
-    ) {
-        let shown = key.truncated(to: 40).visible
-        if key.isEmpty || key.utf8.count > maxAttributeKeyLength {
-            leftOut.append("'\(shown)' (a key is 1 to \(maxAttributeKeyLength) bytes)")
-        } else if value.utf8.count > maxValueLength {
-            leftOut.append("'\(shown)' (a value is at most \(maxValueLength) bytes)")
-        } else if attributes[key] == nil && attributes.count >= maxAttributes {
-            leftOut.append("'\(shown)' (at most \(maxAttributes) keys besides the known ones)")
-        } else {
-            attributes[key] = value
-        }
     }
 
     /// Traccar's `timestamp`: whole seconds since 1970 below 2^31, else milliseconds; or ISO 8601; or
@@ -221,14 +200,14 @@ public enum OsmAndPayload {
         var leftOut: [String] = []
         for (key, value) in (body.location.extras ?? [:]).sorted(by: { $0.key < $1.key }) {
             if let text = value.text {
-                keep(key, text, in: &attributes, leftOut: &leftOut)
+                PointAttributes.keep(key, text, in: &attributes, leftOut: &leftOut)
             } else {
                 leftOut.append("'\(key.truncated(to: 40).visible)' (an extras value is a string, number or boolean)")
             }
         }
         let l = body.location
         for (key, value) in [("event", l.event), ("odometer", l.odometer?.text), ("motion", l.isMoving?.text)] {
-            if let value { keep(key, value, in: &attributes, leftOut: &leftOut) }
+            if let value { PointAttributes.keep(key, value, in: &attributes, leftOut: &leftOut) }
         }
         e.attributes = attributes.isEmpty ? nil : attributes
         return OsmAndLocation(device: body.deviceID, entry: e, leftOut: leftOut)
@@ -265,7 +244,7 @@ public enum OsmAndPayload {
                 if let b = try? c.decode(Bool.self) {
                     text = b ? "true" : "false"
                 } else if let n = try? c.decode(Double.self) {
-                    text = n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+                    text = PointAttributes.text(n)
                 } else {
                     text = try? c.decode(String.self)
                 }

@@ -8,7 +8,7 @@ enum SpoolRecord {
     private enum Bit: Int {
         case altitude, horizontalAccuracy, verticalAccuracy, speed, course, heading, headingTime, satellites, hdop, vdop
         case pdop, fixMode, speedAccuracy, courseAccuracy, batteryLevel, address, label, motion, batteryState, deviceID
-        case wifi, marked, isHeadingChanged, startsSegment, monitoring, trigger, inRegions, tag, isPOI
+        case wifi, marked, isHeadingChanged, startsSegment, monitoring, trigger, inRegions, tag, isPOI, attributes
     }
 
     @inline(__always) private static func put<T>(_ value: T, _ out: inout [UInt8]) {
@@ -57,6 +57,7 @@ enum SpoolRecord {
         has(.inRegions, e.inRegions != nil)
         has(.tag, e.tag != nil)
         has(.isPOI, e.isPOI)
+        has(.attributes, e.attributes != nil)
         put(UInt32(0), &out)
         put(mask, &out)
         put(e.key ?? 0, &out)
@@ -94,6 +95,14 @@ enum SpoolRecord {
             for name in v { put(name, &out) }
         }
         if let v = e.tag { put(v, &out) }
+        if let v = e.attributes {
+            // Counted, each key then its value: an import's untimed points keep what the phone app sent.
+            put(UInt32(v.count), &out)
+            for key in v.keys.sorted() {
+                put(key, &out)
+                put(v[key]!, &out)
+            }
+        }
         let size = UInt32(out.count - start)
         withUnsafeBytes(of: size) { b in for i in 0..<4 { out[start + i] = b[i] } }
     }
@@ -156,6 +165,14 @@ enum SpoolRecord {
         e.isPOI = has(.isPOI)
         if has(.inRegions) { e.inRegions = (0..<Int(take(UInt32.self))).map { _ in text() } }
         if has(.tag) { e.tag = text() }
+        if has(.attributes) {
+            var attributes: [String: String] = [:]
+            for _ in 0..<Int(take(UInt32.self)) {
+                let key = text()
+                attributes[key] = text()
+            }
+            e.attributes = attributes
+        }
         return (e, size)
     }
 }

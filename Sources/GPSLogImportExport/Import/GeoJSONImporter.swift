@@ -6,11 +6,12 @@ import GPSLogPipeline
 import GPSLogStore
 
 /// Imports GeoJSON (read by `GeoJSONReader`, streaming): LineStrings and MultiLineStrings with `coordTimes`
-/// (gpslog's own export, togeojson's) each become a session (a MultiLineString's lines its segments); Points with a
-/// time (Overland's, GPSLogger's, ocat's, Dawarich's, GDAL's `track_points`) are track points, a session per group
-/// (gpslog's `session`, GDAL's `track_fid`); Points without a time, or gpslog's `kind: mark`, are marks (`label` or
-/// `name` as the label, `address` or `desc` as the address). gpslog's visits and transitions are stored as the
-/// session's (`SessionRecords`). One transaction per file; memory stays flat (see `GeoJSONReader`, `PointSessions`).
+/// (gpslog's own export, togeojson's) each become a session (a MultiLineString's lines its segments), their
+/// `coordAttributes` (gpslog's) the points' attributes; Points with a time (Overland's, GPSLogger's, ocat's,
+/// Dawarich's, GDAL's `track_points`) are track points, a session per group (gpslog's `session`, GDAL's
+/// `track_fid`); Points without a time, or gpslog's `kind: mark`, are marks (`label` or `name` as the label,
+/// `address` or `desc` as the address). gpslog's visits and transitions are stored as the session's
+/// (`SessionRecords`). One transaction per file; memory stays flat (see `GeoJSONReader`, `PointSessions`).
 public struct GeoJSONImporter: TrackFileImporter {
     /// Names, `merge`, and where notes go.
     public var options = TrackImportOptions()
@@ -102,11 +103,14 @@ final class GeoJSONSessions: GeoJSONVisitor {
         try state.pointee.sessions.beginLine(group)
     }
 
-    func linePoint(_ position: GeoJSONPosition, time: Timestamp?, startsPart: Bool) throws {
+    func linePoint(
+        _ position: GeoJSONPosition, time: Timestamp?, attributes: [String: String]?, startsPart: Bool
+    ) throws {
         guard Geo.isPlausiblePosition(latitude: position.latitude, longitude: position.longitude) else { return }
-        let e = Entry(
+        var e = Entry(
             id: "", latitude: position.latitude, longitude: position.longitude, altitude: position.altitude,
             time: time ?? Timestamp(milliseconds: 0))
+        e.attributes = attributes
         if time == nil { state.pointee.untimedLinePoints += 1 }
         try state.pointee.sessions.track(e, hasTime: time != nil, group: state.pointee.line, startsPart: startsPart)
     }
