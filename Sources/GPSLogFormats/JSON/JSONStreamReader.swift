@@ -4,8 +4,9 @@ import GPSLogModel
 import GPSLogSystem
 
 /// A streaming JSON reader (RFC 8259) over a file: one event at a time, the file read in 256 KiB chunks, so memory
-/// stays flat whatever the file's size (a GeoJSON track of millions of points). Nothing is built per value: a key or
-/// string is in `text` (unescaped, checked UTF-8) until the next event.
+/// stays flat whatever the file's size (a GeoJSON track of millions of points); or over bytes already in memory (a
+/// request's body). Nothing is built per value: a key or string is in `text` (unescaped, checked UTF-8) until the
+/// next event.
 ///
 /// Hostile input is refused with the file, the line and the value's place (`features[3].geometry.coordinates[0]`):
 /// nesting deeper than `maxDepth` (a 10,000-deep array), a number that is not finite in a Double (`1e400`) or longer
@@ -38,7 +39,8 @@ public struct JSONStreamReader {
 
     private let maxDepth: Int
     let maxString: Int
-    private let input: InputFile
+    /// nil when reading bytes in memory.
+    private let input: InputFile?
     var buffer: [UInt8]
     var position = 0
     var filled = 0
@@ -56,8 +58,8 @@ public struct JSONStreamReader {
         var key: [UInt8] = []
     }
     private var frames: [Frame] = []
-    /// A number's characters (kept: one allocation per reader, not per number).
-    private var scratch: [UInt8] = []
+    /// The last number's characters (kept: one allocation per reader, not per number).
+    private(set) var scratch: [UInt8] = []
 
     /// Opens `file`. Refuses nesting deeper than `maxDepth`, keeps strings up to `maxString` bytes.
     public init(file: String, maxDepth: Int = 64, maxString: Int = 1 << 16) throws {
@@ -70,8 +72,23 @@ public struct JSONStreamReader {
         text.reserveCapacity(256)
     }
 
+    /// Reads `bytes`, all in memory (`source` names them in messages); the same checks and limits as a file's.
+    public init(bytes: [UInt8], source: String, maxDepth: Int = 64, maxString: Int = 1 << 16) throws {
+        file = source
+        self.maxDepth = maxDepth
+        self.maxString = maxString
+        input = nil
+        buffer = bytes
+        filled = bytes.count
+        atEOF = true
+        firstChunk = false
+        frames.reserveCapacity(maxDepth)
+        text.reserveCapacity(256)
+        try checkStart()
+    }
+
     /// Closes the file (a reader is used once; call when done).
-    public func close() { input.close() }
+    public func close() { input?.close() }
 
     /// How deep the reader is: 0 outside any array or object.
     public var depth: Int { frames.count }
@@ -253,7 +270,7 @@ public struct JSONStreamReader {
 
     /// Reads the next chunk (after `position`); false at the end of the file.
     mutating func refill() throws -> Bool {
-        guard !atEOF else { return false }
+        guard let input, !atEOF else { return false }
         position = 0
         filled = 0
         let n = try input.read(into: &buffer)
@@ -262,16 +279,23 @@ public struct JSONStreamReader {
             return false
         }
         filled = n
-        let first = firstChunk
-        firstChunk = false
-        if first && n >= 2 && (buffer[0] == 0xFF && buffer[1] == 0xFE || buffer[0] == 0xFE && buffer[1] == 0xFF) {
-            throw ImportError.unsupportedFormat(file: file, detail: InputFile.utf16Refusal)
-        }
-        if first && n >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF {
-            position = 3  // a UTF-8 byte order mark
+        if firstChunk {
+            firstChunk = false
+            try checkStart()
             if position == filled { return try refill() }
         }
         return true
+    }
+
+    /// The first bytes: UTF-16 is refused, a UTF-8 byte order mark skipped.
+    private mutating func checkStart() throws {
+        let n = filled
+        if n >= 2 && (buffer[0] == 0xFF && buffer[1] == 0xFE || buffer[0] == 0xFE && buffer[1] == 0xFF) {
+            throw ImportError.unsupportedFormat(file: file, detail: InputFile.utf16Refusal)
+        }
+        if n >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF {
+            position = 3  // a UTF-8 byte order mark
+        }
     }
 
     private mutating func skipWhitespace() throws {

@@ -24,7 +24,7 @@ public struct OverlandPayload: Sendable {
     /// - Throws: `ImportError` naming `source` (and the field of a bad value): not JSON, no `locations` array, a value
     ///   of the wrong type, a position or time that is not valid.
     public init(_ data: Data, source: String) throws {
-        try self.init(body: PayloadJSON.decode(Body.self, from: data, source: source, line: 0), source: source)
+        try self.init(body: Body.streamed(data) ?? Body.decoded(data, source: source), source: source)
     }
 
     /// Checks a decoded body: every location's position and time, by field.
@@ -108,6 +108,11 @@ public struct OverlandPayload: Sendable {
         public var properties: Properties
 
         private enum Keys: String, CodingKey { case geometry, properties }
+
+        init(point: (Double, Double)?, properties: Properties) {
+            self.point = point
+            self.properties = properties
+        }
         private enum GeometryKeys: String, CodingKey { case type, coordinates }
 
         /// Reads `properties`, and `geometry` only when it is a Point.
@@ -168,7 +173,12 @@ public struct OverlandPayload: Sendable {
         /// `TextLimit.placeName`). Other apps may put anything under `name` in a location, so a value that is not
         /// text is no name rather than a refused payload.
         public var name: String? { nameValue?.text }
-        private var nameValue: LooseText?
+        /// `name` as read: nil when missing or null.
+        var nameValue: LooseText?
+
+        init(timestamp: String) {
+            self.timestamp = timestamp
+        }
 
         private enum CodingKeys: String, CodingKey {
             case timestamp, altitude, speed, course, motion, wifi, action, type
@@ -189,6 +199,10 @@ public struct OverlandPayload: Sendable {
 /// A JSON value read as text when it is a string, and as nothing otherwise.
 struct LooseText: Decodable, Sendable {
     let text: String?
+
+    init(text: String?) {
+        self.text = text
+    }
 
     init(from decoder: any Decoder) throws {
         text = try? decoder.singleValueContainer().decode(String.self)

@@ -124,8 +124,13 @@ public enum ReceivedPayload: Decodable, Sendable {
         }
     }
 
-    /// Decodes a request body; a failure is an `ImportError` naming the field.
+    /// Decodes a request body; a failure is an `ImportError` naming the field. An Overland batch is read by the
+    /// streaming reader when it is sure of it (see OverlandPayload+Reading.swift), anything else by `JSONDecoder`.
     public init(_ data: Data, source: String) throws {
+        if let body = OverlandPayload.Body.streamed(data) {
+            self = .overland(body)
+            return
+        }
         self = try PayloadJSON.decode(ReceivedPayload.self, from: data, source: source, line: 0)
     }
 }
