@@ -5,7 +5,7 @@ import GPSLogModel
 // Why not `JSONDecoder` alone: in a release build it took 42 % of `serve`'s CPU for 200-point Overland batches
 // (2026-11-28, `perf record` of Benchmarks/ingest.py: its generic metadata lookups, retains and releases per value),
 // more than SQLite's 26 %. The batch is read here by the streaming reader instead, into the same `Body`: 15 %, and
-// serve's CPU for 100,000 points went from 2.8 s to 1.7 s. JSONDecoder stays the judge of everything
+// serve's CPU for 100,000 points went from 2.6-2.9 s to 1.9-2.2 s. JSONDecoder stays the judge of everything
 // that is not plainly right: whatever this reader is not sure of (a value of the wrong type, a null where one is
 // required, a number JSONDecoder would not take, a string it would read otherwise, JSON it refuses, no `locations`
 // array) makes it give up, and the body is decoded by `JSONDecoder` as before. Refusals, their texts and their
