@@ -6,12 +6,18 @@ import Testing
 
 /// The README's pictures of the web view (`docs/img/history.png`, `stats.png`, `day.png`) are what `.ci/screenshots`
 /// draws now: the script runs into a temporary folder (headless Chromium, the bundled recording and five generated
-/// days), and each picture must match the committed one but for a few pixels (antialiasing). After a change to
+/// days, with the places index `make places` builds, which names the places), and each picture must match the
+/// committed one but for a few pixels (antialiasing). After a change to
 /// the pages, run `.ci/screenshots` and commit the pictures.
 @Suite(
     .enabled(
         if: FileManager.default.isExecutableFile(atPath: WebViewTests.chromium),
-        "needs chromium (make test installs it)"))
+        "needs chromium (make test installs it)"),
+    .enabled(
+        if: FileManager.default.fileExists(
+            atPath: URL(fileURLWithPath: TestPaths.gpslogBinary).deletingLastPathComponent().path
+                + "/places-world.bin"),
+        "needs the offline places index beside gpslog, which names the visited places (make test builds it)"))
 struct ScreenshotTests {
     /// Pixels whose colour moved by more than this on any channel count as changed.
     static let channelTolerance = 48

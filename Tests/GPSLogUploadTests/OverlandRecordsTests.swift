@@ -148,7 +148,16 @@ extension LiveSendingSuites {
                         $0["sessionName"] as? String == "Summit" && $0["entries"] as? Int ?? 0 > 5
                     } != nil, "\(run.stderr)")
                 // A send while the trip runs (on demand: a timer could fire before 3 points wait, or not at all
-                // during a trip replayed at 600x) goes in the trip's batches of 3.
+                // during a trip replayed at 600x) goes in the trip's batches of 3. The status counts points not yet
+                // committed too, and a send reads the database: it waits for 3 committed (under load, the send once
+                // came before the commit, and the trip's points all went at its end).
+                #expect(
+                    await waitUntilAsync(timeout: 30) {
+                        guard let store = try? Store(path: db) else { return false }
+                        defer { store.close() }
+                        guard let trip = try? store.sessions().first(where: { $0.isTrip }) else { return false }
+                        return ((try? store.summary(of: trip).entryCount) ?? 0) >= 3
+                    }, "\(run.stderr)")
                 let sent = try runGPSLog(["send-now"], database: db)
                 #expect(sent.status == 0, "\(sent.stderr)")
                 #expect(try runGPSLog(["trip", "stop"], database: db).status == 0)

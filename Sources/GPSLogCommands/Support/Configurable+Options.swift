@@ -104,6 +104,7 @@ extension MQTTOptions: Configurable {
     mutating func apply(_ settings: ResolvedSettings) throws(ConfigError) {
         try settings.set(&mqtt, "mqtt")
         try settings.set(&topic, "topic")
+        try settings.set(&mqttClientID, "mqtt-client-id")
         try login.apply(settings)
     }
 }
