@@ -149,13 +149,15 @@ enum DawarichRoutes {
         return encoded(objects)
     }
 
-    /// Dawarich's answer to `POST /api/v1/points` (`{"data": [...]}`, 200): each point taken, its time in seconds
-    /// and its position. The ids are null: gpslog gives its rows keys only as it commits a batch.
-    static func created(_ entries: [Entry]) -> String {
+    /// Dawarich's answer to `POST /api/v1/points` (`{"data": [...]}`, 200): each point taken, with its id (the
+    /// row stored, or the one already there, as Dawarich's upsert returns it: `rows`, null where the backend has no
+    /// integer keys), its time in seconds and its position.
+    static func created(_ entries: [Entry], rows: [Int64?]) -> String {
         encoded([
-            "data": entries.map { e -> [String: Any] in
+            "data": entries.enumerated().map { i, e -> [String: Any] in
                 [
-                    "id": NSNull(), "timestamp": Int64((Double(e.time.milliseconds) / 1000).rounded(.down)),
+                    "id": (i < rows.count ? rows[i] : nil).map { $0 as Any } ?? NSNull(),
+                    "timestamp": Int64((Double(e.time.milliseconds) / 1000).rounded(.down)),
                     "latitude": e.latitude, "longitude": e.longitude,
                 ]
             }

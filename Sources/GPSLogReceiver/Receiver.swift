@@ -179,14 +179,15 @@ public struct Receiver: Sendable {
                     .map { DeviceClaim($0, source: "Overland device_id") }
                 let decision = DeviceAuthority.authorize(identity, claims: claims)
                 if case .refused(let reason) = decision { return refuse(reason) }
-                let stored = try await sink.storeOverland(batch, as: decision.device)
+                let dawarich = request.uri.path == "/api/v1/points"
+                let stored = try await sink.storeOverland(batch, as: decision.device, namingRows: dawarich)
                 var extra = batch.visits.isEmpty ? "" : ", \(counted(batch.visits.count, "visit record"))"
                 if batch.skippedRecords > 0 { extra += ", \(counted(batch.skippedRecords, "other record")) skipped" }
                 logger.debug(
                     "stored \(stored.stored) of \(counted(batch.entries.count, "Overland location")) in '\(stored.session)' (\(stored.duplicates) already there)\(extra)"
                 )
                 // Dawarich's own path answers in Dawarich's shape; any other, Overland's.
-                if request.uri.path == "/api/v1/points" { return json(.ok, DawarichRoutes.created(batch.entries)) }
+                if dawarich { return json(.ok, DawarichRoutes.created(batch.entries, rows: stored.rows)) }
                 return json(.ok, #"{"result":"ok"}"#)
             case .ownTracks(let message):
                 let decision = DeviceAuthority.authorize(

@@ -36,7 +36,10 @@ actor ReceiverStore {
     /// one. Locations of several devices in one batch go to their own sessions, all in one transaction. Visit
     /// records go to the device's session's visits; other records (pause, resume, trips) are not locations and
     /// are not stored. `owner`: all of it goes to that device (`USER/DEVICE`, a device token's), whatever it names.
-    func storeOverland(_ payload: OverlandPayload, as owner: String? = nil) throws -> ReceivedOutcome {
+    /// `namingRows`: the outcome's `rows` name each location's row, in the batch's order (Dawarich's answer).
+    func storeOverland(_ payload: OverlandPayload, as owner: String? = nil, namingRows: Bool = false) throws
+        -> ReceivedOutcome
+    {
         var byDevice: [String: (entries: [Entry], visits: [Visit])] = [:]
         for e in payload.entries { byDevice[owner ?? e.deviceID ?? "overland", default: ([], [])].entries.append(e) }
         for (device, visit) in payload.visits {
@@ -54,9 +57,23 @@ actor ReceiverStore {
                 receiver: receiver, name: name, start: min(first, payload.tripStart ?? first), mode: payload.mode,
                 entries: received.entries)
             batch.visits = received.visits
+            batch.namesRows = namingRows
             return batch
         }
-        return try store.storeReceived(batches)
+        var outcome = try store.storeReceived(batches)
+        if namingRows {
+            // Back into the payload's order: the batches went device by device (in `byDevice`'s sorted order),
+            // each in its locations' order.
+            var rows: [String: ArraySlice<Int64?>] = [:]
+            var offset = 0
+            for device in byDevice.keys.sorted() {
+                let n = byDevice[device]!.entries.count
+                rows[device] = outcome.rows.count >= offset + n ? outcome.rows[offset..<offset + n] : []
+                offset += n
+            }
+            outcome.rows = payload.entries.map { rows[owner ?? $0.deviceID ?? "overland"]?.popFirst() ?? nil }
+        }
+        return outcome
     }
 
     /// Stores one OwnTracks message of `device` (`USER/DEVICE`), and says what it did, for the log: nil for a type

@@ -30,12 +30,34 @@ public struct DayTimeline: Sendable, Encodable {
         public var arrival: Timestamp
         /// The last piece's departure; nil while still there.
         public var departure: Timestamp?
+        /// With no departure: when the recording of the piece still there ended (its session's end), so that a
+        /// stay the recorder never saw end is not shown as going on for ever; nil while that session records.
+        public var recordingEnded: Timestamp?
         /// The session of the first piece.
         public var session: String
 
+        /// Where a place with no departure is shown to end: `recordingEnded`, once that lies more than
+        /// `liveWindow` milliseconds before `now` (a device `serve` receives from ends its session at its last
+        /// location, batch after batch, so a recent end may still move on); nil while still there.
+        public func shownEnd(now: Timestamp, liveWindow: Int64 = 5 * 60 * 1000) -> Timestamp? {
+            guard departure == nil, let recordingEnded, now.milliseconds - recordingEnded.milliseconds > liveWindow
+            else { return nil }
+            return recordingEnded
+        }
+
+        /// How a place with no departure ends in words: `time` of `shownEnd` and ", when the recording ended",
+        /// or "the recording's end" when the recording's last point is its arrival (the sampler keeps one point
+        /// for a stay's fixes at the same place); "still there" while the recording may go on.
+        public func endWords(now: Timestamp, time: (Timestamp) -> String) -> String {
+            guard let end = shownEnd(now: now) else { return "still there" }
+            return end > arrival
+                ? "\(time(end)), when the recording ended (no departure seen)"
+                : "the recording's end (no departure seen)"
+        }
+
         enum CodingKeys: String, CodingKey {
             case kind, id, visits, name, address, latitude, longitude, horizontalAccuracy, arrival, departure
-            case durationSeconds, session
+            case recordingEnded, durationSeconds, session
         }
 
         /// As `gpslog timeline --json` prints it: times in ISO 8601, UTC.
@@ -51,6 +73,7 @@ public struct DayTimeline: Sendable, Encodable {
             try c.encode(horizontalAccuracy, forKey: .horizontalAccuracy)
             try c.encode(arrival.iso8601(), forKey: .arrival)
             try c.encodeIfPresent(departure?.iso8601(), forKey: .departure)
+            try c.encodeIfPresent(recordingEnded?.iso8601(), forKey: .recordingEnded)
             try c.encodeIfPresent(
                 departure.map { Double($0.milliseconds - arrival.milliseconds) / 1000 }, forKey: .durationSeconds)
             try c.encode(session, forKey: .session)
@@ -143,8 +166,11 @@ public struct DayTimeline: Sendable, Encodable {
     }
 
     /// Visits (with the session of each) grouped into places: each run of visits, by arrival, that touch or overlap
-    /// the one before at the same place is one place.
-    public static func places(_ visits: [(visit: Visit, session: String)]) -> [Place] {
+    /// the one before at the same place is one place. `sessionEnds` gives the end of each session that has ended
+    /// (`Place.recordingEnded`).
+    public static func places(
+        _ visits: [(visit: Visit, session: String)], sessionEnds: [String: Timestamp] = [:]
+    ) -> [Place] {
         let sorted = visits.sorted {
             ($0.visit.arrival, $0.visit.key ?? 0) < ($1.visit.arrival, $1.visit.key ?? 0)
         }
@@ -159,14 +185,17 @@ public struct DayTimeline: Sendable, Encodable {
                 departure = v.visit.departure
             }
         }
-        return groups.map(place)
+        return groups.map { place($0, sessionEnds: sessionEnds) }
     }
 
     /// One place from a run of visits.
-    static func place(_ pieces: [(visit: Visit, session: String)]) -> Place {
+    static func place(_ pieces: [(visit: Visit, session: String)], sessionEnds: [String: Timestamp] = [:]) -> Place {
         let first = pieces[0].visit
-        let open = pieces.contains { $0.visit.departure == nil }
-        let departure = open ? nil : pieces.compactMap(\.visit.departure).max()
+        let openSessions = pieces.filter { $0.visit.departure == nil }.map(\.session)
+        let departure = openSessions.isEmpty ? pieces.compactMap(\.visit.departure).max() : nil
+        // Ended only when every session with a piece still there has ended: the latest of those ends.
+        let ends = openSessions.map { sessionEnds[$0] }
+        let recordingEnded = ends.isEmpty || ends.contains(nil) ? nil : ends.compactMap { $0 }.max()
         // Each piece weighs what it lasted (a still open one: a second), so a short passing visit moves it little.
         var (weights, lat, lon) = (0.0, 0.0, 0.0)
         for p in pieces {
@@ -186,7 +215,7 @@ public struct DayTimeline: Sendable, Encodable {
             name: pieces.lazy.compactMap(\.visit.name).first, address: pieces.lazy.compactMap(\.visit.address).first,
             latitude: latitude, longitude: longitude, horizontalAccuracy: reach,
             arrival: pieces.map(\.visit.arrival).min() ?? first.arrival, departure: departure,
-            session: pieces[0].session)
+            recordingEnded: recordingEnded, session: pieces[0].session)
     }
 }
 

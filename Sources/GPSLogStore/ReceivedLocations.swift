@@ -16,6 +16,9 @@ public struct ReceivedBatch: Sendable {
     public var entries: [Entry]
     /// Overland's visit records: an arrival (no departure), then the same visit with its departure.
     public var visits: [Visit] = []
+    /// Whether the outcome names each location's row (`ReceivedOutcome.rows`): Dawarich's answer does. Off by
+    /// default: it costs a lookup per location.
+    public var namesRows = false
 
     /// Creates a batch without visits (set `visits` to add them).
     public init(receiver: String, name: String, start: Timestamp, mode: TripMode?, entries: [Entry]) {
@@ -35,6 +38,10 @@ public struct ReceivedOutcome: Sendable, Equatable {
     public var stored: Int
     /// Locations skipped because their session already held one at the same time and place (a resent payload).
     public var duplicates: Int
+    /// For the batches that ask (`ReceivedBatch.namesRows`), each location's row key, in their order: the new row,
+    /// or the one already there at that time and place; nil where a backend has no such keys (PostgreSQL's are
+    /// UUIDs).
+    public var rows: [Int64?] = []
 
     /// Creates an outcome from its parts (nothing stored by default).
     public init(session: String = "", stored: Int = 0, duplicates: Int = 0) {
@@ -62,6 +69,7 @@ extension Store: ReceivedLocationStore {
                 outcome = ReceivedOutcome(
                     session: one.session, stored: outcome.stored + one.stored,
                     duplicates: outcome.duplicates + one.duplicates)
+                outcome.rows += one.rows
             }
             return outcome
         }
@@ -75,8 +83,22 @@ extension Store: ReceivedLocationStore {
         _ = try appendInTransaction(fresh, to: session.id)
         if !batch.entries.isEmpty { try fitSessionToEntries(session.id) }
         for visit in batch.visits { try storeReceivedVisit(visit, session: session.id) }
-        return ReceivedOutcome(
+        var outcome = ReceivedOutcome(
             session: session.name, stored: fresh.count, duplicates: batch.entries.count - fresh.count)
+        if batch.namesRows { outcome.rows = try batch.entries.map { try rowKey(session: session.key, of: $0) } }
+        return outcome
+    }
+
+    /// The key of the session's row at the entry's time and place (the one stored, or the one already there).
+    func rowKey(session: Int64, of e: Entry) throws -> Int64? {
+        try sqlite {
+            let s = try database.cachedStatement(
+                "SELECT Key FROM EntryRows WHERE SessionKey = ? AND TimeStamp = ? AND Latitude = ? AND Longitude = ? LIMIT 1"
+            )
+            defer { s.reset() }
+            try s.bind([.integer(session), .integer(e.time.milliseconds), .real(e.latitude), .real(e.longitude)])
+            return try s.step() ? s.requiredInt64(at: 0) : nil
+        }
     }
 
     /// The session that belongs to `receiver` (a device, or a device's trip), created when missing.

@@ -27,7 +27,8 @@ extension Store {
                 visits.append((v, s.id))
             }
         }
-        let places = DayTimeline.places(visits).filter {
+        let ends = Dictionary(sessions.compactMap { s in s.end.map { (s.id, $0) } }, uniquingKeysWith: max)
+        let places = DayTimeline.places(visits, sessionEnds: ends).filter {
             $0.arrival < to && ($0.departure.map { $0 > from } ?? true)
         }
         let inDay = sessions.filter { $0.start < to && ($0.end.map { $0 >= from } ?? true) }
@@ -103,11 +104,13 @@ extension Store {
         let week: Int64 = 7 * 86_400_000
         let (from, to) = (visit.arrival.milliseconds - week, visit.arrival.milliseconds + week)
         var visits: [(visit: Visit, session: String)] = []
+        var ends: [String: Timestamp] = [:]
         for s in try sessions() where s.start.milliseconds < to && (s.end.map { $0.milliseconds >= from } ?? true) {
+            ends[s.id] = s.end
             for v in try self.visits(of: s.id) where (from..<to).contains(v.arrival.milliseconds) {
                 visits.append((v, s.id))
             }
         }
-        return DayTimeline.places(visits).first { $0.visits.contains(key) }
+        return DayTimeline.places(visits, sessionEnds: ends).first { $0.visits.contains(key) }
     }
 }

@@ -85,7 +85,11 @@ enum DayPage {
                 var place = [name, address].compactMap { $0 }.joined(separator: " · ")
                 if place.isEmpty { place = String(format: "%.5f, %.5f", p.latitude, p.longitude) }
                 let arrival = Self.time(p.arrival, day: day, offset: offset)
-                let until = p.departure.map { Self.time($0, day: day, offset: offset) } ?? "still there"
+                let until =
+                    p.departure.map { Self.time($0, day: day, offset: offset) }
+                    ?? p.endWords(now: Timestamp(seconds: Date().timeIntervalSince1970)) {
+                        Self.time($0, day: day, offset: offset)
+                    }
                 let stayed =
                     p.departure.map {
                         " (" + Pages.duration(Double($0.milliseconds - p.arrival.milliseconds) / 1000) + ")"

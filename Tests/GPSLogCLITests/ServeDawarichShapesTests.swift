@@ -40,8 +40,12 @@ import Testing
                     + #""properties":{"timestamp":"\#(time)","speed":2.5,"altitude":3,"device_id":"dw"}}"#
             }
 
-            // POST /api/v1/points: 200 and `{"data": [...]}`, a row per point taken.
-            for (i, way) in [keyInURL, keyInHeader].enumerated() {
+            // POST /api/v1/points: 200 and `{"data": [...]}`, a row per point taken, with its id (the upsert's
+            // `returning: 'id, timestamp, longitude, latitude'` in Dawarich's Points::Create): posted again, the
+            // same ids, and nothing stored twice.
+            var ids: [Int] = []
+            for (i, way) in [keyInURL, keyInHeader, keyInURL].enumerated() {
+                let i = min(i, 1)
                 let body = #"{"locations":[\#(feature(i * 10, 52.1)),\#(feature(i * 10 + 5, 52.2))]}"#
                 let posted = try await LoopbackHTTP.fetch(
                     "POST", "/api/v1/points" + way.query, port: port,
@@ -54,6 +58,13 @@ import Testing
                 #expect(
                     rows.first?["timestamp"] as? Int == 1_714_557_600 + i * 10
                         && rows.first?["latitude"] as? Double == 52.1)
+                let answered = rows.compactMap { $0["id"] as? Int }
+                #expect(answered.count == 2 && Set(answered).count == 2, "integer ids: \(rows)")
+                if ids.count < 4 {
+                    ids += answered
+                } else {
+                    #expect(answered == Array(ids[2..<4]), "the same rows again")
+                }
             }
 
             // GET /api/v1/points: the serializer's keys, strings where Dawarich has strings, and the page headers.
@@ -65,6 +76,7 @@ import Testing
                 #expect(read.header("X-Current-Page") == "1" && read.header("X-Total-Pages") == "2")
                 let points = try #require(try JSONSerialization.jsonObject(with: Data(read.body)) as? [[String: Any]])
                 #expect(points.count == 3)
+                #expect(points.compactMap { $0["id"] as? Int } == Array(ids.prefix(3)), "the ids the POSTs answered")
                 let point = try #require(points.first)
                 #expect(
                     Self.pointKeys.subtracting(point.keys).isEmpty, "missing: \(Self.pointKeys.subtracting(point.keys))"

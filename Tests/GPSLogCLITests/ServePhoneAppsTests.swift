@@ -239,6 +239,51 @@ import Testing
         }
     }
 
+    // MARK: - OsmAnd's online tracking
+
+    /// The URL the README tells OsmAnd users to type (its "Phone apps" table, read from the file so the two agree).
+    static func osmAndTemplate() throws -> String {
+        let readme = try String(contentsOfFile: TestPaths.packageRoot + "/README.md", encoding: .utf8)
+        let row = try #require(readme.split(separator: "\n").first { $0.hasPrefix("| OsmAnd |") })
+        let url = try #require(row.firstMatch(of: /`(http:\/\/HOST:8080\/\?[^`]+)`/)?.1)
+        return String(url.dropFirst("http://HOST:8080".count))
+    }
+
+    /// OsmAnd's substitution (`LiveMonitoringHelper.getLiveUrl`, OsmAnd's source): `MessageFormat.format` of the
+    /// URL with `{0}` latitude, `{1}` longitude, `{2}` the time in milliseconds, `{3}` the fix's accuracy in metres,
+    /// `{4}` altitude, `{5}` speed in metres per second, `{6}` bearing, each a Java float's `toString`.
+    static func osmAnd(_ template: String, milliseconds: Int64) -> String {
+        let values = ["52.0907", "5.1214", String(milliseconds), "3.9", "11.5", "4.25", "271.5"]
+        var text = template
+        for (i, value) in values.enumerated() { text = text.replacingOccurrences(of: "{\(i)}", with: value) }
+        return text
+    }
+
+    @Test(.timeLimit(.minutes(5)))
+    func osmAndsOnlineTrackingAsTheReadmeSaysIsStoredOnce() async throws {
+        try await withTemporaryDirectory { dir in
+            let (serve, port, db) = try await Self.serve(dir)
+            let template = try Self.osmAndTemplate()
+                .replacingOccurrences(of: "NAME", with: "osmand-phone").replacingOccurrences(
+                    of: "TOKEN", with: Self.token)
+            // OsmAnd sends a GET; the same fix twice (a retry after a timeout) is stored once.
+            for milliseconds in [Self.t0 * 1000, Self.t0 * 1000, (Self.t0 + 5) * 1000 + 250] {
+                let a = try await LoopbackHTTP.fetch(
+                    "GET", Self.osmAnd(template, milliseconds: milliseconds), port: port)
+                #expect(a.status == 200, "\(a.status) \(a.text)")
+            }
+            let entries = try Self.stored(db, device: "osmand-phone")
+            #expect(entries.map(\.time.milliseconds) == [Self.t0 * 1000, (Self.t0 + 5) * 1000 + 250])
+            for e in entries {
+                #expect(e.latitude == 52.0907 && e.longitude == 5.1214)
+                #expect(e.speed == 4.25, "OsmAnd's {5} is m/s, taken as it is: \(e.speed ?? -1)")
+                #expect(e.horizontalAccuracy == 3.9 && e.hdop == nil, "{3} is the accuracy in metres, not an HDOP")
+                #expect(e.altitude == 11.5 && e.course == 271.5)
+            }
+            #expect(!serve.stderr.contains(Self.token))
+        }
+    }
+
     // MARK: - Web pages still cannot post
 
     @Test(.timeLimit(.minutes(5)))

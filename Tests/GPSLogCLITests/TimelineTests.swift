@@ -12,8 +12,9 @@ import Testing
 @Suite(.serialized) struct TimelineTests {
     /// 2024-05-01: 30 minutes at home, a 3 km drive north, two hours of walking east at 0.1 m/s (the stay detector
     /// ends a visit 50 m from where it began, so the walk is a row of touching visits), a kilometre's walk north,
-    /// 20 minutes at a café and five minutes on. A point every 5 s.
-    static func day() -> String {
+    /// 20 minutes at a café and five minutes on (unless `leaving` is false: the recording ends at the café). A
+    /// point every 5 s.
+    static func day(leaving: Bool = true) -> String {
         var points: [(Int, Double, Double)] = []
         var (t, lat, lon) = (1_714_543_200, 46.0, 7.0)
         let metre = 1 / 111_320.0
@@ -30,7 +31,7 @@ import Testing
         add(1440, east: 0.1)  // the slow walk
         add(143, north: 1.4)
         add(240)  // the café
-        add(60, north: 1.4)
+        if leaving { add(60, north: 1.4) }
         let formatter = ISO8601DateFormatter()
         var gpx = #"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">"#
         gpx += "<trk><name>Day</name><trkseg>\n"
@@ -42,9 +43,9 @@ import Testing
     }
 
     /// Records the day with `--visits` into `db`; the number of visits stored.
-    static func record(_ db: String, dir: String) async throws -> Int {
+    static func record(_ db: String, dir: String, leaving: Bool = true) async throws -> Int {
         let file = dir + "/day.gpx"
-        try day().write(toFile: file, atomically: true, encoding: .utf8)
+        try day(leaving: leaving).write(toFile: file, atomically: true, encoding: .utf8)
         let r = try await runGPSLogAsync(
             ["record", "--source", "replay:\(file)?speed=0", "--geocode", "off", "--name", "Day", "--visits"],
             database: db, folder: dir)
@@ -117,6 +118,32 @@ import Testing
             #expect(!items.contains { ($0["visits"] as? [Int])?.contains(pieces[0]) == true })
             r = try await runGPSLogAsync(["visit", "delete", String(pieces[0])], database: db, folder: dir)
             #expect(r.status != 0 && r.stderr.contains("no visit has the id"), "\(r.stderr)")
+        }
+    }
+
+    /// A recording that ends during a stay: the recorder never saw a departure, so the place is shown to the
+    /// recording's end (in `--json` as `recordingEnded`), never "still there" on every later day.
+    @Test(.timeLimit(.minutes(8)))
+    func aStayTheRecordingEndedInEndsThere() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/day.sqlite"
+            _ = try await Self.record(db, dir: dir, leaving: false)
+            let items = try await Self.items(db, dir: dir)
+            let cafe = try #require(items.last, "\(items)")
+            #expect(cafe["kind"] as? String == "visit" && cafe["departure"] == nil, "\(cafe)")
+            let ended = try #require((cafe["recordingEnded"] as? String).flatMap { Timestamp(iso8601: $0) }, "\(cafe)")
+            let arrival = try #require((cafe["arrival"] as? String).flatMap { Timestamp(iso8601: $0) })
+            #expect(ended >= arrival, "\(cafe)")
+            let text = try await runGPSLogAsync(["timeline", "2024-05-01"], database: db, folder: dir)
+            let line = try #require(text.stdout.split(separator: "\n").last.map(String.init), "\(text.stdout)")
+            #expect(line.contains("recording") && line.contains("(no departure seen)"), "\(text.stdout)")
+            #expect(!text.stdout.contains("still there"), "\(text.stdout)")
+            // The day page says the same.
+            let (serve, port) = try await LoopbackHTTP.serve(["--tiles", "none"], database: db, folder: dir + "/serve")
+            defer { AccountsTests.stop(serve) }
+            let page = try await LoopbackHTTP.fetch("GET", "/day/2024-05-01", port: port)
+            #expect(page.status == 200 && page.text.contains("(no departure seen)"), "\(page.text)")
+            #expect(!page.text.contains("still there"), "\(page.text)")
         }
     }
 

@@ -315,4 +315,53 @@ import Testing
             #expect(!(serve.stderr + serve.stdout).contains(token), "a share token is in serve's log")
         }
     }
+
+    static let trackPointCount = "SELECT count(*) FROM EntryRows WHERE Marked = 0 AND IsHeadingChanged = 0"
+
+    /// A share link made while the session records follows the recording: its live stream, opened through the link
+    /// without a login, sends every track point, those recorded after the link was made too, and ends with the
+    /// recording.
+    @Test(.timeLimit(.minutes(10)))
+    func aShareLinkOfARecordingFollowsIt() async throws {
+        try await withTemporaryDirectory { dir in
+            let db = dir + "/serve.sqlite"
+            try await Self.addUser("alice", "alice's secret 1", db: db, dir: dir)
+            for name in ["rec", "serve"] {
+                try FileManager.default.createDirectory(atPath: dir + "/" + name, withIntermediateDirectories: true)
+            }
+            // The sample's 147 s at twice its pace.
+            let recorder = try BackgroundGPSLog(
+                [
+                    "record", "--source", "replay:sample?speed=2", "--commit-every", "1s", "--name", "Live",
+                    "--geocode", "off",
+                ], database: db, folder: dir + "/rec")
+            defer { recorder.process.terminate() }
+            let trackPoints = { () -> Int in
+                guard let database = try? Database(path: db, mode: .readOnly) else { return 0 }
+                defer { database.close() }
+                return Int((try? database.scalar(Self.trackPointCount))?.int64 ?? 0)
+            }
+            _ = await waitUntilAsync(timeout: 120) { trackPoints() >= 5 }
+            let (serve, port) = try await LoopbackHTTP.serve([], database: db, folder: dir + "/serve")
+            defer { AccountsTests.stop(serve) }
+            let id = try #require(try Self.sessions(db).first?.id)
+            let r = try await runGPSLogAsync(
+                ["share", id, "--base-url", "http://127.0.0.1:\(port)"], database: db, folder: dir)
+            try #require(r.status == 0, "\(r.stderr)")
+            let token = try #require(r.stdout.split(separator: "\n").last?.split(separator: "/").last.map(String.init))
+            let atShare = trackPoints()
+            try #require(recorder.process.isRunning, "the recording must still run when the link is made")
+
+            // The stream stays open while the session records, and closes after its end event.
+            let live = try await LoopbackHTTP.fetch("GET", "/s/\(token)/api/sessions/\(id)/live", port: port)
+            #expect(await recorder.exitStatus(timeout: 240) == 0, "\(recorder.stderr)")
+            let total = trackPoints()
+            let sent = live.text.components(separatedBy: "event: point").count - 1
+            #expect(live.status == 200 && live.text.contains("event: end"), "\(live.status) \(live.text.suffix(500))")
+            #expect(total > atShare, "points came after the link was made: \(atShare) then \(total)")
+            #expect(sent == total, "every track point through the link: \(sent) of \(total)")
+            // Still that one session only.
+            #expect(try await LoopbackHTTP.fetch("GET", "/s/\(token)/api/sessions", port: port).status == 404)
+        }
+    }
 }

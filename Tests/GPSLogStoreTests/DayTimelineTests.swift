@@ -64,3 +64,33 @@ struct DayTimelineTests {
         #expect(DayTimeline.day("2024-12-31", plus: 1) == "2025-01-01")
     }
 }
+
+extension DayTimelineTests {
+    /// A place with no departure whose session has ended says when the recording ended (the recorder never saw it
+    /// left), once that is past the live window; a session still recording, or one ended moments ago (a device
+    /// `serve` receives from ends its session at its last location), leaves it still there.
+    @Test func aStayTheRecordingEndedInSaysWhen() {
+        let end = Timestamp(milliseconds: Self.t0 + 40 * 60_000)
+        let open = [Self.visit(1, east: 0, 0, 30), Self.visit(2, east: 10, 20, nil)]
+        var places = DayTimeline.places(open, sessionEnds: ["s": end])
+        #expect(places.count == 1 && places[0].departure == nil && places[0].recordingEnded == end)
+        #expect(places[0].shownEnd(now: Timestamp(milliseconds: end.milliseconds + 3_600_000)) == end)
+        #expect(places[0].shownEnd(now: Timestamp(milliseconds: end.milliseconds + 60_000)) == nil)
+        let later = Timestamp(milliseconds: end.milliseconds + 3_600_000)
+        #expect(
+            places[0].endWords(now: later) { $0.iso8601() }
+                == "\(end.iso8601()), when the recording ended (no departure seen)")
+        var atArrival = places[0]
+        atArrival.recordingEnded = atArrival.arrival
+        #expect(atArrival.endWords(now: later) { $0.iso8601() } == "the recording's end (no departure seen)")
+        #expect(places[0].endWords(now: end) { $0.iso8601() } == "still there")
+        let json = String(decoding: try! JSONEncoder().encode(places[0]), as: UTF8.self)
+        #expect(json.contains("\"recordingEnded\":\"\(end.iso8601())\""))
+
+        places = DayTimeline.places(open)
+        #expect(places[0].recordingEnded == nil && places[0].shownEnd(now: Timestamp(milliseconds: Self.t0 * 2)) == nil)
+        // A place that was left has its departure, whatever the session's end.
+        places = DayTimeline.places([Self.visit(1, east: 0, 0, 30)], sessionEnds: ["s": end])
+        #expect(places[0].recordingEnded == nil && places[0].departure?.milliseconds == Self.t0 + 30 * 60_000)
+    }
+}

@@ -112,7 +112,7 @@ extension GPSLog {
                     let until =
                         p.departure.map {
                             "\(time($0))  (\(Format.duration(milliseconds: $0.milliseconds - p.arrival.milliseconds)))"
-                        } ?? "still there"
+                        } ?? p.endWords(now: Timestamp(seconds: Date().timeIntervalSince1970), time: time)
                     let merged = p.visits.count > 1 ? ", \(p.visits.count) visits merged" : ""
                     return "\(time(p.arrival)) to \(until)  \(place)  [visit \(p.id)\(merged)]"
                 case .move(let m):
