@@ -12,7 +12,8 @@ import NIOCore
 /// The reads of Dawarich's API that its clients make (`GET /api/v1/points`, `GET /api/v1/stats`), answered from
 /// gpslog's tracks in Dawarich's shapes. Its writes are the receiver's like any path, with `?api_key=` taken as the
 /// token: `POST /api/v1/points` (Overland's `{"locations":[...]}`, answered as Dawarich does by `created`),
-/// `/api/v1/overland/batches` and `/api/v1/owntracks/points`. The reads need the token: serve without one answers 403.
+/// `/api/v1/overland/batches` and `/api/v1/owntracks/points`. The reads need a token: serve's `--token` reads every
+/// session, a device's token its user's; serve without one answers 403.
 enum DawarichRoutes {
     /// The paths answered here (GET only).
     static let paths: Set<String> = ["/api/v1/points", "/api/v1/stats"]
@@ -35,18 +36,18 @@ enum DawarichRoutes {
             logger.warning("refused \(what): \(reason)")
             return Receiver.json(.forbidden, Receiver.errorJSON("refused: \(reason)"))
         }
+        // Whose points: serve's --token reads every session; a device token (Dawarich's api_key is a user's) its
+        // user's sessions, as that user's web view login sees them.
+        let owner: String?
         switch identification {
         case .known(.admin):
-            break
+            owner = nil
         case .known(.anyone):
             return Receiver.json(
                 .forbidden,
                 Receiver.errorJSON("the Dawarich API reads need serve --token, given as ?api_key=TOKEN"))
-        case .known(.device):
-            // Every device's points would be read: a device token writes, serve's --token reads.
-            logger.warning("refused \(what): a device token reads nothing")
-            return Receiver.json(
-                .forbidden, Receiver.errorJSON("a device token only sends; the reads need serve's --token as api_key"))
+        case .known(.device(let user, _)):
+            owner = user
         case .refused(let reason):
             logger.warning("refused \(what): \(reason)")
             return Receiver.json(
@@ -55,13 +56,14 @@ enum DawarichRoutes {
         }
         do {
             if request.uri.path == "/api/v1/stats" {
-                guard let totals = try await sink.pointTotals() else { return postgresOnly }
+                guard let totals = try await sink.pointTotals(owner: owner) else { return postgresOnly }
                 return Receiver.json(.ok, stats(totals))
             }
             let ask = try PointsQuery(request)
             guard
                 let page = try await sink.pointPage(
-                    from: ask.from, to: ask.to, newestFirst: ask.newestFirst, page: ask.page, perPage: ask.perPage)
+                    from: ask.from, to: ask.to, newestFirst: ask.newestFirst, page: ask.page, perPage: ask.perPage,
+                    owner: owner)
             else { return postgresOnly }
             let pages = (page.total + ask.perPage - 1) / ask.perPage
             return Receiver.json(

@@ -118,13 +118,17 @@ actor ReceiverStore {
     /// The SQLite store, for the Dawarich-compatible reads; nil with PostgreSQL (`serve --store postgres://`).
     var readable: Store? { store as? Store }
 
-    /// One page of points (see `Store.pointPage`), read on the store's thread between two payloads.
-    func pointPage(from: Timestamp?, to: Timestamp?, newestFirst: Bool, page: Int, perPage: Int) throws -> PointPage? {
-        try readable?.pointPage(from: from, to: to, newestFirst: newestFirst, page: page, perPage: perPage)
+    /// One page of points (see `Store.pointPage`; `owner`: one user's), read on the store's thread between two
+    /// payloads.
+    func pointPage(from: Timestamp?, to: Timestamp?, newestFirst: Bool, page: Int, perPage: Int, owner: String?)
+        throws -> PointPage?
+    {
+        try readable?.pointPage(
+            from: from, to: to, newestFirst: newestFirst, page: page, perPage: perPage, owner: owner)
     }
 
-    /// The totals of every track (see `Store.pointTotals`); nil with PostgreSQL.
-    func pointTotals() throws -> PointTotals? { try readable?.pointTotals() }
+    /// The totals of every track, or of one user's (see `Store.pointTotals`); nil with PostgreSQL.
+    func pointTotals(owner: String?) throws -> PointTotals? { try readable?.pointTotals(owner: owner) }
 
     /// Stores one OwnTracks location in the session of `owntracks:USER/DEVICE`.
     func storeOwnTracks(_ location: Entry, device: String) throws -> ReceivedOutcome {

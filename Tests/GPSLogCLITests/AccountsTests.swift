@@ -195,9 +195,10 @@ import Testing
     }
 
     /// Traccar Client and OsmAnd (a location in the URL or a form) and Traccar Client 9's JSON are held to the same
-    /// rule: the `id` must be the token's device; a device token reads nothing of the Dawarich API.
+    /// rule: the `id` must be the token's device. Through the Dawarich API a device token reads its user's points
+    /// only (Dawarich's api_key is a user's), and none of another user's.
     @Test(.timeLimit(.minutes(10)))
-    func traccarsIdIsTheTokensDeviceAndADeviceTokenReadsNothing() async throws {
+    func traccarsIdIsTheTokensDeviceAndADeviceTokenReadsItsUsersPointsOnly() async throws {
         try await withTemporaryDirectory { dir in
             let db = dir + "/serve.sqlite"
             let r = try await runGPSLogAsync(["user", "add", "alice", "--no-password"], database: db, folder: dir)
@@ -226,14 +227,30 @@ import Testing
             let anonymous = try await LoopbackHTTP.fetch(
                 "GET", "/?id=phone&lat=52.1&lon=5.1&timestamp=\(t0 + 20)", port: port)
             #expect(anonymous.status == 401, "\(anonymous.status) \(anonymous.text)")
-            let reads = try await LoopbackHTTP.fetch("GET", "/api/v1/points?api_key=\(alice)", port: port)
-            #expect(reads.status == 403, "\(reads.status) \(reads.text)")
+            // Bob's phone, added while serve runs.
+            let b = try await runGPSLogAsync(["user", "add", "bob", "--no-password"], database: db, folder: dir)
+            try #require(b.status == 0, "\(b.stderr)")
+            let bob = try await Self.addDevice("bob/phone", db: db, folder: dir)
+            let bobs = try await LoopbackHTTP.fetch(
+                "GET", "/?id=phone&lat=48.1&lon=11.5&timestamp=\(t0 + 30)&token=\(bob)", port: port)
+            #expect(bobs.status == 200, "\(bobs.status) \(bobs.text)")
+            let reads = { (token: String) async throws -> [Double] in
+                let page = try await LoopbackHTTP.fetch("GET", "/api/v1/points?api_key=\(token)", port: port)
+                #expect(page.status == 200, "\(page.status) \(page.text)")
+                let points = try JSONSerialization.jsonObject(with: Data(page.body)) as? [[String: Any]] ?? []
+                return points.compactMap { ($0["latitude"] as? String).flatMap(Double.init) }
+            }
+            #expect(try await reads(alice) == [52.1, 52.1], "alice's two points, none of bob's")
+            #expect(try await reads(bob) == [48.1], "bob's one point")
+            let stats = try await LoopbackHTTP.fetch("GET", "/api/v1/stats?api_key=\(bob)", port: port)
+            let totals = try JSONSerialization.jsonObject(with: Data(stats.body)) as? [String: Any]
+            #expect(stats.status == 200 && totals?["totalPointsTracked"] as? Int == 1, "\(stats.text)")
 
-            #expect(try Self.owners(db) == ["osmand:alice/phone": "alice"])
+            #expect(try Self.owners(db) == ["osmand:alice/phone": "alice", "osmand:bob/phone": "bob"])
             let database = try Database(path: db, mode: .readOnly)
             defer { database.close() }
-            #expect(try database.scalar("SELECT COUNT(*) FROM Entries")?.int64 == 2)
-            #expect(!serve.stderr.contains("\u{1B}") && !serve.stderr.contains(alice), "\(serve.stderr.visible)")
+            #expect(try database.scalar("SELECT COUNT(*) FROM Entries")?.int64 == 3)
+            #expect(!serve.stderr.contains("\u{1B}") && !serve.stderr.contains(alice) && !serve.stderr.contains(bob))
         }
     }
 
