@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: MIT
 """A bounded loopback client for `gpslog serve`: posts Overland batches and prints points per second.
 
-  Benchmarks/ingest.py URL [URL...] --batches 500 --points 200 --clients 4 --devices 8 [--token TOKEN]
+  Benchmarks/ingest.py URL [URL...] --batches 500 --points 200 --clients 4 --devices 8 [--token TOKEN | --tokens FILE]
 
 Each of --clients threads keeps one HTTP/1.1 connection and posts its share of the batches one after the other
 (so at most --clients requests are in flight), client n to URL n % (number of URLs): several serve processes on one
 database, as behind a load balancer; batch k goes to device k % --devices, one location a second, so no
 location repeats. --token is sent as `Authorization: Bearer` (a device token: give --devices 1 and a device named
-bench-0). Every answer must be 200 {"result":"ok"}: anything else stops the run with the answer. Prints one
+bench-0). --tokens names a file of device tokens, one a line, the n-th for device bench-n (accounts on, each
+device with its own token, as `gpslog device add USER/bench-n` prints them). Every answer must be 200 {"result":"ok"}: anything else stops the run with the answer. Prints one
 JSON object: points stored, seconds, points per second.
 """
 import argparse
@@ -45,7 +46,9 @@ def main():
     p.add_argument("--clients", type=int, default=4)
     p.add_argument("--devices", type=int, default=8)
     p.add_argument("--token")
+    p.add_argument("--tokens")
     a = p.parse_args()
+    tokens = [line.strip() for line in open(a.tokens) if line.strip()] if a.tokens else []
     urls = [urllib.parse.urlparse(u) for u in a.urls]
     bodies = [batch(k, a.points, a.devices) for k in range(a.batches)]  # made before the clock starts
     failures = []
@@ -57,7 +60,9 @@ def main():
             if failures:
                 return
             headers = {"Content-Type": "application/json"}
-            if a.token:
+            if tokens:
+                headers["Authorization"] = "Bearer " + tokens[(k % a.devices) % len(tokens)]
+            elif a.token:
                 headers["Authorization"] = "Bearer " + a.token
             conn.request("POST", "/", body=bodies[k], headers=headers)
             r = conn.getresponse()
