@@ -18,9 +18,12 @@ public struct TrackSegmenter {
     public init(gapMilliseconds: Int64 = TrackSegmenter.defaultGapMilliseconds) { gap = gapMilliseconds }
 
     /// True when the track point `e` starts a new segment (never the first point).
-    public mutating func startsSegment(_ e: Entry) -> Bool {
-        defer { last = e.time }
+    public mutating func startsSegment(_ e: Entry) -> Bool { startsSegment(at: e.time, flagged: e.startsSegment) }
+
+    /// True when a track point at `time` starts a new segment, `flagged` when the recording started one there.
+    public mutating func startsSegment(at time: Timestamp, flagged: Bool) -> Bool {
+        defer { last = time }
         guard let last else { return false }
-        return e.startsSegment || e.time.milliseconds - last.milliseconds > gap
+        return flagged || time.milliseconds - last.milliseconds > gap
     }
 }

@@ -37,6 +37,15 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
     /// The wrapped source's, read on the caller's thread.
     public func transitions(of sessionID: String) throws -> [Transition] { try base.transitions(of: sessionID) }
 
+    /// The track points' positions read on a second thread (while GEOS simplifies the last chunk on the caller's).
+    public func forEachTrackPosition(
+        of sessionID: String, from: Timestamp?, to: Timestamp?, _ body: (TrackPosition) throws -> Void
+    ) throws {
+        try prefetch(body) { [self] in
+            try self.base.forEachTrackPosition(of: sessionID, from: from, to: to, $0)
+        }
+    }
+
     /// The rows read on a second thread, handed to `body` on the caller's; a failure on either side ends both.
     public func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
@@ -58,14 +67,14 @@ public final class PrefetchingSource: SessionSource, @unchecked Sendable {
     }
 
     /// Runs `read` on a second thread and hands what it reads to `body` on this one, in batches.
-    private func prefetch(
-        _ body: (Entry) throws -> Void, read: @escaping @Sendable ((Entry) throws -> Void) throws -> Void
+    private func prefetch<Row: Sendable>(
+        _ body: (Row) throws -> Void, read: @escaping @Sendable ((Row) throws -> Void) throws -> Void
     ) throws {
-        let queue = BlockingQueue<[Entry]>(capacity: depth)
+        let queue = BlockingQueue<[Row]>(capacity: depth)
         let done = DispatchSemaphore(value: 0)
         let reader = Thread { [self] in
             defer { done.signal() }
-            var batch: [Entry] = []
+            var batch: [Row] = []
             batch.reserveCapacity(batchSize)
             do {
                 try read { e in

@@ -51,16 +51,15 @@ public enum Simplifier {
             kept.formUnion(try keptKeys(chunk, tolerance: tolerance, context: context))
             chunk.removeAll(keepingCapacity: true)
         }
-        try source.forEachEntry(of: sessionID, from: from, to: to, fields: .position) { e in
-            guard !e.marked && !e.isHeadingChanged else { return }
-            if segmenter.startsSegment(e), !chunk.isEmpty {
+        try source.forEachTrackPosition(of: sessionID, from: from, to: to) { e in
+            if segmenter.startsSegment(at: e.time, flagged: e.startsSegment), !chunk.isEmpty {
                 try flush()
             } else if chunk.count >= max(2, chunkSize) {
                 let boundary = chunk[chunk.count - 1]
                 try flush()
                 chunk.append(boundary)
             }
-            chunk.append(.init(key: e.key ?? 0, latitude: e.latitude, longitude: e.longitude))
+            chunk.append(.init(key: e.key, latitude: e.latitude, longitude: e.longitude))
         }
         if !chunk.isEmpty { try flush() }
         return kept

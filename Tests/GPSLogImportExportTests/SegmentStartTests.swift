@@ -164,3 +164,49 @@ struct TripPauseTests {
         }
     }
 }
+
+/// A source that reads only through `forEachEntry`: what `SessionSource`'s default `forEachTrackPosition` makes of it.
+private final class EntriesOnly: SessionSource {
+    let store: Store
+    init(_ store: Store) { self.store = store }
+    func forEachMark(of id: String, from: Timestamp?, to: Timestamp?, _ body: (Entry) throws -> Void) throws {
+        try store.forEachMark(of: id, from: from, to: to, body)
+    }
+    func forEachEntry(
+        of id: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
+    ) throws { try store.forEachEntry(of: id, from: from, to: to, fields: fields, body) }
+    func visits(of id: String) throws -> [Visit] { try store.visits(of: id) }
+    func transitions(of id: String) throws -> [Transition] { try store.transitions(of: id) }
+}
+
+extension SegmentStartTests {
+    /// The store's lean read of track positions (five columns, no entries made) gives what the entries give: the
+    /// track points only, in time order, each segment start, within a time range too; and prefetched the same.
+    @Test func theStoresTrackPositionsAreTheEntriesTrackPoints() throws {
+        try withTemporaryStore { store, _ in
+            let session = try Self.makeBrokenTrack(in: store)
+            var extra = makeEntries(count: 3, start: Timestamp(milliseconds: 1_700_000_002_500), seed: 2)
+            extra[0].marked = true
+            extra[0].label = "Buoy"
+            extra[1].isHeadingChanged = true
+            extra[1].heading = 90
+            extra[1].headingTime = extra[1].time
+            try store.append(extra, to: session.id)
+            let read = { (source: any SessionSource, from: Timestamp?) throws -> [String] in
+                var rows: [String] = []
+                try source.forEachTrackPosition(of: session.id, from: from, to: nil) { p in
+                    rows.append("\(p.key) \(p.time.milliseconds) \(p.latitude) \(p.longitude) \(p.startsSegment)")
+                }
+                return rows
+            }
+            for from in [nil, Timestamp(milliseconds: 1_700_000_003_000)] {
+                let lean = try read(store, from)
+                #expect(lean == (try read(EntriesOnly(store), from)))
+                #expect(lean == (try read(PrefetchingSource(store, batchSize: 2), from)))
+            }
+            let all = try read(store, nil)
+            #expect(all.count == 11, "ten points and the third extra, no mark, no heading change: \(all)")
+            #expect(all.filter { $0.hasSuffix("true") }.count == 1)
+        }
+    }
+}
