@@ -46,25 +46,29 @@ struct DayFigures: Equatable, Sendable {
         _ point: KeptSummary.TrackPoint, after previous: KeptSummary.TrackPoint?, lastCell: inout Int64
     ) {
         trackPoints += 1
-        var ground = true
-        if let previous {
-            let step = KeptSummary.step(previous, point)
-            lengthNanometres += step
-            let elapsed = point.time - previous.time
-            if elapsed > 0 {
-                let speed = (Double(step) / 1e9) / (Double(elapsed) / 1000)
-                if elapsed <= DayFigures.longestMovingStep && speed >= DayFigures.movingSpeed {
-                    movingMilliseconds += elapsed
-                }
-                ground = speed < DayFigures.groundSpeed
-            }
-        }
-        guard ground else { return }
+        let step = DayFigures.step(into: point, from: previous)
+        lengthNanometres += step.length
+        movingMilliseconds += step.moving
+        guard step.ground else { return }
         let cell = DayFigures.cell(latitude: point.latitude, longitude: point.longitude)
         if cell != lastCell {
             cells.insert(cell)
             lastCell = cell
         }
+    }
+
+    /// The step into `point` from `previous` (nil: the track's first point), as its day counts it: its length,
+    /// its time moving, and whether `point` was reached on the ground (its cell counts).
+    static func step(into point: KeptSummary.TrackPoint, from previous: KeptSummary.TrackPoint?) -> (
+        length: Int64, moving: Int64, ground: Bool
+    ) {
+        guard let previous else { return (0, 0, true) }
+        let length = KeptSummary.step(previous, point)
+        let elapsed = point.time - previous.time
+        guard elapsed > 0 else { return (length, 0, true) }
+        let speed = (Double(length) / 1e9) / (Double(elapsed) / 1000)
+        let moving = elapsed <= DayFigures.longestMovingStep && speed >= DayFigures.movingSpeed ? elapsed : 0
+        return (length, moving, speed < DayFigures.groundSpeed)
     }
 
     /// Figures per day for the track points `track` (in track order) following `previous`.

@@ -138,10 +138,12 @@ extension Store {
         }
         let previousLast = kept.last
         var days: [Int64: DayFigures]?
+        var runs: [InsertedRun] = []
         if !track.isEmpty {
             track.sort { $0.precedes($1) }
             if let last = kept.last, !last.precedes(track[0]) {
-                try insertIntoLength(track, sessionKey: sessionKey, firstNewKey: keys[0], kept: &kept)
+                runs = try insertedRuns(track, sessionKey: sessionKey, firstNewKey: keys[0])
+                insertIntoLength(track, runs: runs, kept: &kept)
             } else {
                 // After the track's end (or the track's first points): the steps from its last point on, counted
                 // once for the session and its days (the days' lengths are those steps, split by day).
@@ -152,14 +154,24 @@ extension Store {
             }
         }
         try saveSummary(kept, sessionKey: sessionKey)
-        try keepDays(ofTrack: track, previousLast: previousLast, counted: days, sessionKey: sessionKey)
+        try keepDays(ofTrack: track, previousLast: previousLast, counted: days, runs: runs, sessionKey: sessionKey)
     }
 
-    /// Adds new track points (in track order) that fall before the track's last point: each run of new points
-    /// between two neighbouring old ones (a, b) replaces the step a-b with a, the run, b.
-    private func insertIntoLength(
-        _ track: [KeptSummary.TrackPoint], sessionKey: Int64, firstNewKey: Int64, kept: inout KeptSummary
-    ) throws {
+    /// A run of new track points (indexes into the sorted new points) between two neighbouring old ones: the step
+    /// `before`-`after` becomes `before`, the run, `after` (nil: the run is before the track's first point, or
+    /// after its last).
+    struct InsertedRun {
+        var before: KeptSummary.TrackPoint?
+        var points: ClosedRange<Int>
+        var after: KeptSummary.TrackPoint?
+    }
+
+    /// The runs of new track points (in track order) that fall before the track's last point, with their old
+    /// neighbours from the (Session, TimeStamp) index.
+    private func insertedRuns(_ track: [KeptSummary.TrackPoint], sessionKey: Int64, firstNewKey: Int64) throws
+        -> [InsertedRun]
+    {
+        var runs: [InsertedRun] = []
         var i = 0
         while i < track.count {
             let before = try oldNeighbour(of: track[i], sessionKey: sessionKey, firstNewKey: firstNewKey, after: false)
@@ -167,12 +179,23 @@ extension Store {
             // The run: the new points before `after` (a new point at `after`'s time comes after it: a larger key).
             var j = i
             while j + 1 < track.count, after.map({ track[j + 1].time < $0.time }) ?? true { j += 1 }
-            if let before { kept.lengthNanometres += KeptSummary.step(before, track[i]) }
-            for k in i..<j { kept.lengthNanometres += KeptSummary.step(track[k], track[k + 1]) }
-            if let after { kept.lengthNanometres += KeptSummary.step(track[j], after) }
-            if let before, let after { kept.lengthNanometres -= KeptSummary.step(before, after) }
-            if after == nil { kept.last = track[j] }
+            runs.append(InsertedRun(before: before, points: i...j, after: after))
             i = j + 1
+        }
+        return runs
+    }
+
+    /// Adds the runs to the length: each replaces the step between its neighbours.
+    private func insertIntoLength(_ track: [KeptSummary.TrackPoint], runs: [InsertedRun], kept: inout KeptSummary) {
+        for run in runs {
+            let (i, j) = (run.points.lowerBound, run.points.upperBound)
+            if let before = run.before { kept.lengthNanometres += KeptSummary.step(before, track[i]) }
+            for k in i..<j { kept.lengthNanometres += KeptSummary.step(track[k], track[k + 1]) }
+            if let after = run.after { kept.lengthNanometres += KeptSummary.step(track[j], after) }
+            if let before = run.before, let after = run.after {
+                kept.lengthNanometres -= KeptSummary.step(before, after)
+            }
+            if run.after == nil { kept.last = track[j] }
         }
     }
 
