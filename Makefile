@@ -68,6 +68,11 @@ demo: deps
 	echo "The sail's picture: $$plot (open it in a browser or an image viewer)."; \
 	echo "To explore it in the browser: GPSLOG_DB=$(DEMO_DB) $$bin serve, then open http://127.0.0.1:8080/"
 
+# Test cases run at once: one per core. Each runs on threads of its own (the `ownThreads` trait), not on Swift's
+# cooperative pool, so a test that blocks never starves one that awaits; twice as many (Swift Testing's default)
+# left a 2-core machine at a load of 120 and the tests' own deadlines missed.
+TEST_WIDTH ?= $(shell nproc)
+
 ## test: run the whole test suite (real SQLite files, real gpsd via gpsfake, real libxml2 validation)
 test: deps test-deps
 	@echo "Style (swift format lint) and architecture (.ci/module-graph --check):"
@@ -76,7 +81,7 @@ test: deps test-deps
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory places PLACES_BUILD=true
 	.ci/check-docs "$$($(SWIFT) build --show-bin-path)/gpslog"
-	.ci/swift-test $(SWIFT) test --skip-build
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) .ci/swift-test $(SWIFT) test --skip-build
 	@echo "make install into a temporary DESTDIR (debug build), laid out and checked (systemd-analyze verify):"
 	.ci/check-install
 	@echo "Smoke run of the benchmark harness (2,000 points, debug build):"
@@ -92,7 +97,7 @@ test: deps test-deps
 SOAK_SECONDS ?= 600
 soak: deps test-deps
 	$(SWIFT) build --build-tests
-	GPSLOG_SOAK_SECONDS=$(SOAK_SECONDS) .ci/swift-test $(SWIFT) test --skip-build --filter SoakTests
+	GPSLOG_SOAK_SECONDS=$(SOAK_SECONDS) SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) .ci/swift-test $(SWIFT) test --skip-build --filter SoakTests
 
 ## exports: rewrite the golden exports in Exports/ after a deliberate change to a writer
 exports: deps

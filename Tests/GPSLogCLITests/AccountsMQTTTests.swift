@@ -7,7 +7,9 @@ import Testing
 /// `gpslog serve --mqtt` with people and devices: a real Mosquitto with a password file (mosquitto_passwd) and the
 /// README's ACL, one MQTT user per device, each kept in its own topic by the broker; serve stores only the topics of
 /// devices it knows and has not revoked.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct AccountsMQTTTests {
     /// The README's ACL: serve reads every device's topic; each device writes only in its own.
     static let acl = """

@@ -7,7 +7,7 @@ import Testing
 /// People and devices on one `gpslog serve`, end to end: `gpslog user` and `gpslog device` on a real SQLite file, a
 /// real `serve` on a random loopback port, and each device token writing only as its own device over HTTP
 /// (Overland's device_id, OwnTracks' X-Limit-U/D, topic and Basic user).
-@Suite(.serialized) struct AccountsTests {
+@Suite(.ownThreads, .serialized) struct AccountsTests {
     static let json = ("Content-Type", "application/json")
 
     /// A one-location Overland batch at second `second`, naming `device` (none: no device_id).

@@ -5,6 +5,7 @@ import Testing
 
 /// A CSV line of 100 MB of commas: its fields were kept until the line ended (2.17 GB at the peak) before the row was
 /// refused for having more fields than the header. The limits now apply as the bytes arrive.
+@Suite(.ownThreads)
 struct CSVLineMemoryTests {
     @Test func aHundredMegabyteLineOfCommasIsRefusedInLittleMemory() throws {
         try withTemporaryDirectory { dir in

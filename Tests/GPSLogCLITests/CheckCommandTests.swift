@@ -5,6 +5,7 @@ import Testing
 
 /// `gpslog check` on what the recorder, an import and a manual mark wrote, on figures edited with sqlite3, and on a
 /// damaged file.
+@Suite(.ownThreads)
 struct CheckCommandTests {
     @Test func checkFindsTheKeptFiguresRightRepairsEditedOnesAndFailsOnADamagedFile() throws {
         try withTemporaryDirectory { dir in

@@ -7,6 +7,7 @@ import Testing
 
 /// `delete` with a range, an area, a region or outliers, `split`, `merge`, `prune` and `check --vacuum`, run as a
 /// user runs them, on the bundled real recording (a sail on the IJsselmeer, 157 entries).
+@Suite(.ownThreads)
 struct CleaningCommandsTests {
     /// Keys and positions of the track, in track order.
     static func track(_ db: String) throws -> [(key: Int64, latitude: Double, longitude: Double)] {

@@ -6,6 +6,7 @@ import GPSLogTestSupport
 import Testing
 
 /// `record --commit-every`: entries wait in memory for their commit, a mark commits them at once.
+@Suite(.ownThreads)
 struct CommitEveryTests {
     @Test func aMarkCommitsAtOnceWhateverTheInterval() throws {
         try withTemporaryDirectory { dir in

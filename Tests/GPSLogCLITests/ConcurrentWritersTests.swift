@@ -7,6 +7,7 @@ import Testing
 
 /// Several gpslog processes write one database at the same moment: WAL, BEGIN IMMEDIATE and the busy timeout
 /// must make them take turns, never fail with "database is locked".
+@Suite(.ownThreads)
 struct ConcurrentWritersTests {
     @Test func processesWritingAtOnceAllSucceed() async throws {
         try await withTemporaryDirectory { dir in

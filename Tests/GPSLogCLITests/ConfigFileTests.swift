@@ -7,7 +7,7 @@ import Testing
 /// through the `GPSLOG_SYSTEM_CONFIG` hook, and `record` of the bundled recording, whose entry count shows which
 /// settings it got (157 entries as it is, 19 with --min-distance 50, 40 with --interval 5s, 11 with
 /// --max-accuracy 1: fixes that worse are dropped and only heading changes are left).
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct ConfigFileTests {
     /// A folder with a user config folder and a database.
     struct Setup {

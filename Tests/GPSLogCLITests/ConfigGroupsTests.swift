@@ -5,7 +5,7 @@ import Testing
 
 /// The subcommands of the groups (`share add`, `device add`, `region add`, `user add`...) take the config file's
 /// global keys (`db`) as every other subcommand does; their own options are given on the command line only.
-@Suite struct ConfigGroupsTests {
+@Suite(.ownThreads) struct ConfigGroupsTests {
     @Test(.timeLimit(.minutes(5)))
     func aConfigFilesDatabaseReachesTheGroupsSubcommands() async throws {
         try await withTemporaryDirectory { dir in

@@ -9,7 +9,7 @@ import Testing
 /// Every key of the option table reaches its own option: for each configurable subcommand and each of its keys, a
 /// setting of that key, applied to the parsed command (`Configurable.apply`), changes that option's value and no
 /// other. An option added to a command without its line in `apply` fails here, not in silence at a user's.
-@Suite struct ConfigReachTests {
+@Suite(.ownThreads) struct ConfigReachTests {
     /// Values tried in turn, for options that take any word; the first the option takes and that changes it wins.
     static let words = [
         "7", "5", "2s", "0.5", "2d", "day", "u/d", "b.svg", "off", "2026-01-02T00:00:00Z", "Europe/Amsterdam",

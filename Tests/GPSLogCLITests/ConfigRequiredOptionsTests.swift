@@ -5,7 +5,7 @@ import Testing
 
 /// The options a command cannot run without (`prune --older-than`, `plot -o`, `split --at`, `upload --url`) may come
 /// from a config file, as any other option; given nowhere, they are reported missing in the parser's own words, with the usage.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct ConfigRequiredOptionsTests {
     @Test func requiredOptionsMayComeFromTheFile() async throws {
         try await withTemporaryDirectory { dir in

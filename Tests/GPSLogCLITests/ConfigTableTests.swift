@@ -6,7 +6,7 @@ import Testing
 /// The option table end to end: `config show` prints the settings a command uses, every subcommand is a table, and
 /// `~` in a file's paths and in `places:~/...` is the home folder. (`record` of the bundled recording counts 157
 /// entries as it is; see `ConfigFileTests`.)
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct ConfigTableTests {
     typealias Setup = ConfigFileTests.Setup
 

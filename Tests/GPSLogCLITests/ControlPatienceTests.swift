@@ -7,6 +7,7 @@ import Testing
 /// How long `status`, `mark` and `stop` wait for a recorder that has not answered: a slow one on a busy machine
 /// (it keeps getting on) is waited for, a stuck one (it does not) is given up on after 5 s. The recorder here is the
 /// test itself on the real control socket, with the lock naming a real process in each state.
+@Suite(.ownThreads)
 struct ControlPatienceTests {
     /// A recorder that answers after 8 s while its process keeps using CPU is waited for: `stop` used to give up
     /// after 5 s on a machine busy with a full test run, though the recorder then stopped.

@@ -5,6 +5,7 @@ import Testing
 
 /// Hardening finding 9: an empty `<trk><name>` failed the whole import with a message naming neither file nor line.
 /// An empty name is no name: the session is named after the file.
+@Suite(.ownThreads)
 struct EmptyNameTests {
     @Test(arguments: ["<metadata><name> </name></metadata>", ""])
     func anEmptyTrackNameFallsBackToTheFilesName(metadata: String) throws {

@@ -7,6 +7,7 @@ import GPSLogTestSupport
 import Testing
 
 /// export, import and convert, run through the real binary.
+@Suite(.ownThreads)
 struct ExchangeCommandsTests {
     @Test func exportWritesEveryFormatAndConvertNeedsNoDatabase() throws {
         try withTemporaryDirectory { dir in
@@ -120,6 +121,7 @@ struct ExchangeCommandsTests {
 /// `convert` reads GPX through its fast paths (GeoJSON written while the GPX is parsed; a spool file for the other
 /// formats) rather than SQLite; what it writes must be exactly what import-then-export writes, for real files and
 /// for a track out of time order (which falls back to SQLite, which sorts), with marks and a time gap.
+@Suite(.ownThreads)
 struct ConvertThroughSpoolTests {
     static let shuffled = """
         <?xml version="1.0" encoding="UTF-8"?>

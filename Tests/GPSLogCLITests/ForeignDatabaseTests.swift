@@ -5,7 +5,7 @@ import Testing
 
 /// A SQLite file that is not gpslog's, given by mistake to `--db`, is refused and left byte for byte as it was: no
 /// gpslog tables, no schema version, no switch to WAL.
-@Suite struct ForeignDatabaseTests {
+@Suite(.ownThreads) struct ForeignDatabaseTests {
     static func sqlite3(_ db: String, _ sql: String) throws -> String {
         let run = try runTool("/usr/bin/sqlite3", [db, sql])
         #expect(run.status == 0, "sqlite3 \(sql): \(run.output)")

@@ -5,6 +5,7 @@ import Testing
 
 /// `record` started before gpsd (a boot where gpsd comes up late, or a gpsd that is not installed): it says so once,
 /// in words, and keeps trying quietly.
+@Suite(.ownThreads)
 struct GPSDAbsentTests {
     @Test func anAbsentGPSDIsReportedOnceInWords() throws {
         try withTemporaryDirectory { dir in

@@ -6,6 +6,7 @@ import Testing
 /// The points' attributes (`coordAttributes`) through the real binary: export, import into a fresh database, export
 /// again gives the same bytes; `convert` carries them; a file with some over a bound imports without them and says so
 /// on stderr; a malformed one imports nothing.
+@Suite(.ownThreads)
 struct GeoJSONAttributesRoundTripTests {
     /// A MultiLineString (two segments) whose points carry a phone app's attributes, nulls before the first and
     /// between, one value that needs escaping.

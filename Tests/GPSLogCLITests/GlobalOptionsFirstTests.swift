@@ -5,7 +5,7 @@ import Testing
 
 /// `gpslog --db PATH SUBCOMMAND ...`, as git, docker and systemctl users write it, works for every subcommand that
 /// takes `--db`, with no `$GPSLOG_DB` to fall back on.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct GlobalOptionsFirstTests {
     /// Runs `gpslog --db db arguments...` with `GPSLOG_DB` unset.
     func gpslog(_ db: String, _ arguments: [String]) async throws -> CommandResult {

@@ -6,7 +6,7 @@ import Testing
 
 /// `import` of Google location history through the real binary: `--split-by day` in `--timezone`, a dry run, the
 /// visits a semantic file brings, and memory that stays flat however long a Records.json is.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct GoogleImportCommandTests {
     /// Records.json (the layout of locationhistoryformat.com's reference, https://locationhistoryformat.com/reference/records)
     /// of `count` locations a minute apart from 2022-02-12T22:00Z, written in chunks.

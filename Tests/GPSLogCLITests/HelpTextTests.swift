@@ -4,6 +4,7 @@ import GPSLogTestSupport
 import Testing
 
 /// What `--help` says, for every subcommand.
+@Suite(.ownThreads)
 struct HelpTextTests {
     @Test func defaultsReadAsUsersWriteThem() async throws {
         try await withTemporaryDirectory { dir in

@@ -10,7 +10,7 @@ import Testing
 /// from the kept pyramid (pixels where the track is, none far away), a write through import or the receiver
 /// changes them, each user sees only their own tracks, a share link never reaches them, and `plot --all` draws
 /// every session.
-@Suite(.serialized) struct HistoryMapTests {
+@Suite(.ownThreads, .serialized) struct HistoryMapTests {
     /// The tile at `z` holding the point, and the point's pixel in it.
     static func tile(_ lat: Double, _ lon: Double, z: Int) -> (path: String, px: Int, py: Int) {
         let p = HistoryRaster.pixel(latitude: lat, longitude: lon, zoom: z)
@@ -267,7 +267,7 @@ private let browserReady =
     && FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js")
 
 /// The history page in headless Chromium: Leaflet loads the history tiles from serve.
-@Suite(.enabled(if: browserReady, "needs chromium and libjs-leaflet"))
+@Suite(.ownThreads, .enabled(if: browserReady, "needs chromium and libjs-leaflet"))
 struct HistoryPageTests {
     @Test(.timeLimit(.minutes(8)))
     func theHistoryPageLoadsItsTiles() async throws {

@@ -5,6 +5,7 @@ import Testing
 
 /// Hardening finding 2, end to end: in a 30-fix 2024 log, one sentence dated far from the others used to leave 6
 /// entries (the recorder, `import` and `convert` alike) and a session running 2024 -> 2031.
+@Suite(.ownThreads)
 struct HostileTimeTests {
     /// 30 RMC+GGA epochs at 1 Hz on 2024-05-01, the fifth RMC dated `badDate`.
     static func log(badDate: String) -> String {

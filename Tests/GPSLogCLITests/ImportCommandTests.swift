@@ -5,6 +5,7 @@ import Testing
 
 /// `import --dry-run`, `--merge`, `--routes`, several tracks under one `--name`, and notes on stderr, through the
 /// real binary.
+@Suite(.ownThreads)
 struct ImportCommandTests {
     static let twoTracksAndARoute = """
         <?xml version="1.0" encoding="UTF-8"?>

@@ -5,6 +5,7 @@ import Testing
 
 /// `gpslog import` of KML, KMZ and TCX through the real binary: what it prints, what it refuses, and memory that
 /// stays flat whatever the track's length.
+@Suite(.ownThreads)
 struct ImportKMLCommandTests {
     static let seeds = TestPaths.packageRoot + "/Tests/Fixtures/fuzz"
 

@@ -6,6 +6,7 @@ import Testing
 /// `import --merge` of a GPX whose tracks are out of time order and whose first track has no time at all (as a
 /// Garmin's "ACTIVE LOG" files are: gpxpy's test set has one): the session starts at its first entry and ends at its
 /// last, and the untimed track is dated at the file's first time (the time after it), not at its metadata time.
+@Suite(.ownThreads)
 struct ImportMergeTests {
     static let threeTracks = """
         <?xml version="1.0" encoding="UTF-8"?>

@@ -4,6 +4,7 @@ import GPSLogTestSupport
 import Testing
 
 /// One NMEA log, two ways in: `import` and `record` from a replay of it keep the same fixes.
+@Suite(.ownThreads)
 struct ImportRecordParityTests {
     /// The Haicom HI-305N log of gpsd's test suite: a 1 Hz receiver whose fixes drift to 994 ms apart. `import`
     /// kept 65 entries and `record` (one per second) 53: every fix that came a few milliseconds early was dropped.

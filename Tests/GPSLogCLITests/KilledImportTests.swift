@@ -8,6 +8,7 @@ import Testing
 
 /// An import alone on its database writes through a rollback journal (`Store.bulkWrite`): kill -9 in the middle of
 /// it must leave the database as it was before, in WAL mode again once it is next opened.
+@Suite(.ownThreads)
 struct KilledImportTests {
     /// A GPX track of `count` points, a second apart, written to `path` in chunks (memory stays small: other
     /// suites measure this process's peak memory while this runs).

@@ -15,7 +15,7 @@ private let toolsReady =
 /// `serve --tiles FILE.mbtiles`: a real `gpslog serve` serves the tiles of an MBTiles file GDAL made (rows flipped
 /// from the file's TMS order to the map's XYZ), refuses bad addresses and bad files, and the session page's map
 /// loads its tiles from serve alone; with a tile server that cannot be reached, the page says so in one line.
-@Suite(.enabled(if: toolsReady, "needs gdal_translate (gdal-bin) and sqlite3"))
+@Suite(.ownThreads, .enabled(if: toolsReady, "needs gdal_translate (gdal-bin) and sqlite3"))
 struct MBTilesServeTests {
     /// A 512×512 raster over the walk of `WebViewTests.walk` (7.49-7.51 E, 46.49-46.51 N), red growing southward and
     /// green eastward so that every tile differs, as an MBTiles file made by `gdal_translate -of MBTILES` (zoom 15,
@@ -162,7 +162,9 @@ private let browserAndToolsReady =
     && FileManager.default.fileExists(atPath: "/usr/share/javascript/dygraphs/dygraph.min.js")
 
 /// The session page in headless Chromium with an offline basemap, and with a tile server that cannot be reached.
-@Suite(.enabled(if: browserAndToolsReady, "needs chromium, libjs-leaflet, libjs-dygraphs, gdal-bin and sqlite3"))
+@Suite(
+    .ownThreads,
+    .enabled(if: browserAndToolsReady, "needs chromium, libjs-leaflet, libjs-dygraphs, gdal-bin and sqlite3"))
 struct MBTilesPageTests {
     /// Every `src` the page's DOM holds (scripts, styles' links are `href`, images and tiles are `src`).
     static func sources(_ dom: String) -> [String] {

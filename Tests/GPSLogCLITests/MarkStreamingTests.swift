@@ -10,7 +10,7 @@ import Testing
 /// session's marks into one. Each command is run as a process of its own and its peak resident size compared with
 /// the same command on a file of ten waypoints: the difference must stay small, where holding 300,000 marks takes
 /// over 100 MB.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct MarkStreamingTests {
     static let count = 300_000
     static let allowedGrowth = 48 * 1024 * 1024

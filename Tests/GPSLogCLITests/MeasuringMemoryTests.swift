@@ -6,6 +6,7 @@ import Testing
 /// The memory tests' measure: the peak of the gpslog process alone, whatever the size of the test process that
 /// starts it (a full run grows it to hundreds of megabytes, and a peak taken from its own `wait4` of the child
 /// included that).
+@Suite(.ownThreads)
 struct MeasuringMemoryTests {
     @Test func aChildsPeakIsItsOwnWhenTheTestProcessIsLarge() throws {
         try withTemporaryDirectory { dir in

@@ -4,7 +4,7 @@ import GPSLogTestSupport
 import Testing
 
 /// What a person reads: errors in words, counts in the right number, quiet logs, help groups and option names.
-@Suite(.serialized) struct MessagesTests {
+@Suite(.ownThreads, .serialized) struct MessagesTests {
     /// A GPX file of exactly one point.
     static let onePoint = """
         <?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>One</name>\

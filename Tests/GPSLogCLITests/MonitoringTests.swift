@@ -8,6 +8,7 @@ import Testing
 
 /// `record --monitoring` (OwnTracks' modes) through the real binary, replaying real tracks: a 10-hour hike written
 /// by a Garmin handheld (with stops) and a receiver standing in Amsterdam for 20 minutes.
+@Suite(.ownThreads)
 struct MonitoringTests {
     static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
     static let standing = TestPaths.packageRoot + "/Tests/Fixtures/tracks/signalk-gps.log"

@@ -10,6 +10,7 @@ import Testing
 /// http.c answers `/api/0/locations` with `{"count":N,"data":[...],"status":200}`; each element is a `.rec` line's
 /// location as storage.c's line_to_location enriched it (`ghash`, `isorcv`, `isotst`, `disptst`, `addr`...), with
 /// only the `--fields` asked for when given. ocat.c's csv_output heads its CSV with the first location's keys.
+@Suite(.ownThreads)
 struct OwnTracksRecorderOutputTests {
     /// Three locations as the Recorder returns them: the payload the app published, then the Recorder's fields.
     static let locations = [

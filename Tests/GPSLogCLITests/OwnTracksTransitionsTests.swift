@@ -9,6 +9,7 @@ import Testing
 /// recorder.c: `RECFORMAT "%s\t%-18s\t%s\n"`, the time from the payload's `tst`, then the topic relative to
 /// `owntracks/USER/DEVICE`: `*` for the base topic (locations), `event` for transitions, `waypoint` for one region,
 /// `lwt` for a last will; doc/STORE.md), imported, listed by `gpslog events`, and written back the same way.
+@Suite(.ownThreads)
 struct OwnTracksTransitionsTests {
     /// One `.rec` line: the time, the relative topic padded to 18, the JSON.
     static func rec(_ tst: Int, _ type: String, _ json: String) -> String {

@@ -7,7 +7,7 @@ import Testing
 /// that stand for "no time", Google's untimed waypoint paths, GeoJSON coordinates written as text and times under
 /// other names, KML MultiGeometry holding Points beside a line. Each fixture is written from the format's published
 /// description (cited at each).
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct PeerFilesImportTests {
     /// The rows of `gpslog export SESSION --format csv`: kind, time, latitude, longitude, name (the label).
     static func rows(_ session: String, db: String) throws -> [[String]] {

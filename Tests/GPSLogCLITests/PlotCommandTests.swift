@@ -6,7 +6,7 @@ import Testing
 /// `gpslog plot` on tracks that are not the sample's few calm minutes: a log over months, a track without speeds
 /// or with too few points to derive one, and a waypoint kilometres from the track. Read from the SVG's text and
 /// geometry.
-@Suite struct PlotCommandTests {
+@Suite(.ownThreads) struct PlotCommandTests {
     /// The drawn picture of `gpx` (imported as one session) with both panels.
     static func plot(_ gpx: String, width: Int = 800) throws -> String {
         try withTemporaryDirectory { dir in

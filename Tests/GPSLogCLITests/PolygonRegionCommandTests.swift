@@ -7,6 +7,7 @@ import GPSLogTestSupport
 import Testing
 
 /// `gpslog region import` of GeoJSON polygons, and the transitions a recording makes through one, on the real hike.
+@Suite(.ownThreads)
 struct PolygonRegionCommandTests {
     /// Metres east and north of the hike's 1000th point (an equirectangular projection there; the test's own).
     struct Local {

@@ -8,7 +8,7 @@ private let canMount = getuid() == 0 && FileManager.default.isExecutableFile(atP
 
 /// A database on a card or a backup disk mounted read-only: `sessions`, `show` and `export` read it (SQLite can
 /// neither lock it nor create its `-shm` there), and what cannot be read is refused in words that say what to do.
-@Suite(.enabled(if: canMount, "needs root to mount a tmpfs"))
+@Suite(.ownThreads, .enabled(if: canMount, "needs root to mount a tmpfs"))
 struct ReadOnlyMediumTests {
     static func mount(_ arguments: [String]) throws {
         let run = try runTool("/usr/bin/mount", arguments)

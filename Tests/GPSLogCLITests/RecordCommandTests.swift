@@ -8,7 +8,7 @@ import Testing
 @testable import GPSLogStore
 
 /// `gpslog record`, `mark`, `status` and `stop`, run as a user runs them.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct RecordCommandTests {
     /// Reads `status --json` from the running recorder.
     func status(_ db: String) throws -> RecorderStatus? {
@@ -182,6 +182,7 @@ struct RecordCommandTests {
 
 /// A disk that fills up (here: a file-size limit, which fails writes with EFBIG as a full disk fails them with
 /// ENOSPC) stops the recording with a clear error and leaves the database intact.
+@Suite(.ownThreads)
 struct FullDiskTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs prlimit (util-linux)"))
     func aFullDiskStopsTheRecordingCleanly() throws {

@@ -9,6 +9,7 @@ import Testing
 /// `gpslog record` against a real gpsd (gpsfake replaying a real log on a random loopback port); the session is
 /// checked against gpsd's own decoding of the same log (its `.gpsd-3.22.chk`).
 @Suite(
+    .ownThreads,
     .serialized, .enabled(if: GPSFake.isAvailable && TestPaths.hasSharedData, "needs gpsd, gpsfake and ../shared/data"))
 struct RecordGPSDTests {
     struct TPV {

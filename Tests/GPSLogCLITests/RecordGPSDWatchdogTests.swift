@@ -7,7 +7,7 @@ import Testing
 
 /// `gpslog record` from a gpsd that stops talking, and from one that is not there yet: a loopback "gpsd" answers
 /// `?WATCH` as gpsd does, sends a few fixes, and then holds the connection open in silence.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct RecordGPSDWatchdogTests {
     @Test func aSilentGPSDIsDroppedAndReconnectedAfterTheWatchdog() throws {
         try withTemporaryDirectory { dir in

@@ -9,7 +9,9 @@ import Foundation
 import GPSLogTestSupport
 import Testing
 
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct RecordHomeAssistantTests {
     static let configTopic = "homeassistant/device_tracker/gpslog/rob_pi/config"
 

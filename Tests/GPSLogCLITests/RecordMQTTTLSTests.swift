@@ -6,6 +6,7 @@ import Testing
 /// Publishing to a broker that takes TLS only, with a CA and certificates `openssl` makes here, a client certificate
 /// and a password; a wrong password and a missing certificate are clear errors, and the password is never shown.
 @Suite(
+    .ownThreads,
     .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"),
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs openssl"))
 struct RecordMQTTTLSTests {

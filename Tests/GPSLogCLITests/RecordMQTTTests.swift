@@ -6,7 +6,9 @@ import Testing
 
 /// `record --send mqtt://` and `upload --url mqtt://`: publishing as the OwnTracks apps publish, to a real Mosquitto
 /// broker, read by `mosquitto_sub`; the broker going away and coming back; the publisher killed.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct RecordMQTTTests {
     /// The JSON objects of `gpslog export SESSION --format owntracks`, one per line: what should have gone out.
     static func exported(_ session: String, db: String, folder: String) async throws -> [[String: Any]] {

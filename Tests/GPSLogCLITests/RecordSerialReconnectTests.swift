@@ -7,7 +7,7 @@ import Testing
 
 /// `gpslog record --source nmea:DEVICE` through an unplug: a socat pty pair is the receiver; ending socat unplugs
 /// it, starting it again with the same link names plugs it back in. The real sample log is the receiver's output.
-@Suite(.serialized, .enabled(if: SocatPTYPair.isAvailable, "needs socat (make test installs it)"))
+@Suite(.ownThreads, .serialized, .enabled(if: SocatPTYPair.isAvailable, "needs socat (make test installs it)"))
 struct RecordSerialReconnectTests {
     /// The bundled sample's sentences, split at 09:49:00: before the unplug as recorded, after it re-stamped 30 s
     /// later (the receiver came back after a short outage: far shorter than the exports' 5-minute gap rule, so only

@@ -8,6 +8,7 @@ import Testing
 
 /// The recorder at its seams: one lock for every name of the database file, SIGHUP, a recorder that does not
 /// answer, a recorder killed before its first commit, and what `show` and `status` say about drops and the source.
+@Suite(.ownThreads)
 struct RecorderSeamsTests {
     /// `record --db link.sqlite` (a symlink to r.sqlite) used to take a lock of its own and record beside the first
     /// recorder; `delete` through the link removed the session the first one recorded into.

@@ -6,6 +6,7 @@ import GPSLogTestSupport
 import Testing
 
 /// `gpslog region` and the transitions a recording makes, on the real hike with a region drawn across it.
+@Suite(.ownThreads)
 struct RegionTests {
     static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
 
@@ -138,6 +139,7 @@ struct RegionTests {
 }
 
 /// `gpslog region import` of OwnTracks' waypoints export.
+@Suite(.ownThreads)
 struct RegionImportTests {
     @Test func waypointsWithARadiusBecomeRegionsAndABadOneRefusesTheFile() throws {
         try withTemporaryDirectory { dir in

@@ -9,7 +9,9 @@ import Testing
 /// waypoint's `tst` (booklet: a transition's `wtst` is "timestamp of waypoint creation"), and the OwnTracks Recorder
 /// files a waypoint under it (recorder.c: `waypoints/USER/DEVICE/` + isotime(tst) + `.json`): two regions of the same
 /// second are one file there.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct RegionWaypointTests {
     /// The app's waypoints export (`_type: waypoints`), three regions that all say the same `tst`.
     static let waypoints = """

@@ -5,6 +5,7 @@ import Testing
 
 /// A device's point at one instant: a track point at the time and place of the one before it is a repeat and is
 /// stored once, as `serve` stores a phone's re-sent point once; marks are kept whatever their time.
+@Suite(.ownThreads)
 struct RepeatedPointsTests {
     /// The minutes of ten locations, seven distinct: 1 twice, 3 three times.
     static let minutes = [0, 1, 1, 2, 3, 3, 3, 4, 5, 6]

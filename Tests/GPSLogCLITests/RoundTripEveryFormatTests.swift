@@ -10,6 +10,7 @@ import Testing
 /// visits, one of them named, merged into one session of several segments, marks and a POI, addresses from a
 /// geocoder). What a format
 /// cannot carry is said in `Carriage` (as the README's format table says it) and only that is let go.
+@Suite(.ownThreads)
 struct RoundTripEveryFormatTests {
     static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
 

@@ -10,6 +10,7 @@ import Testing
 /// committed one but for a few pixels (antialiasing). After a change to
 /// the pages, run `.ci/screenshots` and commit the pictures.
 @Suite(
+    .ownThreads,
     .enabled(
         if: FileManager.default.isExecutableFile(atPath: WebViewTests.chromium),
         "needs chromium (make test installs it)"),

@@ -15,7 +15,7 @@ import Testing
 
 /// A client set up for Dawarich gets Dawarich's answers from `gpslog serve`: their status codes and shapes, with the
 /// key in the URL and in a Bearer header.
-@Suite(.serialized) struct ServeDawarichShapesTests {
+@Suite(.ownThreads, .serialized) struct ServeDawarichShapesTests {
     static let token = "dawarich-shapes-token-0123456789"
 
     /// The keys of `Api::PointSerializer`'s object that gpslog answers.

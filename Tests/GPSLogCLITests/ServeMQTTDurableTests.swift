@@ -7,7 +7,9 @@ import Testing
 /// `serve --mqtt` loses nothing the broker handed over: a message is acknowledged only once it is committed, and the
 /// session outlives `serve` (a fixed client id, clean session off), so what the database cannot take, and what comes
 /// while `serve` is stopped or killed, waits at a real Mosquitto broker and is stored at the next chance.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct ServeMQTTDurableTests {
     static func location(_ second: Int) -> String {
         #"{"_type":"location","lat":52.5,"lon":13.\#(second % 10),"tst":\#(1_709_300_000 + second),"tid":"RO"}"#

@@ -6,7 +6,9 @@ import Testing
 
 /// `serve --mqtt` at its seams with a real Mosquitto: a broker that refuses the session or speaks no MQTT is asked
 /// again with backoff and named once at warning level; a message of 100 MB never reaches serve's memory.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct ServeMQTTLimitsTests {
     static func lines(_ text: String, containing words: String) -> [Substring] {
         text.split(separator: "\n").filter { $0.contains(words) }

@@ -9,7 +9,9 @@ import Testing
 /// `gpslog serve --mqtt` stores every OwnTracks message type as the OwnTracks Recorder does: the real payloads of a
 /// Recorder's `.rec` file, each published by `mosquitto_pub` on the topic the app uses, to a real Mosquitto broker,
 /// then read back with the CLI (`devices`, `events`, `export`); cards, other types and malformed messages beside.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct ServeMQTTMessagesTests {
     static let device = "test/iPhone 12 Pro"
     static let base = "owntracks/" + device

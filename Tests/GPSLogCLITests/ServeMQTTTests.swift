@@ -6,7 +6,9 @@ import Testing
 
 /// `gpslog serve --mqtt` in place of the OwnTracks Recorder: a real Mosquitto broker, the real OwnTracks payloads
 /// published by `mosquitto_pub`, the broker going away and coming back.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct ServeMQTTTests {
     /// The JSON of each line of an OwnTracks Recorder `.rec` file.
     static func messages(_ name: String) throws -> [String] {

@@ -20,7 +20,7 @@ import Testing
 //   X-Current-Page, X-Total-Pages), app/controllers/api_controller.rb (`api_key`), app/serializers/stats_serializer.rb.
 
 /// `gpslog serve` takes what the popular phone apps send, end to end against a real `serve` on a loopback port.
-@Suite(.serialized) struct ServePhoneAppsTests {
+@Suite(.ownThreads, .serialized) struct ServePhoneAppsTests {
     static let token = "phone-apps-token-0123456789"
     /// 2024-05-01T10:00:00Z.
     static let t0: Int64 = 1_714_557_600

@@ -7,7 +7,7 @@ import Testing
 /// loopback port: a web page posting into a token-less serve (cross-site forms, `no-cors` fetches, DNS rebinding),
 /// receiver paths shadowed by the web view's routes, the view's token and its login, and slow connections from
 /// many addresses crowding out a phone.
-@Suite(.serialized) struct ServeSecurityTests {
+@Suite(.ownThreads, .serialized) struct ServeSecurityTests {
     /// A one-location Overland batch at second `second` of 2024-05-01 10:00.
     static func batch(_ second: Int, device: String = "phone") -> String {
         let time = String(format: "2024-05-01T10:%02d:%02dZ", second / 60 % 60, second % 60)

@@ -17,7 +17,7 @@ import Testing
 
 /// The keys a Traccar client sends that gpslog has no field for are kept as text attributes, bounded, and read back
 /// (the Dawarich-shaped JSON API, `export --format geojson`), escaped, against a real `serve` on a loopback port.
-@Suite(.serialized) struct ServeTraccarAttributesTests {
+@Suite(.ownThreads, .serialized) struct ServeTraccarAttributesTests {
     static let token = "traccar-attributes-token-0123456789"
     /// 2024-05-01T10:00:00Z.
     static let t0: Int64 = 1_714_557_600

@@ -6,6 +6,7 @@ import Testing
 /// A visit's place name reaching `serve` after the visit: Overland sends a visit's arrival record, then the same
 /// visit again when it ends; a sender that names the place meanwhile (gpslog's own `upload` after `visit rename`)
 /// fills in the stored visit's name, and a name given on the server stays.
+@Suite(.ownThreads)
 struct ServeVisitNameTests {
     static func visitRecord(departure: String?, name: String?) -> String {
         let departed = departure.map { "\"\($0)\"" } ?? "null"

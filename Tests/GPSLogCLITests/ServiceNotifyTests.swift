@@ -5,7 +5,7 @@ import Testing
 
 /// `Type=notify`: the real binary, run as systemd runs it (`$NOTIFY_SOCKET`, `$WATCHDOG_USEC`), tells a Unix datagram
 /// socket the test listens on that it is ready, alive, and how the recording goes.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct ServiceNotifyTests {
     @Test func theRecorderSendsReadyWatchdogAndStatus() async throws {
         try await withTemporaryDirectory { dir in

@@ -5,6 +5,7 @@ import Testing
 
 /// The systemd units in `dist/`, checked by systemd itself (`systemd-analyze verify` reads unit files offline; it
 /// needs no systemd running as PID 1), with `@BINDIR@` pointing at the built binary as `make install` does.
+@Suite(.ownThreads)
 struct ServiceUnitTests {
     static let analyze = "/usr/bin/systemd-analyze"
 

@@ -4,6 +4,7 @@ import GPSLogTestSupport
 import Testing
 
 /// The session commands, run through the real binary against a real database file.
+@Suite(.ownThreads)
 struct SessionCommandsTests {
     @Test func anEmptyDatabaseSaysSoAndIsCreatedPrivate() throws {
         try withTemporaryDirectory { dir in

@@ -5,7 +5,7 @@ import Testing
 
 /// `gpslog sessions` listed the oldest first while the web view lists the newest first: both list the newest first
 /// now, and `--oldest-first` (or `oldest-first = true` in a config file) turns the command's list round.
-@Suite struct SessionsOrderTests {
+@Suite(.ownThreads) struct SessionsOrderTests {
     static let months = """
         <?xml version="1.0" encoding="UTF-8"?>
         <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">

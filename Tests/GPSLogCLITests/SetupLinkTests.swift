@@ -5,7 +5,7 @@ import Testing
 
 /// `gpslog config import` of Overland's setup link, then `upload` and `record` with no URL, token or device id on
 /// the command line, to a loopback Overland server.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct SetupLinkTests {
     func permissions(_ path: String) throws -> Int {
         try (FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1

@@ -11,7 +11,7 @@ private let browserReady =
 /// A `gpslog share` link in headless Chromium, read through the DevTools protocol (`Benchmarks/page-time.py --eval`):
 /// the page draws the shared session's track, and from that page (the browser's own requests, with whatever the link
 /// left it) nothing else opens.
-@Suite(.enabled(if: browserReady, "needs chromium and libjs-leaflet (make test installs them)"))
+@Suite(.ownThreads, .enabled(if: browserReady, "needs chromium and libjs-leaflet (make test installs them)"))
 struct SharePageBrowserTests {
     @Test(.timeLimit(.minutes(8)))
     func aShareLinkInABrowserDrawsItsSessionAndOpensNothingElse() async throws {

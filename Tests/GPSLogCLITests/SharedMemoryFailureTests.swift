@@ -6,7 +6,7 @@ import Testing
 /// When SQLite's shared memory fails under a process (a page of the mapped `-shm` that cannot be backed: a full
 /// disk, or the file cut short under it), the kernel's SIGBUS used to kill gpslog without a word (exit 135). It now
 /// says which database and what to do, and exits 1 like any other error.
-@Suite struct SharedMemoryFailureTests {
+@Suite(.ownThreads) struct SharedMemoryFailureTests {
     @Test func aSharedMemoryFailureIsAClearErrorNotASignal() async throws {
         try await withTemporaryDirectory { dir in
             let db = dir + "/shm.sqlite"

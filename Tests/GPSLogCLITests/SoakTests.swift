@@ -17,7 +17,9 @@ private let soakReady =
 /// Afterwards every point answered 200 is in the database exactly once, the database passes integrity_check, no
 /// process died of a signal the soak did not send or wrote crash text, and each kind of process stayed under its
 /// memory bound. The figures are printed; a failed run keeps its folder (children's output of every failure).
-@Suite(.enabled(if: soakReady, "needs mosquitto, mosquitto-clients, sqlite3 and GNU time (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: soakReady, "needs mosquitto, mosquitto-clients, sqlite3 and GNU time (make test installs them)"))
 struct SoakTests {
     /// Seconds of load: `GPSLOG_SOAK_SECONDS`, else 60.
     static var seconds: Double {

@@ -5,6 +5,7 @@ import Testing
 
 /// `record --split`, `--name` templates and the fix gate, through the real binary replaying real logs: the bundled
 /// B&G capture (a boat on the IJsselmeer) and the SignalK capture (a receiver standing in Amsterdam for 20 minutes).
+@Suite(.ownThreads)
 struct SplitRecordingTests {
     static let sample = TestPaths.packageRoot + "/Sources/GPSLogBundledRecording/bundg_zeus_9.log"
     static var signalK: String { TestPaths.sharedData + "/nmea/signalk-gps.log" }

@@ -5,6 +5,7 @@ import Testing
 
 /// `-` as the file of `import` and `convert`, in every format gpslog writes, and `convert --split-by day` in a
 /// `--timezone`.
+@Suite(.ownThreads)
 struct StandardInputTests {
     static let formats = ["xml", "gpx", "geojson", "kml", "csv", "overland", "owntracks", "rec"]
 

@@ -7,7 +7,7 @@ import Testing
 /// `gpslog stats` and the web view's /stats, end to end with the real binary: the kept per-day figures agree with the
 /// sessions' lengths through imports, deletes and points posted out of order, `check` finds and repairs a row
 /// corrupted by hand, a flight does not count the country it flies over, and each user sees only their own figures.
-@Suite struct StatsTests {
+@Suite(.ownThreads) struct StatsTests {
     /// A track from (50, `fromLon`) east along latitude 50 at `kmh`, a point every `every` seconds, from `start`.
     static func eastward(name: String, start: String, fromLon: Double, toLon: Double, kmh: Double, every: Double)
         -> String
@@ -259,6 +259,7 @@ import Testing
 
 /// The /stats page in headless Chromium: the chart is drawn from /api/stats with the dygraphs gpslog serves.
 @Suite(
+    .ownThreads,
     .enabled(
         if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
             && FileManager.default.fileExists(atPath: "/usr/share/javascript/dygraphs/dygraph.min.js"),

@@ -7,6 +7,7 @@ import Testing
 
 /// `record --pause-when-stopped` and `--visits` on a real 10-hour hike with stops of 3 to 25 minutes, checked against
 /// the GPX's own points.
+@Suite(.ownThreads)
 struct StayTests {
     static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
 

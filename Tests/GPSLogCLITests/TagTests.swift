@@ -6,6 +6,7 @@ import GPSLogTestSupport
 import Testing
 
 /// OwnTracks' tag and POIs while recording the real hike: `record --tag`, `gpslog tag`, `gpslog mark --poi`.
+@Suite(.ownThreads)
 struct TagTests {
     @Test func theTagFollowsEveryEntryAndAPOIIsAMarkOwnTracksNames() throws {
         try withTemporaryDirectory { dir in

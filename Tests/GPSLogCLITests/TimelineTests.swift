@@ -9,7 +9,7 @@ import Testing
 /// A day's timeline end to end: a recorded day whose slow uphill walk the stay detector cuts into many touching
 /// visits, `gpslog timeline` showing them as one, `visit rename` and `visit delete`, and the day page of a real
 /// `serve` (each user their own, never through a share link, and in headless Chromium its map and list).
-@Suite(.serialized) struct TimelineTests {
+@Suite(.ownThreads, .serialized) struct TimelineTests {
     /// 2024-05-01: 30 minutes at home, a 3 km drive north, two hours of walking east at 0.1 m/s (the stay detector
     /// ends a visit 50 m from where it began, so the walk is a row of touching visits), a kilometre's walk north,
     /// 20 minutes at a café and five minutes on (unless `leaving` is false: the recording ends at the café). A
@@ -221,7 +221,7 @@ private let browserReady =
     && FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js")
 
 /// The day page in headless Chromium: the map draws the day's track and places, beside the list.
-@Suite(.enabled(if: browserReady, "needs chromium and libjs-leaflet"))
+@Suite(.ownThreads, .enabled(if: browserReady, "needs chromium and libjs-leaflet"))
 struct DayPageBrowserTests {
     @Test(.timeLimit(.minutes(8)))
     func theDayPageDrawsItsMapAndList() async throws {

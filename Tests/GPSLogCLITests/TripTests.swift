@@ -7,6 +7,7 @@ import Testing
 
 /// `gpslog trip start` / `trip stop` inside a running recording of the real hike: the trip is a session of its own,
 /// recorded with the trip settings, and the recording goes on with its own after it.
+@Suite(.ownThreads)
 struct TripTests {
     static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
 

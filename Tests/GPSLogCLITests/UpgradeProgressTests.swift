@@ -5,6 +5,7 @@ import Testing
 
 /// The first open of a database made before the compact rows: a progress bar on a terminal's stderr (run under
 /// `script`, which gives the command a terminal), nothing on a pipe, and the same sessions afterwards.
+@Suite(.ownThreads)
 struct UpgradeProgressTests {
     /// A version 18 database (main before issue 23) holding `count` track points in one session.
     func makeOldDatabase(_ path: String, count: Int) throws {

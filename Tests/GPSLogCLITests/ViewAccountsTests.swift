@@ -6,7 +6,7 @@ import Testing
 
 /// Each person sees only their own sessions in the web view, end to end: two users with passwords, each with a phone
 /// posting through a real `serve`, and every route the view registers asked for the other's session.
-@Suite(.serialized) struct ViewAccountsTests {
+@Suite(.ownThreads, .serialized) struct ViewAccountsTests {
     static let form = ("Content-Type", "application/x-www-form-urlencoded")
 
     /// Every path the web view registers, read from its sources (`router.get("...")`, `router.on("...")` and the

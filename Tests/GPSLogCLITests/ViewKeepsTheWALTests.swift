@@ -7,7 +7,7 @@ import Testing
 /// receiver acknowledged is what every other process reads. The view once opened and closed the database's files
 /// itself to tell whether it changed, which dropped serve's SQLite locks, so the next process to close the database
 /// deleted the WAL under serve: later posts were answered 200 and seen by no other process.
-@Suite struct ViewKeepsTheWALTests {
+@Suite(.ownThreads) struct ViewKeepsTheWALTests {
     static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
 
     /// An Overland batch of one location of `device` at `second` past 2024-05-01T10:00Z.

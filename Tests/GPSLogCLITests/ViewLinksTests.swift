@@ -5,7 +5,7 @@ import Testing
 
 /// The view's pages link to a day and say when a section is empty; the day page takes a time zone as
 /// `gpslog timeline --timezone` does. Read as HTML from a real `gpslog serve`.
-@Suite struct ViewLinksTests {
+@Suite(.ownThreads) struct ViewLinksTests {
     /// The `HH:MM:SS` of the first `<span class="when">` on a day page.
     static func firstTime(_ html: String) -> String? {
         guard let r = html.range(of: #"<span class="when">"#) else { return nil }
@@ -116,7 +116,9 @@ private let browserReady =
     && FileManager.default.fileExists(atPath: "/usr/share/javascript/dygraphs/dygraph.min.js")
 
 /// The pages in headless Chromium: the shared basemap's note on each map page, and the links to a day.
-@Suite(.enabled(if: browserReady, "needs chromium, libjs-leaflet and libjs-dygraphs (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: browserReady, "needs chromium, libjs-leaflet and libjs-dygraphs (make test installs them)"))
 struct ViewLinksPageTests {
     @Test(.timeLimit(.minutes(10)))
     func everyMapPageSaysInOneLineWhenTheTileServerFails() async throws {

@@ -12,7 +12,9 @@ private let browserReady =
 
 /// The session page's charts in Debian's headless Chromium, read through the DevTools protocol
 /// (`Benchmarks/page-time.py --eval`): where the browser laid out their labels, what they say, where lines break.
-@Suite(.enabled(if: browserReady, "needs chromium, libjs-leaflet and libjs-dygraphs (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: browserReady, "needs chromium, libjs-leaflet and libjs-dygraphs (make test installs them)"))
 struct WebViewChartTests {
     static let months = PlotCommandTests.gpx(PlotCommandTests.monthsTrack)
 

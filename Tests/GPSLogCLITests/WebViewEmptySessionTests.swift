@@ -7,7 +7,7 @@ import Testing
 
 /// A session with nothing in it yet (a recording before its first fix is committed, as the soak's readers meet it):
 /// every page and API route of the view answers it, and its picture says there is nothing to plot (it was a 500).
-@Suite struct WebViewEmptySessionTests {
+@Suite(.ownThreads) struct WebViewEmptySessionTests {
     @Test(.timeLimit(.minutes(5)))
     func everyRouteAnswersASessionWithoutEntries() async throws {
         try await withTemporaryDirectory { dir in

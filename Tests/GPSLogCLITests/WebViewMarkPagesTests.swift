@@ -6,7 +6,7 @@ import Testing
 /// A session with many marks in the web view: its page lists one page of them with a link to the next, and
 /// `/api/sessions/ID/marks` answers a bounded page with a `Link` to the next, so no answer grows with the session
 /// (a million marks made every page request cost 0.7 GB, and `/marks` a 131 MB body), and the pages reach every mark.
-@Suite struct WebViewMarkPagesTests {
+@Suite(.ownThreads) struct WebViewMarkPagesTests {
     static let markCount = 50_000
 
     /// A GPX of a short track and `count` waypoints a second apart (imported as the session's marks).

@@ -11,7 +11,9 @@ private let browserReady =
 
 /// `serve`'s web view in a real browser: Debian's Chromium, headless, loads the pages from a real `gpslog serve`,
 /// runs Leaflet and dygraphs from Debian's libjs packages, and hands back the DOM they built.
-@Suite(.enabled(if: browserReady, "needs chromium, libjs-leaflet and libjs-dygraphs (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: browserReady, "needs chromium, libjs-leaflet and libjs-dygraphs (make test installs them)"))
 struct WebViewTests {
     static let chromium = "/usr/bin/chromium"
     static let hike = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogTestSupport
 import Testing
 
 @testable import GPSLogFormats
 
 /// The importers' number parser takes a fast path for plain decimals; it must give exactly strtod's double.
+@Suite(.ownThreads)
 struct ByteNumberTests {
     @Test func theFastPathAgreesWithStrtodBitForBit() {
         var rng = SystemRandomNumberGenerator()

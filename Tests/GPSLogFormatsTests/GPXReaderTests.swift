@@ -7,6 +7,7 @@ import Testing
 
 /// The one GPX reader, as replay sees it: timed track points only, with speed and course from GPX 1.0 or Garmin's
 /// TrackPointExtension.
+@Suite(.ownThreads)
 struct GPXReaderTests {
     static let gpx11 = """
         <?xml version="1.0" encoding="UTF-8"?>

@@ -8,6 +8,7 @@ import Testing
 /// `coordAttributes` (gpslog's per-position attributes) as `GeoJSONReader` reports them: paired one to one with the
 /// positions whichever member comes first, within the bounds `serve` keeps a Traccar client's, long lines through
 /// the scratch file.
+@Suite(.ownThreads)
 struct GeoJSONAttributesReaderTests {
     /// What the reader reported.
     final class Recorder: GeoJSONVisitor {

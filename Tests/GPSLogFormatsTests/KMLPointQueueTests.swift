@@ -1,3 +1,4 @@
+import GPSLogTestSupport
 // SPDX-License-Identifier: MIT
 import Testing
 
@@ -5,6 +6,7 @@ import Testing
 
 /// The queue a `gx:Track`'s times wait in gives them back in order, however the adding and taking interleave and
 /// wherever they are kept (in memory up to 1 MiB, then in its scratch file).
+@Suite(.ownThreads)
 struct KMLPointQueueTests {
     @Test func firstInFirstOutAcrossItsScratchFile() throws {
         let queue = KMLPointQueue()

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
+import GPSLogTestSupport
 import Testing
 
 @testable import GPSLogFormats
 
 /// KML's text values: the times XML Schema allows in `when`, `begin` and `end`, and coordinate tuples.
+@Suite(.ownThreads)
 struct KMLValuesTests {
     @Test func timesOfEveryPrecisionKMLAllows() {
         func time(_ s: String) -> Timestamp? { KMLValues.time(Array(s.utf8)) }

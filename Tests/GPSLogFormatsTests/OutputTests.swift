@@ -5,6 +5,7 @@ import GPSLogTestSupport
 import Testing
 
 /// Where export bytes go: set aside in a scratch file, or written whole to an output file.
+@Suite(.ownThreads)
 struct OutputTests {
     @Test func aScratchFileSpillsToDiskAndCopiesBackInOrder() throws {
         try withTemporaryDirectory { dir in

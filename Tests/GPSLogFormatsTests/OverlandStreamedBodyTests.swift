@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
+import GPSLogTestSupport
 import Testing
 
 @testable import GPSLogFormats
 
 /// An Overland batch is read by the streaming reader (`Body.streamed`) and, whenever that reader is not sure,
 /// by `JSONDecoder` (`Body.decoded`). Whatever the streaming reader gives must be exactly what JSONDecoder gives.
+@Suite(.ownThreads)
 struct OverlandStreamedBodyTests {
     static let feature =
         #"{"type":"Feature","geometry":{"type":"Point","coordinates":[5.3136167,52.850155,12]},"properties":{"timestamp":"2026-01-01T00:00:01Z","altitude":1.5,"speed":0,"course":-1,"horizontal_accuracy":5,"vertical_accuracy":3,"speed_accuracy":-1,"course_accuracy":0.5,"battery_level":0.87,"battery_state":"unplugged","motion":["driving","stationary"],"device_id":"phone","wifi":"home","unique_id":"x"}}"#

@@ -2,10 +2,12 @@
 import Foundation
 import GPSLogFormats
 import GPSLogModel
+import GPSLogTestSupport
 import Testing
 
 /// A visit's place name in Overland's visit records: written by `OverlandWriter` (what `upload` and live sending
 /// post) and read back by `OverlandPayload` (what `import` and `serve` read).
+@Suite(.ownThreads)
 struct OverlandVisitNameTests {
     let arrival = Timestamp(milliseconds: 1_714_543_200_000)
 

@@ -8,7 +8,7 @@ import Testing
 /// Every seed and regression input runs through its fuzz target in a plain `swift test`, with the invariants `make
 /// fuzz` checks (a broken one stops the test process with its message), so a regression fails `make test` without a
 /// fuzz build. The seeds are the committed ones, `Exports/`, and the real files in `../shared/data` when present.
-@Suite(.serialized)  // the targets share one scratch folder and store per process
+@Suite(.ownThreads, .serialized)  // the targets share one scratch folder and store per process
 struct FuzzReplayTests {
     @Test(arguments: FuzzTarget.allCases)
     func everySeedAndRegressionPasses(_ target: FuzzTarget) throws {

@@ -11,7 +11,7 @@ import Testing
 @testable import GPSLogStore
 
 /// `gpslog geocode` and `gpslog record --geocode`, run as a user runs them, against the loopback geocoder.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct GeocodeCommandTests {
     /// Imports the sample into `db` and returns the session's id.
     func importSample(_ db: String) throws -> String {

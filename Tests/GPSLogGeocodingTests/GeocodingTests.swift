@@ -50,6 +50,7 @@ extension GPSLogSQLite.Statement {
     }
 }
 
+@Suite(.ownThreads)
 struct GeohashTests {
     @Test func encodesTheReferenceExample() {
         #expect(Geohash.encode(latitude: 57.64911, longitude: 10.40744, precision: 11) == "u4pruydqqvj")
@@ -57,7 +58,7 @@ struct GeohashTests {
     }
 }
 
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct NetworkGeocodingTests {
     @Test(arguments: [FakeGeocoderServer.Flavor.nominatim, .photon])
     func aRealSessionAtOneRequestPerSecondGetsEveryAddressWithOneRequestPerCell(flavor: FakeGeocoderServer.Flavor)
@@ -204,6 +205,7 @@ struct NetworkGeocodingTests {
     }
 }
 
+@Suite(.ownThreads)
 struct OfflineGeocodingTests {
     @Test func theBundledRegionsNameTheSample() async throws {
         let regions = try RegionsGeocoder(geoJSON: DemoRegions.geoJSON, name: DemoRegions.name)
@@ -242,6 +244,7 @@ struct OfflineGeocodingTests {
 }
 
 /// Provider settings that follow from policy and precision, checked without the network.
+@Suite(.ownThreads)
 struct GeocoderPolicyTests {
     @Test func thePublicNominatimRefusesRatesAboveItsPolicyAndAsksAtTheCellsZoom() throws {
         let spec = GeocoderSpec("nominatim:https://nominatim.openstreetmap.org")

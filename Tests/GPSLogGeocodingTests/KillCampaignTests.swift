@@ -15,6 +15,7 @@ import Testing
 /// session but its own is open (the start closed the one the kill left). After the campaign an ordinary recording
 /// runs to its end. The moments come from a seeded generator whose seed is printed (`GPSLOG_KILL_SEED` replays a
 /// campaign).
+@Suite(.ownThreads)
 struct KillCampaignTests {
     static let kills = 50
 

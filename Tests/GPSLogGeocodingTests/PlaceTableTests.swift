@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogGeocoding
+import GPSLogTestSupport
 import Testing
 
 /// The tables `gpslog places build` and `geonames:PATH` read: the layouts as shipped, and every way a line can be
 /// wrong, refused with the file and the line.
+@Suite(.ownThreads)
 struct PlaceTableTests {
     static let header = "lat,lon,name,admin1,admin2,cc\n"
 

@@ -8,7 +8,7 @@ import Testing
 
 /// The default geocoder through the built gpslog, with the index `make test` built (see `worldGeocoder`), and
 /// without it; `gpslog places build` on bad and real tables.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct PlacesCommandTests {
     @Test func geocodeAndRecordUseTheWorldIndexByDefault() throws {
         let world = try worldGeocoder()

@@ -16,7 +16,7 @@ import Testing
 
 /// Addresses that need no request (an offline provider's, cached answers) go into the rows' own commit: the
 /// recorder's flush stores each row with its address, and nothing writes the row's pages again to add it later.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct RecorderAddressTests {
     /// Offline: every flush is one commit, and every row it stored has its address as soon as a reader sees the row.
     @Test func anOfflineProvidersAddressesAreInTheCommitThatStoresTheRows() async throws {

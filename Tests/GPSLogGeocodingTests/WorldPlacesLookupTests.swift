@@ -6,6 +6,7 @@ import Testing
 
 /// Where `places:world` looks for its index: beside the executable and, when gpslog was started by a symbolic
 /// link elsewhere (`~/bin/gpslog` linked to a build), beside the link too.
+@Suite(.ownThreads)
 struct WorldPlacesLookupTests {
     @Test func theLinkBesideWhichTheIndexSitsIsSearchedAfterItsTarget() throws {
         try withTemporaryDirectory { temporary in

@@ -18,6 +18,7 @@ func worldGeocoder() throws -> PlacesGeocoder {
 
 /// The default geocoder, places:world, on the real index: known towns on every inhabited continent, the open sea,
 /// a point offshore. The expected names are the towns' own; a brute-force scan of rg_cities1000.csv agreed.
+@Suite(.ownThreads)
 struct WorldPlacesTests {
     @Test(arguments: [
         // Europe

@@ -8,6 +8,7 @@ import GPSLogTestSupport
 import Testing
 
 /// CSV as trackers and spreadsheets write it.
+@Suite(.ownThreads)
 struct CSVImportTests {
     func entries(_ text: String, name: String = "t.csv") throws -> (sessions: [String], entries: [Entry]) {
         try withTemporaryDirectory { dir in

@@ -8,6 +8,7 @@ import GPSLogTestSupport
 import Testing
 
 /// GPX as programs and people write it, which GPSBabel and GDAL read: gpslog reads it too, and says what it did.
+@Suite(.ownThreads)
 struct GPXInTheWildTests {
     /// A real file (a Garmin GPSMAP 64s track, two segments, 3,540 points; MIT, see Tests/Fixtures/tracks).
     static let real = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"

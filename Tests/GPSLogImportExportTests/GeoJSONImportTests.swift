@@ -8,6 +8,7 @@ import GPSLogTestSupport
 import Testing
 
 /// GeoJSON and CSV as gpslog writes them come back as they were, and as other trackers write them they import.
+@Suite(.ownThreads)
 struct GeoJSONImportTests {
     /// UUIDs (entry ids: GeoJSON names marks by id, and an import makes new ones).
     static func withoutIDs(_ text: String) -> String {

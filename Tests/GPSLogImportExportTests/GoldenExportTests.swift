@@ -7,6 +7,7 @@ import Testing
 
 /// `Exports/` holds the sample session in every format; these tests regenerate each file and compare bytes.
 /// Run with GPSLOG_UPDATE_EXPORTS=1 to rewrite them after a deliberate change.
+@Suite(.ownThreads)
 struct GoldenExportTests {
     static let update = ProcessInfo.processInfo.environment["GPSLOG_UPDATE_EXPORTS"] == "1"
 

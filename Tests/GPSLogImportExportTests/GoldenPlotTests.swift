@@ -10,6 +10,7 @@ import Testing
 /// `gpslog plot`: the sample's picture is kept in `Exports/sample.plot.svg` and made again byte for byte (run with
 /// GPSLOG_UPDATE_EXPORTS=1 to rewrite it after a deliberate change); a real SVG renderer draws it, and the CLI
 /// writes PNG through it.
+@Suite(.ownThreads)
 struct GoldenPlotTests {
     static let golden = TestPaths.packageRoot + "/Exports/sample.plot.svg"
 

@@ -9,6 +9,7 @@ import Testing
 
 /// Google's location history in each of its layouts, written for these tests from the layouts' published
 /// descriptions (each fixture says which), imports with the right points, times, columns and visits.
+@Suite(.ownThreads)
 struct GoogleImportTests {
     /// Takeout's Records.json as of 2022: the record example of locationhistoryformat.com's reference
     /// (https://locationhistoryformat.com/reference/records, from its Records.schema.json: `timestamp`, `latitudeE7`,

@@ -8,6 +8,7 @@ import GPSLogTestSupport
 import Testing
 
 /// Google location history split into local days, counted by a dry run, and refused whole when it is hostile.
+@Suite(.ownThreads)
 struct GoogleSplitAndHostileTests {
     /// Records.json (layout as in `GoogleImportTests.records`) of one point per time.
     static func records(_ times: [String]) -> String {

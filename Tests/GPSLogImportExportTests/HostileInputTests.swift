@@ -8,6 +8,7 @@ import Testing
 @testable import GPSLogStore
 
 /// Hostile and broken input fails cleanly: an error naming the file and line, and nothing imported.
+@Suite(.ownThreads)
 struct HostileInputTests {
     static let gpxRoot = #"<gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1" creator="t">"#
     static let gpxHead = #"<?xml version="1.0" encoding="UTF-8"?>"# + gpxRoot

@@ -7,6 +7,7 @@ import GPSLogStore
 import GPSLogTestSupport
 import Testing
 
+@Suite(.ownThreads)
 struct ImportTests {
     /// export -> import into a fresh database -> export gives the same bytes, for every format gpslog reads back.
     @Test(arguments: [ExportFormat.xml, .gpx, .overland, .owntracks, .rec])

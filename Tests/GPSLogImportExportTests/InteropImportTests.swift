@@ -10,6 +10,7 @@ import Testing
 /// What GPSBabel and GDAL write from the real GPX files in `../shared/data/gpx` imports with the points the GPX
 /// itself imports with: the same count, the same coordinates to 1e-6 (GPSBabel's unicsv has six decimals).
 @Suite(
+    .ownThreads,
     .enabled(
         if: TestPaths.hasSharedData && FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel")
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/ogr2ogr"),

@@ -8,6 +8,7 @@ import Testing
 
 /// GPSBabel and GDAL, the tools people already use, read what gpslog writes: same number of points, same coordinates.
 @Suite(
+    .ownThreads,
     .enabled(
         if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel")
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/ogrinfo"),

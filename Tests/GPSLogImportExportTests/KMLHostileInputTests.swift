@@ -9,6 +9,7 @@ import Testing
 
 /// Hostile and broken KML, KMZ and TCX fail cleanly: an error naming the file (and the zip's entry) and the line,
 /// and nothing imported.
+@Suite(.ownThreads)
 struct KMLHostileInputTests {
     static let kml =
         #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"

@@ -9,6 +9,7 @@ import Testing
 
 /// KML as gpslog writes it comes back as it was; KML as Google Earth, GPSBabel and GDAL write it imports; a KMZ is
 /// read through its zip.
+@Suite(.ownThreads)
 struct KMLImportTests {
     static let head =
         #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"

@@ -11,6 +11,7 @@ import Testing
 /// real GPX files in `../shared/data/gpx` imports with the points the GPX itself imports with: the same count, the
 /// same coordinates to 1e-6 (GPSBabel writes six decimals), the same marks where the format carries them.
 @Suite(
+    .ownThreads,
     .enabled(
         if: TestPaths.hasSharedData && FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel")
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/ogr2ogr"),

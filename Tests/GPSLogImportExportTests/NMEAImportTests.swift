@@ -8,6 +8,7 @@ import GPSLogStore
 import GPSLogTestSupport
 import Testing
 
+@Suite(.ownThreads)
 struct NMEAImportTests {
     static let fixedID = "5a3b1c2d-0000-4000-8000-000000000001"
 

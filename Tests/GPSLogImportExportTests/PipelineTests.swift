@@ -11,6 +11,7 @@ import Testing
 
 /// The two-thread paths that imports, exports and converts take: same rows as the one-thread path, failures on
 /// the second thread surface on the first, and nothing is half-written.
+@Suite(.ownThreads)
 struct PipelineTests {
     @Test func aStoreFailureOnTheWriterThreadRollsBackTheWholeImport() throws {
         try withTemporaryStore { store, _ in

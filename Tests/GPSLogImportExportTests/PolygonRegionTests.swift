@@ -10,6 +10,7 @@ import GPSLogTestSupport
 import Testing
 
 /// GeoJSON polygons as regions: GEOS's checks at import, and the outline the recording watches them by.
+@Suite(.ownThreads)
 struct PolygonRegionTests {
     /// Metres to degrees around 52° N, 5° E (the projection's scales there).
     static let north = 1 / (Geo.earthRadius * .pi / 180)

@@ -9,6 +9,7 @@ import Testing
 
 /// Every file is checked against its schema: the XSDs with libxml2, and structural JSON checks for GeoJSON
 /// (RFC 7946) and Overland batches.
+@Suite(.ownThreads)
 struct SchemaValidationTests {
     @Test func gpxValidatesAgainstGPX11AndTrackPointExtensionV2() throws {
         try withTemporaryStore { store, _ in

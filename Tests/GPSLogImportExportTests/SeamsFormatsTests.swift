@@ -12,6 +12,7 @@ import Testing
 /// What comes in from outside and goes out to other programs at the format seams: a CSV cell a spreadsheet would run
 /// as a formula, a CSV line of nothing but commas, TCX numbers of 1e300, a KMZ whose document comes late, an element
 /// of 200,000 namespace declarations.
+@Suite(.ownThreads)
 struct SeamsFormatsTests {
     /// The characters OWASP's "CSV Injection" names: a cell starting with one is a formula to a spreadsheet.
     static let triggers = ["=", "+", "-", "@", "\t", "\r"]

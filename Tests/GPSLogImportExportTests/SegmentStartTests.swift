@@ -13,6 +13,7 @@ import Testing
 /// A segment start stored on a row (`Entries.StartsSegment`: a receiver lost for a moment, an imported trkseg)
 /// breaks the track in every format that has segments, survives the session XML and GPX round trips, and is what
 /// the writer stores after a source comes back.
+@Suite(.ownThreads)
 struct SegmentStartTests {
     /// Ten points a second apart; the sixth starts a segment although only a second passed.
     static func makeBrokenTrack(in store: Store) throws -> Session {
@@ -139,6 +140,7 @@ struct SegmentStartTests {
 }
 
 /// The automatic pause ends a running trip, which then says it stopped automatically (Overland's record).
+@Suite(.ownThreads)
 struct TripPauseTests {
     @Test func thePauseEndsARunningTrip() throws {
         try withTemporaryStore { store, _ in

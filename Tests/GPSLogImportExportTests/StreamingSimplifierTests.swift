@@ -10,6 +10,7 @@ import Testing
 
 /// The streamed simplification (a segment at a time, long ones in chunks sharing their boundary point) against the
 /// whole track simplified in one piece, on a real 7,080-point Garmin track.
+@Suite(.ownThreads)
 struct StreamingSimplifierTests {
     static let garmin = TestPaths.packageRoot + "/Tests/Fixtures/tracks/georust_garmin_with_extensions.gpx"
 

@@ -8,6 +8,7 @@ import Testing
 
 /// TCX as Garmin's devices and Training Center write it: activities and courses as sessions, tracks as segments,
 /// what gpslog has a column for kept, the rest dropped with a count.
+@Suite(.ownThreads)
 struct TCXImportTests {
     static let seeds = TestPaths.packageRoot + "/Tests/Fixtures/fuzz/tcx/seeds"
 

@@ -6,7 +6,9 @@ import Testing
 
 /// The libmosquitto wrapper against a real Mosquitto broker on loopback, with `mosquitto_sub` and `mosquitto_pub`
 /// as the peers.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct MQTTClientTests {
     @Test func aRetainedQoS1MessageIsAcknowledgedAndReachesASubscriber() throws {
         try withTemporaryDirectory { dir in

@@ -6,7 +6,9 @@ import Testing
 
 /// `onDelivery` against a real Mosquitto broker: a QoS 1 message is acknowledged only when the handler kept it; one
 /// it did not keep comes again on the next connection of the same persistent session (MQTT v5, a session expiry).
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct MQTTDeliveryTests {
     static func subscriber(_ received: Received, keep: @escaping @Sendable (Int) -> Bool) throws -> MQTTClient {
         let client = try MQTTClient(clientID: "gpslog-delivery", cleanSession: false)

@@ -7,7 +7,9 @@ import Testing
 /// Messages over a subscriber's limit, against a real Mosquitto: the broker keeps them back when the client
 /// announced MQTT v5's Maximum Packet Size, and the client refuses them by size before copying when a broker sends
 /// them all the same.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct MessageSizeTests {
     /// A subscribed client, connected, with its messages and oversized messages gathered.
     func subscribed(

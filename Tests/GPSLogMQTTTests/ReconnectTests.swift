@@ -5,6 +5,7 @@ import GPSLogTestSupport
 import Testing
 
 /// The reconnect schedule, computed on instants the test gives (no real seconds).
+@Suite(.ownThreads)
 struct ReconnectBackoffTests {
     @Test func theWaitDoublesFromOneSecondToThirtyAndStartsAgainAfterAConnection() {
         var backoff = ReconnectBackoff(first: .seconds(1), maximum: .seconds(30))
@@ -35,7 +36,9 @@ final class Failures: @unchecked Sendable {
 
 /// Reconnecting against a real Mosquitto that refuses the session, and a server that speaks no MQTT: every kind of
 /// failure backs off (1 s doubling), and is said once, then as a repeat.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct ReconnectTests {
     @Test func aWrongPasswordIsAskedAgainWithBackoffAndSaidOnce() throws {
         try withTemporaryDirectory { dir in

@@ -68,6 +68,7 @@ private struct Row: Equatable, CustomStringConvertible {
 }
 
 /// The recording path, in process, against a real Store: the pipeline the recorder runs, fed the bundled real log.
+@Suite(.ownThreads)
 struct SessionPipelineTests {
     /// Feeds the bundled log through a pipeline with the recorder's default policy, flushing every `every` events
     /// (the recorder commits on a clock; an import every 2000 rows).

@@ -7,7 +7,7 @@ import Testing
 
 /// `gpslog import --postgres`: the importers' pipeline ends in PostgreSQL (`PostgresSessionSink`), and what it
 /// stores there is what the same import stores in SQLite, row by row.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct ImportPostgresTests {
     /// A session as both databases can print it.
     struct SessionRow: Hashable {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 import GPSLogPostgres
+import GPSLogTestSupport
 import Testing
 
 /// `postgres://` URLs as libpq writes them, and the password never printed.
+@Suite(.ownThreads)
 struct PostgresLocationTests {
     @Test func readsHostPortDatabaseAndTLS() throws {
         let tcp = try PostgresLocation(url: "postgres://fleet@db.example:6543/tracks?sslmode=require", environment: [:])

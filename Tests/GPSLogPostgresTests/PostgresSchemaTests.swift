@@ -7,7 +7,7 @@ import Testing
 
 /// gpslog's tables are set up once, however many processes start at once, and a database without PostGIS gets
 /// words that say what to do.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct PostgresSchemaTests {
     @Test func scriptsSplitIntoStatementsWithTheirFunctionBodies() throws {
         let script = try #require(PostgresSchema.all.first)

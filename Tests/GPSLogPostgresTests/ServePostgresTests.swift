@@ -75,7 +75,7 @@ enum Payloads {
 
 /// Several `serve --store postgres://` processes share one database: every ok means stored, a location sent to
 /// two of them at once is stored once, and the answers and rows are those of a SQLite serve given the same payloads.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct ServePostgresTests {
     @Test func twoServesReceivingAtOnceStoreEachLocationOnce() async throws {
         try await withTemporaryDirectory { dir in

@@ -48,7 +48,7 @@ func normalised(_ rows: [String: [SyncedRow]]) -> [String: [SyncedRow]] {
 
 /// `gpslog sync` of real tracks: the rows arrive exactly (ids, times, coordinates), each session's LineString has its
 /// track points, a second sync sends nothing, and a killed sync resumes with every row stored once.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct SyncCommandTests {
     @Test func syncsAnImportedGPXExactly() throws {
         try withTemporaryDirectory { dir in

@@ -7,6 +7,7 @@ import Testing
 @testable import GPSLogRecording
 
 /// The recorder's messages name what went wrong in words, not as a dump of a library's error value.
+@Suite(.ownThreads)
 struct RecordingMessageTests {
     /// A control socket that cannot be made (its folder is a plain file): the reason reads as the system says it, not
     /// as NIO's `bind(descriptor:ptr:bytes:): ... (errno: 20)`.

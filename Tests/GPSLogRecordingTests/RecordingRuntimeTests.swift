@@ -11,6 +11,7 @@ import Testing
 
 @testable import GPSLogRecording
 
+@Suite(.ownThreads)
 struct RecordingRuntimeTests {
     /// The recorder's SQLite work (every batch, commit and mark) runs on its own thread, not on Swift's cooperative
     /// pool, where a commit blocked by another process's lock would stall every other task.

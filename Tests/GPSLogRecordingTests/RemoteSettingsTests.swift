@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
+import GPSLogTestSupport
 import Testing
 
 @testable import GPSLogRecording
 
 /// How a server's `set` values read: Overland's spellings ("m" is minutes after a duration, metres after a
 /// distance), the refusals, and the keys with no meaning here.
+@Suite(.ownThreads)
 struct RemoteSettingsTests {
     func read(_ section: String, _ name: String, _ value: String, allow: Bool = false) -> RemoteChange.Reading {
         RemoteChange.read(ServerSetting(section: section, name: name, value: value), allowRemoteOff: allow)

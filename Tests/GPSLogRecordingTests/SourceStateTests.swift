@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogSources
+import GPSLogTestSupport
 import Testing
 
 @testable import GPSLogRecording
 
 /// What `gpslog status` says about the source, from its counters.
+@Suite(.ownThreads)
 struct SourceStateTests {
     @Test func aSourceThatLostItsDeviceSaysSinceWhenItWaits() {
         var stats = SourceStatistics()

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 import GPSLogSources
+import GPSLogTestSupport
 import Testing
 
 /// The waits between attempts to reach a receiver that went away.
+@Suite(.ownThreads)
 struct BackoffTests {
     static func seconds(_ backoff: inout Backoff, _ count: Int) -> [Double] {
         (0..<count).map { _ in Backoff.seconds(backoff.next()) }

@@ -8,6 +8,7 @@ import Testing
 
 /// A file replayed with speed=0 is read far faster than fixes are stored: the reading thread must wait for the
 /// recorder instead of queueing the whole log in memory.
+@Suite(.ownThreads)
 struct BackpressureTests {
     final class Counter: @unchecked Sendable {
         private let lock = NSLock()

@@ -3,6 +3,7 @@
 import Foundation
 import GPSLogModel
 import GPSLogSources
+import GPSLogTestSupport
 import Testing
 
 /// The decoder's output for one log set against gpsd's TPV reports for the same log.
@@ -84,7 +85,8 @@ func compareWithGPSD(log: String) throws -> OracleComparison {
 /// latitude and longitude are within 1e-6 degree of ours; we miss none of gpsd's positioned epochs (the allowance
 /// is zero, and no log needs more); the fixes gpsd does not report are exactly the ones listed in
 /// ``NMEAOracleTests/notReportedByGPSD``, each explained there.
-@Suite("NMEA decoding compared with gpsd", .enabled(if: NMEATestData.available, NMEATestData.missingMessage))
+@Suite(
+    "NMEA decoding compared with gpsd", .ownThreads, .enabled(if: NMEATestData.available, NMEATestData.missingMessage))
 struct NMEAOracleTests {
     /// Fixes we emit at times gpsd has no positioned TPV for, all investigated by reading the logs next to gpsd's output:
     static let notReportedByGPSD: [String: [String]] = [

@@ -30,7 +30,7 @@ func decodeLines(
 
 func iso(_ text: String) -> Timestamp { Timestamp(iso8601: text)! }
 
-@Suite("NMEA sentences")
+@Suite("NMEA sentences", .ownThreads)
 struct NMEASentenceTests {
     // MARK: RMC
 

@@ -3,9 +3,10 @@
 import Foundation
 import GPSLogModel
 import GPSLogSources
+import GPSLogTestSupport
 import Testing
 
-@Suite("NMEA framing, epochs and dates")
+@Suite("NMEA framing, epochs and dates", .ownThreads)
 struct NMEAStreamTests {
     @Test("checksums: either hex case accepted, mismatches and missing ones counted, never fatal")
     func checksums() {
@@ -185,7 +186,7 @@ struct NMEAStreamTests {
     }
 }
 
-@Suite("NMEA logs", .enabled(if: NMEATestData.available, NMEATestData.missingMessage))
+@Suite("NMEA logs", .ownThreads, .enabled(if: NMEATestData.available, NMEATestData.missingMessage))
 struct NMEALogTests {
     @Test("firefly-II: the 23 GGA with bad checksums are counted; RMC and ZDA still give 23 fixes")
     func fireflyChecksums() throws {
@@ -296,7 +297,7 @@ struct NMEALogTests {
     }
 }
 
-@Suite("NMEA file reader")
+@Suite("NMEA file reader", .ownThreads)
 struct NMEAFileReaderTests {
     func temporaryFile(_ bytes: [UInt8]) throws -> String {
         let path = NSTemporaryDirectory() + "nmea-\(UInt64.random(in: 0...UInt64.max)).log"

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
 import GPSLogSources
+import GPSLogTestSupport
 import Testing
 
 /// Hardening finding 2: one forward-dated sentence used to move a session to another year and lose every fix after
 /// it; ZDA years 2100 and 9999 were stored; random input gave years 2064 to 9026.
-@Suite struct TimeConsensusTests {
+@Suite(.ownThreads) struct TimeConsensusTests {
     /// A 1 Hz RMC log of `count` fixes on 2024-05-01 from 06:00:00, with the date of fix `k` replaced.
     static func log(count: Int = 30, replacing: [Int: String] = [:]) -> [String] {
         (0..<count).map { k in

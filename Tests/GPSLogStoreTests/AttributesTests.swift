@@ -8,6 +8,7 @@ import Testing
 
 /// A point's attributes (`Entry.attributes`, Extras' `a`): written, read back by every reader, and kept by an edit
 /// through the Entries view, which does not show them.
+@Suite(.ownThreads)
 struct AttributesTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
     let attributes = ["alarm": "sos", "note": "<b>\"x\"\\y\n\u{1}z", "ключ": "värde"]

@@ -9,6 +9,7 @@ import Testing
 @testable import GPSLogStore
 
 /// `bulkWrite` checks entries in Swift instead of SQLite: both must refuse exactly the same rows, with the same words.
+@Suite(.ownThreads)
 struct BulkWriteTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

@@ -9,6 +9,7 @@ import Testing
 
 /// Deleting entries, pruning, splitting and merging on real SQLite files: every change in one transaction, the kept
 /// figures equal to a recount afterwards, segments, days and records following their entries, and space given back.
+@Suite(.ownThreads)
 struct CleaningTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

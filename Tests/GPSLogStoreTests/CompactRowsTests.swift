@@ -9,6 +9,7 @@ import Testing
 
 /// EntryRows behind the Entries view (migration 20): ids in their three stored forms read back as written, found by
 /// id, a track point in at most 110 bytes, writes through the view, and the copy of an older database.
+@Suite(.ownThreads)
 struct CompactRowsTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

@@ -9,6 +9,7 @@ import Testing
 /// The Store says what a refused write broke from the constraint itself (SQLite's extended result code, and the
 /// name the schema gives the constraint), so its words stay when SQLite words its message otherwise: each mapping is
 /// fed an error of the same code and constraint name in other words, and gives the same reason.
+@Suite(.ownThreads)
 struct ConstraintErrorTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

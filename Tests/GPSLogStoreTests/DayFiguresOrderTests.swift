@@ -8,6 +8,7 @@ import Testing
 /// The kept day figures (DaySummaries, DayCells) equal a recount after batches that land anywhere in the track: in
 /// order, out of order, into gaps, over midnight, with jumps faster than the ground speed (a point reached in the
 /// air counts no cell), resent and overlapping, as several connections posting one device's batches make them.
+@Suite(.ownThreads)
 struct DayFiguresOrderTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
+import GPSLogTestSupport
 import Testing
 
 @testable import GPSLogStore
 
 /// Which stored visits the timeline shows as one place: those that touch or overlap in time at the same place
 /// (their circles, of their accuracy and at least 50 m, meet), and no others.
+@Suite(.ownThreads)
 struct DayTimelineTests {
     static let t0: Int64 = 1_714_543_200_000
 

@@ -8,6 +8,7 @@ import Testing
 
 /// The Entries view as sqlite3 users meet it: the columns and rows of GPS Log's table, writes that reach EntryRows
 /// (the session's kept figures then counted again), and a version 8 database copied into it whole.
+@Suite(.ownThreads)
 struct EntriesViewTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

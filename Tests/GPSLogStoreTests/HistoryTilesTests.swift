@@ -9,6 +9,7 @@ import Testing
 /// The history map's kept tiles equal tiles drawn from a full recount of the entries after every kind of write:
 /// appends in batches, a write into the middle of a track, a split, a deletion; and a write drops the kept tiles
 /// it touches at every level.
+@Suite(.ownThreads)
 struct HistoryTilesTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 
@@ -123,6 +124,7 @@ struct HistoryTilesTests {
 /// `checkHistory` (`gpslog check`): kept visits and tiles that match their entries pass; a visit row lost and a
 /// tile changed behind gpslog's back (by hand, a bug, a restored backup) are found, repaired, and drawn again as a
 /// recount draws them.
+@Suite(.ownThreads)
 struct HistoryCheckTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

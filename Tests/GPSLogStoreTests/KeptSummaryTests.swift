@@ -9,6 +9,7 @@ import Testing
 /// The kept figures (SessionSummaries) equal a full recount from the entries after every kind of write: appends in
 /// order and out of it, edits, bulk imports, received batches, deletions, failed writes, writes from outside, and an
 /// upgrade from before the table existed.
+@Suite(.ownThreads)
 struct KeptSummaryTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

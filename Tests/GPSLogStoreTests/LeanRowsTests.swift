@@ -8,6 +8,7 @@ import Testing
 
 /// EntryRows with the rare columns in Extras (migration 21): every value reads back as written, through the Store and
 /// through the Entries view, also when written through the view; a version 20 database is copied whole.
+@Suite(.ownThreads)
 struct LeanRowsTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

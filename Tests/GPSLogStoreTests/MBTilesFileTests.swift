@@ -8,7 +8,7 @@ import Testing
 /// The reader of a user's MBTiles file (`serve --tiles FILE`): rows flipped from XYZ to TMS, the metadata the map
 /// uses, a clear refusal of what is no raster MBTiles file, many callers at once, and never a write to the file.
 /// (`MBTilesServeTests` reads a file GDAL made; these make theirs with SQLite, to reach every corner.)
-@Suite struct MBTilesFileTests {
+@Suite(.ownThreads) struct MBTilesFileTests {
     /// An MBTiles file with `tiles` as (z, column, TMS row, bytes) and `metadata` rows.
     static func make(_ path: String, tiles: [(Int, Int, Int, [UInt8])], metadata: [String: String]) throws {
         let db = try Database(path: path)

@@ -6,6 +6,7 @@ import Testing
 
 @testable import GPSLogStore
 
+@Suite(.ownThreads)
 struct MigrationTests {
     @Test func scriptsAreNumberedFromTheSchemaFolder() throws {
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: TestPaths.packageRoot + "/Schema")

@@ -7,6 +7,7 @@ import Testing
 /// `Geo.isValidPosition` is the one position rule in Swift; the Schema's CHECKs are the one in SQL. They must agree on
 /// every edge: the bounds, a hair beyond, signed zeros, the infinities and (for Swift) NaN, which SQLite stores as NULL
 /// and so refuses by NOT NULL.
+@Suite(.ownThreads)
 struct PositionRuleTests {
     static let latitudes: [Double] = [
         0, -0.0, 90, -90, 90.0.nextUp, (-90.0).nextDown, 52.5, .infinity, -.infinity, .nan, .greatestFiniteMagnitude,

@@ -7,6 +7,7 @@ import Testing
 @testable import GPSLogStore
 
 /// What `serve` stores of OwnTracks beside locations (`Store+Received.swift`, migration 17), against real SQLite files.
+@Suite(.ownThreads)
 struct ReceivedMessagesTests {
     static func seconds(_ s: Int64) -> Timestamp { Timestamp(milliseconds: s * 1000) }
 

@@ -6,6 +6,7 @@ import Testing
 
 /// The receiver's one rule set (`ReceiverRules`), which SQLite's store and PostgreSQL's both follow: given a message
 /// and what the store holds, what to write.
+@Suite(.ownThreads)
 struct ReceiverRulesTests {
     static func seconds(_ s: Int64) -> Timestamp { Timestamp(milliseconds: s * 1000) }
 

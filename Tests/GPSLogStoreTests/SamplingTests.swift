@@ -5,6 +5,7 @@ import GPSLogTestSupport
 import Testing
 
 /// `sampledTrackPoints`: a long span's chart read by index seeks, evenly in time, marks and heading changes left out.
+@Suite(.ownThreads)
 struct SamplingTests {
     @Test func samplesAreEvenInTimeTrackPointsOnlyAndNeverTwice() throws {
         try withTemporaryStore { store, _ in

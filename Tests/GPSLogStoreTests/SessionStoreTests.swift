@@ -6,6 +6,7 @@ import Testing
 
 @testable import GPSLogStore
 
+@Suite(.ownThreads)
 struct SessionStoreTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

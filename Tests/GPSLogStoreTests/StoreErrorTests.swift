@@ -6,6 +6,7 @@ import Testing
 
 /// SQLite's failures leave the Store as `StoreError` with SQLite's own words, so no module above the Store needs the
 /// SQLite module to understand them (the recorder's "cannot write" message quotes `failed`'s reason).
+@Suite(.ownThreads)
 struct StoreErrorTests {
     let start = Timestamp(milliseconds: 1_700_000_000_000)
 

@@ -9,6 +9,7 @@ import Testing
 /// A million-entry session streams through the cursor in order, and with flat memory: the peak resident size of a
 /// `gpslog export` of it is that of an export of 10 entries, far below what the session would take as an array
 /// (hundreds of MB).
+@Suite(.ownThreads)
 struct StreamingMemoryTests {
     @Test func aMillionEntrySessionStreamsWithoutMemoryGrowth() throws {
         try withTemporaryStore { store, path in

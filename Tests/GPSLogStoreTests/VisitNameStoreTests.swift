@@ -7,6 +7,7 @@ import Testing
 
 /// A visit's place name kept by the store as it comes from an import (`addVisit`) or `visit rename`, on a real
 /// SQLite file: cut to what the `Visits.Name` CHECK allows, which counts Unicode scalars, not characters.
+@Suite(.ownThreads)
 struct VisitNameStoreTests {
     let arrival = Timestamp(milliseconds: 1_714_543_200_000)
 

@@ -4,6 +4,7 @@ import GPSLogTestSupport
 import Testing
 
 /// A recorder sending to a server that is down (nothing listens on its port).
+@Suite(.ownThreads)
 struct DownServerTests {
     /// Each attempt to a refused port waited for the request's whole 30 s deadline (the HTTP client retried the
     /// connection until then), so a send took 90 s and `stop` over a minute; and the warning was said again at every

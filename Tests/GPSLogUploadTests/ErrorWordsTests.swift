@@ -7,6 +7,7 @@ import NIOCore
 import Testing
 
 /// `describeForPeople`: the errors of the network libraries in words, never a Swift type dump.
+@Suite(.ownThreads)
 struct ErrorWordsTests {
 
     struct Refusal: LocalizedError {

@@ -8,7 +8,7 @@ import Testing
 /// Hardening findings 3, 4 and 9 through `serve` and `import`: JSON booleans were read as numbers, a refused 16 MB
 /// batch took the receiver from 38 MB to 867 MB (eight at once: 1.8 GB, never given back), year 0000 and `tst: 1.5`
 /// were stored, and fixes at 0, 0 made an 11,602 km session.
-@Suite(.serialized) struct HostilePayloadTests {
+@Suite(.ownThreads, .serialized) struct HostilePayloadTests {
     static func feature(
         lon: String = "5.3", lat: String = "52.1", time: String = #""2026-01-01T00:00:01Z""#, extra: String = ""
     ) -> String {

@@ -8,7 +8,7 @@ import Testing
 /// Hardening findings 6 and 8 through `serve`: a device_id holding a line feed forged a log line, ESC and NUL
 /// reached the terminal raw in `gpslog sessions`, and a 100 KB device_id became a 100 KB session name padding every
 /// row of the table.
-@Suite(.serialized) struct HostileTextTests {
+@Suite(.ownThreads, .serialized) struct HostileTextTests {
     static func batch(deviceID: String, second: Int) -> String {
         let id = String(
             decoding: try! JSONSerialization.data(withJSONObject: [deviceID], options: [.fragmentsAllowed]),

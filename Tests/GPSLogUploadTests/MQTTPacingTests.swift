@@ -8,7 +8,9 @@ import Testing
 /// (`max_queued_messages 100`), read by a slow persistent subscriber (clean session off, QoS 1, about 100 messages a
 /// second at best): paced, every message reaches it; unpaced, the broker confirms them all and drops what its queue
 /// cannot hold.
-@Suite(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
+@Suite(
+    .ownThreads,
+    .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto and mosquitto-clients (make test installs them)"))
 struct MQTTPacingTests {
     /// Counts what a slow consumer stored, per topic.
     final class SlowConsumer: @unchecked Sendable {

@@ -132,7 +132,7 @@ final class TraccarOsmAndServer: @unchecked Sendable {
     }
 }
 
-@Suite struct OsmAndSendTests {
+@Suite(.ownThreads) struct OsmAndSendTests {
     /// The knots Traccar reads back to metres a second.
     static let metresPerSecondPerKnot = 1852.0 / 3600
 

@@ -10,7 +10,7 @@ import Testing
 /// destination, on the real 10-hour hike with stops of 3 to 25 minutes; and `serve` not taking them for locations.
 /// The tests that record the hike in the background while sending, one at a time: each is paced by the replay,
 /// and several at once on a loaded machine would leave one another too little time.
-@Suite(.serialized) enum LiveSendingSuites {}
+@Suite(.ownThreads, .serialized) enum LiveSendingSuites {}
 
 extension LiveSendingSuites {
     @Suite struct OverlandRecordsTests {

@@ -8,7 +8,7 @@ import Testing
 /// OwnTracks' HTTP mode posts transitions and waypoints to `serve` as it posts locations: stored in the device's
 /// session and records (`gpslog events`, `gpslog devices`), once however often they are posted; a malformed one
 /// gets a 422 naming its field and stores nothing.
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct ServeOwnTracksHTTPTests {
     @Test func transitionsAndWaypointsArriveOnce() async throws {
         try await withTemporaryDirectory { dir in

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 import GPSLogModel
+import GPSLogTestSupport
 import Testing
 
 @testable import GPSLogUpload
 
 /// `set` is read only from `{"result":"ok"}` answers; OwnTracks' `[]` and error answers carry nothing.
+@Suite(.ownThreads)
 struct ServerAnswerTests {
     @Test func settingsComeOnlyWithAnOkAnswer() {
         let ok =

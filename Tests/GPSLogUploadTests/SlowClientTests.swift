@@ -8,7 +8,7 @@ import Testing
 /// Hardening finding 5: 300 connections sending one header byte a second stayed open indefinitely. Now a header
 /// must be complete within 10 s, one address holds at most 16 connections and everyone at most 256, and a phone
 /// posting meanwhile is served. Everything on loopback (127.0.0.x), bounded in count and time.
-@Suite(.serialized) struct SlowClientTests {
+@Suite(.ownThreads, .serialized) struct SlowClientTests {
     /// A raw TCP connection from `source` to the server, for sending what no HTTP client would.
     final class RawConnection {
         let fd: Int32

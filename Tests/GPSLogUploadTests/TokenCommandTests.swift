@@ -5,7 +5,7 @@ import Testing
 
 /// `--token ''` on a public address used to start an open server. Every command that takes a token refuses an
 /// empty, blank or (off loopback) short one before it listens or sends; `timeout` bounds a run that would serve.
-@Suite struct TokenCommandTests {
+@Suite(.ownThreads) struct TokenCommandTests {
     static let timeout = ["/usr/bin/timeout", "20"]
 
     @Test(arguments: [

@@ -47,7 +47,7 @@ struct Point: Hashable {
     }
 }
 
-@Suite(.serialized)
+@Suite(.ownThreads, .serialized)
 struct UploadTests {
     static let token = "s3cret-token-for-tests"
 

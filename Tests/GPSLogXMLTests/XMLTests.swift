@@ -4,6 +4,7 @@ import GPSLogTestSupport
 import GPSLogXML
 import Testing
 
+@Suite(.ownThreads)
 struct XMLStreamWriterTests {
     @Test func escapesTextAndAttributes() throws {
         let w = try XMLStreamWriter(indent: false)
@@ -37,6 +38,7 @@ struct XMLStreamWriterTests {
     }
 }
 
+@Suite(.ownThreads)
 struct XMLStreamReaderTests {
     @Test func streamsElementsAttributesAndText() throws {
         let r = try XMLStreamReader(
@@ -74,6 +76,7 @@ struct XMLStreamReaderTests {
     }
 }
 
+@Suite(.ownThreads)
 struct SchemaValidatorTests {
     static let schema = TestPaths.packageRoot + "/Schema/xsd/gpx-1.1+tpx-v2.wrapper.xsd"
 
