@@ -21,9 +21,15 @@ public enum PostgresError: LocalizedError, Equatable {
     /// The connection broke while gpslog used it.
     case connectionLost(database: String, doing: String)
 
+    /// Something gpslog keeps only in its SQLite database (the per-day figures of the statistics).
+    case notKept(String)
+
     /// What went wrong, where, and what to do, for people; never the password.
     public var errorDescription: String? {
         switch self {
+        case .notKept(let what):
+            return
+                "The \(what) are kept in gpslog's SQLite database, not in PostgreSQL: run gpslog without --store postgres:// to see them."
         case .badURL(let url, let why):
             return "The PostgreSQL URL \(url) cannot be used: \(why)."
         case .passwordFile(let path, let why):

@@ -2,9 +2,12 @@
 import GPSLogModel
 import GPSLogSQLite
 
-/// Streams entries out of a query one row at a time. It owns its statement, which is finalized with it.
+/// Streams entries out of a query one row at a time. It owns its statement, which is finalized with it. Another
+/// store (PostgreSQL's) makes one from a function that gives the next entry (`init(next:)`), so the readers of
+/// `SessionReader` need not know which store they read.
 public final class EntryCursor {
-    private let statement: Statement
+    private let statement: Statement?
+    private let produce: (() throws -> Entry?)?
     private let read: (Statement) -> Entry
     /// Rows passed over without being read (nil: none).
     private let skips: ((Statement) -> Bool)?
@@ -19,15 +22,32 @@ public final class EntryCursor {
         self.statement = statement
         self.read = read
         self.skips = skips
+        produce = nil
         let path = store.path
         let busyTimeout = store.busyTimeout
         failure = { StoreError($0, path: path, busyTimeout: busyTimeout) }
+    }
+
+    /// A cursor over what `next` gives, until it gives nil; its errors are passed on as they are.
+    public init(next: @escaping () throws -> Entry?) {
+        statement = nil
+        produce = next
+        read = { _ in preconditionFailure("a produced cursor reads no statement") }
+        skips = nil
+        failure = { StoreError($0, path: "", busyTimeout: 0) }
     }
 
     /// The next entry, or nil at the end.
     /// - Throws: `StoreError` when SQLite cannot read the next row.
     public func next() throws -> Entry? {
         guard !done else { return nil }
+        guard let statement else {
+            guard let entry = try produce?() else {
+                done = true
+                return nil
+            }
+            return entry
+        }
         while true {
             let more: Bool
             do {

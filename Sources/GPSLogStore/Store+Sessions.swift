@@ -196,8 +196,10 @@ extension Store {
         return try sqlite { try Store.resolve(query, among: try sessions()) }
     }
 
-    /// `resolveSession`'s rules over `all` only (the sessions one viewer may see).
-    static func resolve(_ query: String, among all: [Session]) throws -> Session {
+    /// `resolveSession`'s rules over `all` only (the sessions one viewer may see, or another store's sessions): an
+    /// exact id, else a unique name, else a unique id prefix.
+    /// - Throws: `StoreError.sessionNotFound` or `.ambiguousSession`, naming the candidates.
+    public static func resolve(_ query: String, among all: [Session]) throws -> Session {
         let lower = query.lowercased()
         if let exact = all.first(where: { $0.id == lower }) { return exact }
         let byName = all.filter { $0.name == query }

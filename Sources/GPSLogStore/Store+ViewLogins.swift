@@ -75,6 +75,11 @@ extension Store {
         try sqlite { try Store.resolve(query, among: try sessions(visibleTo: viewer)) }
     }
 
+    /// The name of the user whose key is `key`; nil when there is none (removed since).
+    public func userName(key: Int64) throws -> String? {
+        try sqlite { try database.scalar("SELECT Name FROM Users WHERE Key = ?", [.integer(key)])?.string }
+    }
+
     /// True when some user has a password: the web view then asks for a user name and password.
     public func hasPasswords() throws -> Bool {
         try sqlite {

@@ -19,21 +19,24 @@ import NIOPosix
 final class Logins: Sendable {
     private let token: AccessToken?
     let databasePath: String
+    /// Opens the store sessions are read from (the database at `databasePath`, or PostgreSQL).
+    let sessions: ViewStoreOpener
     /// Cookies get `Secure` (serve listens beyond loopback, presumably behind TLS).
     let secure: Bool
     static let cookieName = "gpslog_view"
     /// How long a login lasts.
     static let lifetime: Int64 = 30 * 86_400_000
 
-    init(token: AccessToken?, databasePath: String, secure: Bool) {
+    init(token: AccessToken?, databasePath: String, sessions: ViewStoreOpener? = nil, secure: Bool) {
         self.token = token
         self.databasePath = databasePath
+        self.sessions = sessions ?? { try Store(path: databasePath) }
         self.secure = secure
     }
 
     /// The view's data as `request`'s viewer sees it; nil when it must log in (or the share link is not good).
     func data(for request: Request, share: String? = nil) async throws -> ViewData? {
-        try await viewer(request, share: share).map { ViewData(databasePath: databasePath, viewer: $0) }
+        try await viewer(request, share: share).map { ViewData(open: sessions, viewer: $0) }
     }
 
     /// The viewer of `request` (see the type's comment); nil: not allowed.

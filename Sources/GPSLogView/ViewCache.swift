@@ -24,9 +24,13 @@ final class ViewCache: Sendable {
         var clock: UInt64 = 0
     }
     private let state = NIOLockedValueBox(State())
-    private let changes: ChangeWatch
+    /// Nil: nothing says when the store changed (PostgreSQL), so nothing is kept.
+    private let changes: ChangeWatch?
 
     init(databasePath: String) { changes = ChangeWatch(path: databasePath) }
+
+    /// A cache that keeps nothing: every answer is made afresh.
+    init() { changes = nil }
 
     /// The cached answer for `key` as `viewer` sees it, or `make`'s (kept when the database did not change while it
     /// ran). Answers are kept per viewer: one viewer's answer is never another's.
@@ -35,7 +39,7 @@ final class ViewCache: Sendable {
     {
         let key = "\(viewer)|" + key
         // Unreadable now: answered afresh, nothing kept.
-        guard let before = changes.stamp() else { return try await make() }
+        guard let changes, let before = changes.stamp() else { return try await make() }
         let cached: [UInt8]? = state.withLockedValue { s in
             guard s.stamp == before, var slot = s.slots[key] else { return nil }
             s.clock += 1

@@ -103,22 +103,18 @@ struct LiveBatch: Sendable {
     var series: ChartSeries
 }
 
-/// What the view reads of a store: the sessions a viewer may see, and a session's rows.
-typealias ViewStore = SessionCatalog & SessionReader & ViewerScoped
+/// What the view reads of a store: the sessions a viewer may see, and a session's rows. The SQLite `Store`, or
+/// PostgreSQL's reader with `serve --store postgres://`.
+public typealias ViewStore = SessionCatalog & SessionReader & ViewerScoped
 
-/// The sessions one viewer may see (the Store's `Owner = ?` queries): the only way the view finds a session.
-protocol ViewerScoped {
-    func sessions(visibleTo viewer: SessionViewer) throws -> [Session]
-    func resolveSession(_ query: String, visibleTo viewer: SessionViewer) throws -> Session
-    func statistics(year: Int?, including include: (Session) -> Bool, locate: Statistics.Locate?) throws -> Statistics
-}
-extension Store: ViewerScoped {}
+/// Opens the store the view reads sessions from: once for each request, on a thread of NIO's blocking pool.
+public typealias ViewStoreOpener = @Sendable () throws -> any ViewStore
 
 /// What the view reads, each call on NIO's blocking thread pool with a connection of its own: the store's reads
 /// block, and a page must not hold one of the threads that serve the phones. Everything is read as `viewer` sees it:
 /// a session they may not see is no session (nil, a 404), and lists leave it out.
 struct ViewData: Sendable {
-    let databasePath: String
+    let open: ViewStoreOpener
     let viewer: SessionViewer
 
     /// The most chart points one request returns; a longer window is thinned evenly (the map has the full track).
@@ -144,8 +140,8 @@ struct ViewData: Sendable {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any ViewStore) throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive {
-            let store = try Store(path: databasePath)
+        try await NIOThreadPool.singleton.runIfActive { [open] in
+            let store = try open()
             defer { store.close() }
             return try body(store)
         }

@@ -21,8 +21,13 @@ import NIOCore
 /// `Authorization: Bearer TOKEN` instead. A share link (`/s/TOKEN`, `gpslog share`) shows one session without a
 /// login. The static files (the libraries, the style) need none. See `Logins`.
 public struct WebView: Sendable {
-    /// The SQLite database shown, opened for each request (off the event loop).
+    /// The SQLite database shown, opened for each request (off the event loop); with `sessionStore`, the one that
+    /// keeps the users, logins and share links only.
     public var databasePath: String
+    /// Where sessions are read from instead of `databasePath` (PostgreSQL, `serve --store postgres://`); nil: the
+    /// SQLite database. The history map, the statistics and the days are the SQLite database's figures: with
+    /// another store their pages say so.
+    public var sessionStore: ViewStoreOpener?
     /// The tile URL template (`{z}/{x}/{y}`); nil: no tiles, the track on a plain background.
     public var tiles: String?
     /// What the tiles ask to be credited with.
@@ -63,7 +68,7 @@ public struct WebView: Sendable {
 
     /// Adds the view's routes (GET, and POST `/login` and `/logout`) to a router.
     public func register<Context: RemoteAddressRequestContext>(on router: Router<Context>) {
-        let logins = Logins(token: token, databasePath: databasePath, secure: secureCookies)
+        let logins = Logins(token: token, databasePath: databasePath, sessions: sessionStore, secure: secureCookies)
         let throttle = LoginThrottle()
         let view = self
         if let tileFile { Basemap.register(file: tileFile, logins: logins, on: router) }
@@ -139,13 +144,42 @@ public struct WebView: Sendable {
             }
             return try await view.sessionPage(data, id, request, base: "/s/" + share)
         }
-        HistoryRoutes.register(logins: logins, databasePath: databasePath, tiles: mapTiles, on: router)
-        HistoryWarmer.start(databasePath: databasePath, logger: logger)
-        let routes = APIRoutes(logins: logins, cache: ViewCache(databasePath: databasePath))
+        let routes = APIRoutes(
+            logins: logins, cache: sessionStore == nil ? ViewCache(databasePath: databasePath) : ViewCache())
         routes.register(on: router)
         routes.registerSessionRoutes(on: router, prefix: "/s/:share")
+        guard sessionStore == nil else {
+            Self.registerSQLiteOnly(on: router, logins: logins)
+            return
+        }
+        HistoryRoutes.register(logins: logins, databasePath: databasePath, tiles: mapTiles, on: router)
+        HistoryWarmer.start(databasePath: databasePath, logger: logger)
         StatsPage.register(on: router, logins: logins, locate: locate)
         DayPage.register(on: router, logins: logins, databasePath: databasePath, tiles: mapTiles)
+    }
+
+    /// The paths of the history map, the statistics and the days, when sessions are read from another store:
+    /// their figures (the tile pyramid, the per-day figures, the visits' days) are kept in the SQLite database, so
+    /// each says that in one line (501) rather than showing the SQLite database's history beside PostgreSQL's
+    /// sessions.
+    static func registerSQLiteOnly<Context: RemoteAddressRequestContext>(on router: Router<Context>, logins: Logins) {
+        let words =
+            "The history map, the statistics and the days are drawn from figures gpslog keeps in its SQLite database; with --store postgres:// the web view shows the sessions only."
+        for path in ["/history", "/stats", "/day/:day"] {
+            router.get(RouterPath(path)) { request, _ in
+                guard try await logins.data(for: request) != nil else { return Self.toLogin }
+                return Self.html(
+                    Pages.page(title: "Not with PostgreSQL", "<p>\(Pages.escape(words))</p>"), status: .notImplemented)
+            }
+        }
+        for path in ["/history/tiles/:z/:x/:y", "/api/history/at", "/api/stats", "/api/day/:day"] {
+            router.get(RouterPath(path)) { request, _ in
+                guard try await logins.data(for: request) != nil else { return Response(status: .unauthorized) }
+                return Response(
+                    status: .notImplemented, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"error":"\#(words)"}"#)))
+            }
+        }
     }
 
     /// A session's page as `data`'s viewer sees it; 404 when they may not see it. `base` is a share link's path:

@@ -22,7 +22,7 @@ extension GPSLog {
                 trip; OwnTracks: user/device). A payload is checked whole and stored in one transaction before the \
                 answer ({"result":"ok"}, or [] for OwnTracks); a bad one gets a 4xx JSON error and changes nothing; a \
                 location already stored (same device and time) is not stored twice. With --token, requests must carry \
-                Authorization: Bearer TOKEN, ?access_token=TOKEN, or the token as the Basic password (OwnTracks). Once the database has devices (`gpslog device add USER/DEVICE`), every request needs a token, and a device's token writes only as that device: a payload naming another is refused (403).                 With --store postgres://..., payloads go into PostgreSQL with PostGIS instead (gpslog's tables are                 created when missing): several serve processes behind a load balancer share one database, with the                 same rules (duplicates by device and time refused by a unique index). The web view reads SQLite                 only: it is off with --store postgres://.
+                Authorization: Bearer TOKEN, ?access_token=TOKEN, or the token as the Basic password (OwnTracks). Once the database has devices (`gpslog device add USER/DEVICE`), every request needs a token, and a device's token writes only as that device: a payload naming another is refused (403).                 With --store postgres://..., payloads go into PostgreSQL with PostGIS instead (gpslog's tables are                 created when missing): several serve processes behind a load balancer share one database, with the                 same rules (duplicates by device and time refused by a unique index). The web view then reads                 the sessions from PostgreSQL too (its logins stay in the SQLite database; the history map,                 statistics and days are SQLite's only).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -33,7 +33,7 @@ extension GPSLog {
         var tokenFile: String?
         @Option(
             help: ArgumentHelp(
-                "Where payloads go: the SQLite database (default), or postgres://USER@HOST:PORT/DATABASE (no web view).",
+                "Where payloads go: the SQLite database (default), or postgres://USER@HOST:PORT/DATABASE (the web view then reads it too).",
                 valueName: "url"))
         var store: String?
         @OptionGroup var postgres: PostgresOptions
@@ -101,7 +101,21 @@ extension GPSLog {
                 receiver.openStore = { try opened.take() }
                 // Users and devices stay in the SQLite database, when there is one.
                 receiver.accountsDatabase = FileManager.default.fileExists(atPath: path) ? path : nil
-                if !view.noView { logger.notice("the web view reads SQLite only: off with --store \(database)") }
+                if !view.noView {
+                    // The view reads the sessions from PostgreSQL; its logins (and users) are kept in the SQLite
+                    // database, made when missing.
+                    try Store.prepareFile(at: path)
+                    try global.openStore().close()
+                    let userName: @Sendable (Int64) throws -> String? = { key in
+                        let accounts = try Store(path: path)
+                        defer { accounts.close() }
+                        return try accounts.userName(key: key)
+                    }
+                    receiver.routes = try view.routes(
+                        database: path, sessions: { try PostgresSessionReader(location, userName: userName) },
+                        token: try resolvedToken(), offLoopback: !isLoopback(host), logger: logger)
+                    if receiver.routes != nil { receiver.routedPosts = WebView.postPaths }
+                }
             } else {
                 if let store { database = store }
                 try Store.prepareFile(at: database)

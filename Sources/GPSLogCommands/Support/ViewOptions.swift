@@ -55,8 +55,11 @@ struct ViewOptions: ParsableArguments {
         return token
     }
 
-    /// The view's routes for the receiver's router; nil with --no-view.
-    func routes(database: String, token: AccessToken?, offLoopback: Bool, logger: Logger) throws -> (
+    /// The view's routes for the receiver's router; nil with --no-view. `sessions` opens the store sessions are
+    /// read from when it is not `database` (PostgreSQL), which then keeps the users and logins only.
+    func routes(
+        database: String, sessions: ViewStoreOpener? = nil, token: AccessToken?, offLoopback: Bool, logger: Logger
+    ) throws -> (
         @Sendable (Router<ReceiverContext>) -> Void
     )? {
         guard !noView else { return nil }
@@ -70,6 +73,7 @@ struct ViewOptions: ParsableArguments {
             logger: logger)
         view.secureCookies = offLoopback
         view.tileFile = file
+        view.sessionStore = sessions
         // /stats without countries when the places index is not installed (serve says so for addresses already).
         view.locate = try? PlacesLookup.locate()
         return { [view] router in view.register(on: router) }

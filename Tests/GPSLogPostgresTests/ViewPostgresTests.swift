@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+import AsyncHTTPClient
+import Foundation
+import GPSLogModel
+import GPSLogTestSupport
+import NIOCore
+import Testing
+
+/// The web view of `serve --store postgres://` reads the sessions from PostgreSQL: a SQLite serve and a PostgreSQL
+/// serve given the same payloads answer the view's API alike (ids and row keys aside), a second serve on the same
+/// database shows what the first received (one history for several machines), and the pages whose figures only
+/// the SQLite database keeps say so.
+@Suite(.ownThreads)
+struct ViewPostgresTests {
+    /// GET `path` from `serve`: the status and the body.
+    static func get(_ serve: ServeStoreProcess, _ path: String) async throws -> (status: Int, body: Data) {
+        let base = serve.url.hasSuffix("/") ? String(serve.url.dropLast()) : serve.url
+        let request = HTTPClientRequest(url: base + path)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return (Int(response.status.code), Data(buffer: body))
+    }
+
+    static func json(_ serve: ServeStoreProcess, _ path: String) async throws -> Any {
+        let (status, body) = try await get(serve, path)
+        #expect(status == 200, "\(path): \(status) \(String(decoding: body, as: UTF8.self).prefix(300))")
+        return try JSONSerialization.jsonObject(with: body)
+    }
+
+    /// The sessions of `/api/sessions` by name, each without its id (the two stores make their own).
+    static func sessions(_ serve: ServeStoreProcess) async throws -> (
+        byName: [String: [String: Any]], ids: [String: String]
+    ) {
+        let list = try #require(try await json(serve, "/api/sessions") as? [[String: Any]])
+        var byName: [String: [String: Any]] = [:]
+        var ids: [String: String] = [:]
+        for s in list {
+            let name = try #require(s["name"] as? String)
+            ids[name] = s["id"] as? String
+            var s = s
+            s["id"] = nil
+            byName[name] = s
+        }
+        return (byName, ids)
+    }
+
+    /// What the payloads hold, each once: a van's 12,000 points (so the chart samples them), a phone's locations,
+    /// a manual location and a POI (marks), a transition and a visit.
+    static let payloads: [(String, (String, String)?)] = {
+        var list: [(String, (String, String)?)] = []
+        for batch in 0..<60 {
+            list.append((Payloads.overland(device: "van", start: 1_709_000_000 + batch * 200, count: 200), nil))
+        }
+        let jane = ("jane", "phone")
+        for i in 0..<5 {
+            list.append((Payloads.ownTracks(tst: 1_709_300_000 + i * 60, latitude: 52.3 + Double(i) * 1e-3), jane))
+        }
+        list.append((#"{"_type":"location","lat":52.31,"lon":4.9,"tst":1709300400,"acc":9,"t":"u","tid":"jp"}"#, jane))
+        list.append(
+            (#"{"_type":"location","lat":52.32,"lon":4.91,"tst":1709300500,"acc":9,"poi":"Cafe","tid":"jp"}"#, jane))
+        list.append(
+            (
+                #"{"_type":"transition","event":"enter","tst":1709300600,"wtst":1709300000,"acc":8,"lat":52.3702,"lon":4.8901,"desc":"Office","rid":"a1","t":"c","tid":"jp"}"#,
+                jane
+            ))
+        list.append(
+            (
+                #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[7.5,46.5]},"properties":{"timestamp":"2024-05-01T06:00:00Z","action":"visit","arrival_date":"2024-05-01T06:00:00Z","departure_date":"2024-05-01T07:00:00Z","horizontal_accuracy":20,"name":"Alp hut","device_id":"hiker"}}]}"#,
+                nil
+            ))
+        return list
+    }()
+
+    @Test(.timeLimit(.minutes(10)))
+    func theViewReadsPostgreSQLAsItReadsSQLite() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withPostgresCluster { cluster in
+                let url = cluster.socketURL("gpslog")
+                let sqlite = try ServeStoreProcess(folder: dir + "/sqlite", store: nil)
+                let postgres = try ServeStoreProcess(folder: dir + "/postgres", store: url)
+                for (body, device) in Self.payloads {
+                    let a = try await sqlite.post(body, ownTracks: device)
+                    let b = try await postgres.post(body, ownTracks: device)
+                    #expect(a.status == 200 && b.status == 200, "\(body.prefix(80)): \(a) \(b)")
+                }
+                // The sessions list: every figure alike (the length to a micrometre: PostgreSQL sums the same steps
+                // in its own order).
+                let (local, localIDs) = try await Self.sessions(sqlite)
+                let (remote, remoteIDs) = try await Self.sessions(postgres)
+                #expect(Set(local.keys) == ["van", "jane/phone", "hiker"], "\(local.keys)")
+                #expect(Set(remote.keys) == Set(local.keys), "\(remote.keys)")
+                for (name, a) in local {
+                    var (a, b) = (a, try #require(remote[name]))
+                    for key in ["distanceMeters", "averageSpeedMps"] {
+                        let (da, db) = (a[key] as? Double ?? -1, b[key] as? Double ?? -1)
+                        #expect(abs(da - db) < 1e-6, "\(name) \(key): \(da) \(db)")
+                        (a[key], b[key]) = (nil, nil)
+                    }
+                    #expect(NSDictionary(dictionary: a) == NSDictionary(dictionary: b), "\(name): \(a)\n\(b)")
+                }
+                let van = (try #require(localIDs["van"]), try #require(remoteIDs["van"]))
+                // The chart of the whole van (12,000 points: sampled to 5,000) and of a window (read whole).
+                for query in ["", "?from=2024-02-27T02:20:00Z&to=2024-02-27T02:40:00Z"] {
+                    var a = try #require(
+                        try await Self.json(sqlite, "/api/sessions/\(van.0)/entries\(query)") as? [String: Any])
+                    var b = try #require(
+                        try await Self.json(postgres, "/api/sessions/\(van.1)/entries\(query)") as? [String: Any])
+                    let count = (a["entries"] as? [Any])?.count ?? 0
+                    #expect(query.isEmpty ? count == 5_000 : count == 1_201, "\(count) points")
+                    // The cursor names the last row by its key: each store's own.
+                    (a["cursor"], b["cursor"]) = (nil, nil)
+                    #expect(NSDictionary(dictionary: a) == NSDictionary(dictionary: b), "entries\(query)")
+                }
+                // The map's track: the same coordinates, whole and simplified.
+                for query in ["", "?tolerance=5"] {
+                    let a = try await Self.coordinates(sqlite, "/api/sessions/\(van.0)/track.geojson\(query)")
+                    let b = try await Self.coordinates(postgres, "/api/sessions/\(van.1)/track.geojson\(query)")
+                    #expect(a.count > 2 && a == b, "track\(query): \(a.count) and \(b.count) coordinates")
+                }
+                // The phone's marks, and its session page.
+                let phone = (try #require(localIDs["jane/phone"]), try #require(remoteIDs["jane/phone"]))
+                let marks = try await (
+                    Self.json(sqlite, "/api/sessions/\(phone.0)/marks"),
+                    Self.json(postgres, "/api/sessions/\(phone.1)/marks")
+                )
+                #expect(
+                    "\(Self.labels(marks.0))" == "\(Self.labels(marks.1))" && Self.labels(marks.1).count == 2,
+                    "\(marks)")
+                let page = try await Self.get(postgres, "/sessions/\(phone.1)")
+                #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("jane/phone"))
+                let plot = try await Self.get(postgres, "/api/sessions/\(van.1)/plot.svg")
+                #expect(plot.status == 200 && String(decoding: plot.body, as: UTF8.self).contains("<svg"))
+                #expect(try await Self.get(postgres, "/api/sessions/\(van.0)").status == 404)  // SQLite's id: none here
+
+                // A second serve on the same database shows the sessions the first one received.
+                let second = try ServeStoreProcess(folder: dir + "/second", store: url)
+                let (seen, seenIDs) = try await Self.sessions(second)
+                #expect(Set(seen.keys) == Set(remote.keys) && seenIDs == remoteIDs)
+                _ = try await second.post(Payloads.overland(device: "van", start: 1_709_100_000, count: 10))
+                let (after, _) = try await Self.sessions(postgres)
+                #expect(after["van"]?["entries"] as? Int == 12_010, "\(after["van"] ?? [:])")
+
+                // The history map, the statistics and the days are SQLite's figures: said, not shown empty.
+                for path in ["/history", "/stats", "/day/2024-02-27", "/api/stats"] {
+                    let answer = try await Self.get(postgres, path)
+                    #expect(answer.status == 501, "\(path): \(answer.status)")
+                    #expect(String(decoding: answer.body, as: UTF8.self).contains("--store postgres://"), "\(path)")
+                }
+            }
+        }
+    }
+
+    static func coordinates(_ serve: ServeStoreProcess, _ path: String) async throws -> [[Double]] {
+        let object = try #require(try await json(serve, path) as? [String: Any])
+        let features = try #require(object["features"] as? [[String: Any]])
+        return features.flatMap { feature -> [[Double]] in
+            let geometry = feature["geometry"] as? [String: Any]
+            switch geometry?["type"] as? String {
+            case "LineString": return geometry?["coordinates"] as? [[Double]] ?? []
+            case "MultiLineString": return (geometry?["coordinates"] as? [[[Double]]] ?? []).flatMap { $0 }
+            case "Point": return [geometry?["coordinates"] as? [Double] ?? []]
+            default: return []
+            }
+        }
+    }
+
+    static func labels(_ marks: Any) -> [String] {
+        let list = (marks as? [String: Any])?["marks"] as? [[String: Any]] ?? (marks as? [[String: Any]] ?? [])
+        return list.map { "\($0["time"] ?? "")|\($0["label"] ?? "")|\($0["latitude"] ?? "")" }
+    }
+}
