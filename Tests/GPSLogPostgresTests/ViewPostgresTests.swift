@@ -132,6 +132,30 @@ struct ViewPostgresTests {
                 #expect(plot.status == 200 && String(decoding: plot.body, as: UTF8.self).contains("<svg"))
                 #expect(try await Self.get(postgres, "/api/sessions/\(van.0)").status == 404)  // SQLite's id: none here
 
+                // The van's page in headless Chromium: the map and the charts drawn as from SQLite.
+                let chromium = "/usr/bin/chromium"
+                try #require(FileManager.default.isExecutableFile(atPath: chromium), "make test installs chromium")
+                var drawn: [[String?]] = []
+                for (serve, id) in [(sqlite, van.0), (postgres, van.1)] {
+                    let base = serve.url.hasSuffix("/") ? String(serve.url.dropLast()) : serve.url
+                    let dom = try await onOwnThread {
+                        try runTool(
+                            chromium,
+                            [
+                                "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
+                                "--dump-dom", base + "/sessions/" + id,
+                            ]
+                        ).output
+                    }
+                    #expect(dom.contains("data-ready=\"true\""), "\(dom.prefix(2000))")
+                    drawn.append(
+                        [
+                            Self.attribute("vertices", of: "map", in: dom), Self.attribute("segments", of: "map", in: dom),
+                            Self.attribute("points", of: "chart-speed", in: dom),
+                        ])
+                }
+                #expect(drawn[0] == drawn[1] && drawn[1][0] == "12000", "\(drawn)")
+
                 // A second serve on the same database shows the sessions the first one received.
                 let second = try ServeStoreProcess(folder: dir + "/second", store: url)
                 let (seen, seenIDs) = try await Self.sessions(second)
@@ -162,6 +186,15 @@ struct ViewPostgresTests {
             default: return []
             }
         }
+    }
+
+    /// The value of `data-NAME` on the element with `id` in Chromium's DOM.
+    static func attribute(_ name: String, of id: String, in dom: String) -> String? {
+        guard let element = dom.range(of: "id=\"\(id)\"") else { return nil }
+        let tagStart = dom[..<element.lowerBound].lastIndex(of: "<") ?? element.lowerBound
+        let tag = dom[tagStart...].prefix { $0 != ">" }
+        guard let r = tag.range(of: "data-\(name)=\"") else { return nil }
+        return String(tag[r.upperBound...].prefix { $0 != "\"" })
     }
 
     static func labels(_ marks: Any) -> [String] {
