@@ -150,7 +150,8 @@ struct ViewPostgresTests {
                     #expect(dom.contains("data-ready=\"true\""), "\(dom.prefix(2000))")
                     drawn.append(
                         [
-                            Self.attribute("vertices", of: "map", in: dom), Self.attribute("segments", of: "map", in: dom),
+                            Self.attribute("vertices", of: "map", in: dom),
+                            Self.attribute("segments", of: "map", in: dom),
                             Self.attribute("points", of: "chart-speed", in: dom),
                         ])
                 }
@@ -200,5 +201,103 @@ struct ViewPostgresTests {
     static func labels(_ marks: Any) -> [String] {
         let list = (marks as? [String: Any])?["marks"] as? [[String: Any]] ?? (marks as? [[String: Any]] ?? [])
         return list.map { "\($0["time"] ?? "")|\($0["label"] ?? "")|\($0["latitude"] ?? "")" }
+    }
+}
+
+/// People on a PostgreSQL history: users and device tokens in the SQLite database beside it, each phone posting
+/// through `serve --store postgres://`, and each user's login seeing only their own devices' sessions there.
+@Suite(.ownThreads)
+struct ViewPostgresAccountsTests {
+    static func run(_ arguments: [String], db: String, dir: String) async throws -> String {
+        let r = try await runGPSLogAsync(arguments, database: db, folder: dir)
+        try #require(r.status == 0, "\(arguments): \(r.stderr)")
+        return r.stdout
+    }
+
+    /// A client that does not follow redirects (a login answers 303 with its cookie), for the whole test run.
+    static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
+    /// A request to `serve` with `headers` (and a body for a POST): its status, `Set-Cookie` and body.
+    static func request(
+        _ serve: ServeStoreProcess, _ method: String, _ path: String, headers: [(String, String)] = [],
+        body: String? = nil
+    ) async throws -> (status: Int, cookie: String?, body: String) {
+        let base = serve.url.hasSuffix("/") ? String(serve.url.dropLast()) : serve.url
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method == "POST" ? .POST : .GET
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await Self.client.execute(request, timeout: .seconds(60))
+        let text = String(buffer: try await response.body.collect(upTo: 16 << 20))
+        let cookie = response.headers["Set-Cookie"].first.map { String($0.prefix { $0 != ";" }) }
+        return (Int(response.status.code), cookie, text)
+    }
+
+    @Test(.timeLimit(.minutes(10)))
+    func eachUserSeesOnlyTheirOwnDevicesSessions() async throws {
+        try await withTemporaryDirectory { dir in
+            try await withPostgresCluster { cluster in
+                let db = dir + "/serve/gpslog.sqlite"
+                try FileManager.default.createDirectory(atPath: dir + "/serve", withIntermediateDirectories: true)
+                for (user, admin) in [("alice", false), ("bob", false), ("carol", true)] {
+                    try "\(user)'s secret 1\n".write(toFile: dir + "/pw-" + user, atomically: true, encoding: .utf8)
+                    _ = try await Self.run(
+                        ["user", "add", user, "--password-file", dir + "/pw-" + user] + (admin ? ["--admin"] : []),
+                        db: db, dir: dir)
+                }
+                var tokens: [String: String] = [:]
+                for user in ["alice", "bob"] {
+                    let out = try await Self.run(["device", "add", "\(user)/phone"], db: db, dir: dir)
+                    tokens[user] = try #require(out.split(separator: "\n").last.map(String.init))
+                }
+                let serve = try ServeStoreProcess(folder: dir + "/serve", store: cluster.socketURL("gpslog"))
+                for (user, token) in tokens {
+                    let posted = try await Self.request(
+                        serve, "POST", "/",
+                        headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
+                        body: Payloads.overland(
+                            device: "phone", start: user == "alice" ? 1_709_000_000 : 1_709_500_000, count: 50))
+                    #expect(posted.status == 200, "\(user): \(posted)")
+                }
+                #expect(
+                    try cluster.psql("gpslog", "SELECT receiver FROM sessions ORDER BY 1")
+                        == "overland:alice/phone\noverland:bob/phone")
+
+                var seen: [String: [[String: Any]]] = [:]
+                for user in ["alice", "bob", "carol"] {
+                    let login = try await Self.request(
+                        serve, "POST", "/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                        body: "user=\(user)&password=\(user)%27s+secret+1")
+                    let cookie = try #require(login.cookie, "\(user): \(login.status) \(login.body.prefix(200))")
+                    let list = try await Self.request(serve, "GET", "/api/sessions", headers: [("Cookie", cookie)])
+                    #expect(list.status == 200, "\(user): \(list)")
+                    seen[user] = try JSONSerialization.jsonObject(with: Data(list.body.utf8)) as? [[String: Any]]
+                    // The other user's session, by its id, on every route of a session: not found.
+                    let names = (seen[user] ?? []).compactMap { $0["name"] as? String }
+                    if user != "carol" {
+                        #expect(names == ["\(user)/phone"], "\(user) sees \(names)")
+                        let other = user == "alice" ? "bob" : "alice"
+                        let otherID = try #require(
+                            try cluster.psql(
+                                "gpslog", "SELECT id FROM sessions WHERE receiver = 'overland:\(other)/phone'"
+                            )
+                            .split(separator: "\n").first.map(String.init))
+                        for route in ["", "/entries", "/marks", "/track.geojson", "/plot.svg"] {
+                            let answer = try await Self.request(
+                                serve, "GET", "/api/sessions/\(otherID)\(route)", headers: [("Cookie", cookie)])
+                            #expect(answer.status == 404, "\(user) asked \(route) of \(other)'s: \(answer.status)")
+                        }
+                        let page = try await Self.request(
+                            serve, "GET", "/sessions/\(otherID)", headers: [("Cookie", cookie)])
+                        #expect(page.status == 404 && !page.body.contains("\(other)/phone"), "\(user): \(page.status)")
+                    } else {
+                        #expect(Set(names) == ["alice/phone", "bob/phone"], "the admin sees \(names)")
+                    }
+                }
+                // Without a login: nothing.
+                #expect(try await Self.request(serve, "GET", "/api/sessions").status == 401)
+            }
+        }
     }
 }
