@@ -87,13 +87,6 @@ public final class PostgresSessionReader: SessionCatalog, SessionReader, ViewerS
         try Store.resolve(query, among: try sessions(visibleTo: viewer))
     }
 
-    /// Not kept in PostgreSQL: the per-day figures statistics are made of are the SQLite database's.
-    public func statistics(year: Int?, including include: (Session) -> Bool, locate: Statistics.Locate?) throws
-        -> Statistics
-    {
-        throw PostgresError.notKept("statistics")
-    }
-
     /// A session's numbers, counted by PostgreSQL (nothing is kept there: a long session costs a scan of its rows).
     /// Its length is the sum of great-circle steps between consecutive track points, as the SQLite store's.
     public func summary(of session: Session) throws -> SessionSummary {

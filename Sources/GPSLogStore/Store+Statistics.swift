@@ -17,6 +17,32 @@ public struct SessionDay: Sendable, Equatable {
     /// Where the track was on the ground (under 300 km/h): the centres of 0.02-degree cells.
     public var groundPlaces: [(latitude: Double, longitude: Double)]
 
+    /// Figures from their parts (a store that counts them itself: PostgreSQL's).
+    public init(
+        sessionKey: Int64, day: Int64, trackPoints: Int, distance: Double, movingSeconds: Double,
+        groundPlaces: [(latitude: Double, longitude: Double)]
+    ) {
+        self.sessionKey = sessionKey
+        self.day = day
+        self.trackPoints = trackPoints
+        self.distance = distance
+        self.movingSeconds = movingSeconds
+        self.groundPlaces = groundPlaces
+    }
+
+    /// The rules a day's figures are counted by, for a store that counts them in its own query: a step at
+    /// `movingSpeed` m/s or more and at most `longestMovingStep` ms long is time moving; a point reached under
+    /// `groundSpeed` m/s was on the ground, in the cell of `cellDegrees` degrees (`cellColumns` to a row) holding it.
+    public static let rules = (
+        movingSpeed: DayFigures.movingSpeed, longestMovingStep: DayFigures.longestMovingStep,
+        groundSpeed: DayFigures.groundSpeed, cellDegrees: DayFigures.cellDegrees, cellColumns: DayFigures.cellColumns
+    )
+
+    /// The centre of a ground cell (a number of `rules`' grid).
+    public static func centre(ofCell cell: Int64) -> (latitude: Double, longitude: Double) {
+        DayFigures.centre(ofCell: cell)
+    }
+
     /// Equal figures (the ground places by their number).
     public static func == (a: SessionDay, b: SessionDay) -> Bool {
         a.sessionKey == b.sessionKey && a.day == b.day && a.trackPoints == b.trackPoints && a.distance == b.distance
@@ -76,14 +102,25 @@ extension Store {
         let days = try sessionDays(from: first, through: last)
         var sessions: [Int64: Session] = [:]
         for session in try self.sessions() where include(session) { sessions[session.key] = session }
+        let visits = try Statistics.visits(of: sessions, from: first, through: last) { try self.visits(of: $0) }
+        return Statistics(days: days, sessions: sessions, visits: visits, locate: locate)
+    }
+}
+
+extension Statistics {
+    /// The visits of `sessions` that began on the UTC days `first...last` (nil: unbounded), by arrival, each with
+    /// its session's key; `read` gives a session's visits by its id (each store its own).
+    public static func visits(
+        of sessions: [Int64: Session], from first: Int64?, through last: Int64?, _ read: (String) throws -> [Visit]
+    ) rethrows -> [(sessionKey: Int64, visit: Visit)] {
         var visits: [(sessionKey: Int64, visit: Visit)] = []
         for session in sessions.values {
-            for visit in try self.visits(of: session.id) {
+            for visit in try read(session.id) {
                 let day = CivilDay.day(ofMilliseconds: visit.arrival.milliseconds)
                 if day >= first ?? .min && day <= last ?? .max { visits.append((session.key, visit)) }
             }
         }
         visits.sort { ($0.visit.arrival, $0.sessionKey) < ($1.visit.arrival, $1.sessionKey) }
-        return Statistics(days: days, sessions: sessions, visits: visits, locate: locate)
+        return visits
     }
 }

@@ -25,8 +25,8 @@ public struct WebView: Sendable {
     /// keeps the users, logins and share links only.
     public var databasePath: String
     /// Where sessions are read from instead of `databasePath` (PostgreSQL, `serve --store postgres://`); nil: the
-    /// SQLite database. The history map, the statistics and the days are the SQLite database's figures: with
-    /// another store their pages say so.
+    /// SQLite database. The history map and the days are the SQLite database's figures: with another store their
+    /// pages say so.
     public var sessionStore: ViewStoreOpener?
     /// The tile URL template (`{z}/{x}/{y}`); nil: no tiles, the track on a plain background.
     public var tiles: String?
@@ -148,31 +148,31 @@ public struct WebView: Sendable {
             logins: logins, cache: sessionStore == nil ? ViewCache(databasePath: databasePath) : ViewCache())
         routes.register(on: router)
         routes.registerSessionRoutes(on: router, prefix: "/s/:share")
+        StatsPage.register(on: router, logins: logins, locate: locate)
         guard sessionStore == nil else {
             Self.registerSQLiteOnly(on: router, logins: logins)
             return
         }
         HistoryRoutes.register(logins: logins, databasePath: databasePath, tiles: mapTiles, on: router)
         HistoryWarmer.start(databasePath: databasePath, logger: logger)
-        StatsPage.register(on: router, logins: logins, locate: locate)
         DayPage.register(on: router, logins: logins, databasePath: databasePath, tiles: mapTiles)
     }
 
-    /// The paths of the history map, the statistics and the days, when sessions are read from another store:
-    /// their figures (the tile pyramid, the per-day figures, the visits' days) are kept in the SQLite database, so
+    /// The paths of the history map and the days, when sessions are read from another store: their figures (the
+    /// tile pyramid, the day's timeline over the kept visits) are kept in the SQLite database, so
     /// each says that in one line (501) rather than showing the SQLite database's history beside PostgreSQL's
     /// sessions.
     static func registerSQLiteOnly<Context: RemoteAddressRequestContext>(on router: Router<Context>, logins: Logins) {
         let words =
-            "The history map, the statistics and the days are drawn from figures gpslog keeps in its SQLite database; with --store postgres:// the web view shows the sessions only."
-        for path in ["/history", "/stats", "/day/:day"] {
+            "The history map and the days are drawn from figures gpslog keeps in its SQLite database; with --store postgres:// the web view shows the sessions and the statistics."
+        for path in ["/history", "/day/:day"] {
             router.get(RouterPath(path)) { request, _ in
                 guard try await logins.data(for: request) != nil else { return Self.toLogin }
                 return Self.html(
                     Pages.page(title: "Not with PostgreSQL", "<p>\(Pages.escape(words))</p>"), status: .notImplemented)
             }
         }
-        for path in ["/history/tiles/:z/:x/:y", "/api/history/at", "/api/stats", "/api/day/:day"] {
+        for path in ["/history/tiles/:z/:x/:y", "/api/history/at", "/api/day/:day"] {
             router.get(RouterPath(path)) { request, _ in
                 guard try await logins.data(for: request) != nil else { return Response(status: .unauthorized) }
                 return Response(

@@ -157,6 +157,19 @@ struct ViewPostgresTests {
                 }
                 #expect(drawn[0] == drawn[1] && drawn[1][0] == "12000", "\(drawn)")
 
+                // The statistics: counted by PostgreSQL with the SQLite store's rules, the same figures (each
+                // longest trip names its own store's session id).
+                var stats: [[String: Any]] = []
+                for serve in [sqlite, postgres] {
+                    var figures = try #require(try await Self.json(serve, "/api/stats") as? [String: Any])
+                    let trips = try #require(figures["longestTrips"] as? [[String: Any]])
+                    figures["longestTrips"] = trips.map { trip in trip.filter { $0.key != "session" } }
+                    stats.append(figures)
+                    #expect(try await Self.get(serve, "/stats").status == 200)
+                }
+                #expect(NSDictionary(dictionary: stats[0]) == NSDictionary(dictionary: stats[1]), "\(stats)")
+                #expect((stats[1]["days"] as? [Any])?.count == 2 && (stats[1]["countries"] as? [Any])?.count == 2)
+
                 // A second serve on the same database shows the sessions the first one received.
                 let second = try ServeStoreProcess(folder: dir + "/second", store: url)
                 let (seen, seenIDs) = try await Self.sessions(second)
@@ -165,8 +178,8 @@ struct ViewPostgresTests {
                 let (after, _) = try await Self.sessions(postgres)
                 #expect(after["van"]?["entries"] as? Int == 12_010, "\(after["van"] ?? [:])")
 
-                // The history map, the statistics and the days are SQLite's figures: said, not shown empty.
-                for path in ["/history", "/stats", "/day/2024-02-27", "/api/stats"] {
+                // The history map and the days are SQLite's figures: said, not shown empty.
+                for path in ["/history", "/day/2024-02-27", "/api/day/2024-02-27"] {
                     let answer = try await Self.get(postgres, path)
                     #expect(answer.status == 501, "\(path): \(answer.status)")
                     #expect(String(decoding: answer.body, as: UTF8.self).contains("--store postgres://"), "\(path)")
