@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogStore
 import GPSLogSystem
 import Logging
 import NIOCore
@@ -172,7 +173,7 @@ public enum ControlClient {
                         payload, socketPath: socketPath, database: database, client: client,
                         timeout: longestWait))
             }
-            group.addTask { try await watch(pid: pid, slice: timeout) }
+            group.addTask { try await watch(pid: pid, database: database, slice: timeout) }
             defer { group.cancelAll() }
             let first = try await group.next() ?? .gaveUp(waited: timeout, stopped: false)
             // Closing the channel ends the exchange still waiting for an answer that will not come.
@@ -197,8 +198,10 @@ public enum ControlClient {
     }
 
     /// Waits in slices of `slice` while the recorder's process gets on; returns when it is stopped, did not get on
-    /// during a whole slice, or `longestWait` is over. Without a pid or `/proc` to look at, one slice is all.
-    private static func watch(pid: Int32?, slice: Duration) async throws -> Outcome {
+    /// during a whole slice, or `longestWait` is over. Without a pid or `/proc` to look at, one slice is all. A
+    /// slice in which another process held the database's write lock counts as getting on: the recorder waits for
+    /// that lock (an import or a `delete` writing), asleep, and answers once it has it.
+    private static func watch(pid: Int32?, database: String, slice: Duration) async throws -> Outcome {
         var waited: Duration = .zero
         var last = pid.flatMap(ProcessActivity.of)
         while true {
@@ -208,7 +211,10 @@ public enum ControlClient {
                 return .gaveUp(waited: waited, stopped: false)
             }
             if now.isStopped { return .gaveUp(waited: waited, stopped: true) }
-            if !before.progressed(to: now) || waited >= longestWait { return .gaveUp(waited: waited, stopped: false) }
+            if waited >= longestWait { return .gaveUp(waited: waited, stopped: false) }
+            if !before.progressed(to: now) && !Store.writeLockIsHeld(path: database) {
+                return .gaveUp(waited: waited, stopped: false)
+            }
             last = now
         }
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogRecording
+import GPSLogStore
 import GPSLogTestSupport
 import Testing
 
@@ -38,6 +39,32 @@ struct ControlPatienceTests {
             #expect(r.status == 1, "\(r.stderr)")
             #expect(r.stderr.contains("(pid \(pid)) did not answer within 5 s: it is stuck"), "\(r.stderr)")
             #expect(r.stderr.contains("kill \(pid)"), "\(r.stderr)")
+        }
+    }
+
+    /// A recorder asleep while another process holds the database's write lock waits for that lock (an import or a
+    /// `delete` writing), and is waited for: a full test run's soak read such a recorder as stuck.
+    @Test func aRecorderWaitingForTheWriteLockIsWaitedFor() async throws {
+        try await withTemporaryDirectory { dir in
+            let sleeping = try Self.start("/bin/sleep", ["1000"])
+            defer { kill(sleeping.processIdentifier, SIGKILL) }
+            let recorder = try FakeRecorder(dir: dir, pid: sleeping.processIdentifier)
+            _ = try runTool("/usr/bin/sqlite3", [recorder.database, "CREATE TABLE t (x)"])
+            // The lock, held for 12 s by a writer that checks the test runner is alive.
+            let writer = try Self.start(
+                "/bin/sh",
+                [
+                    "-c",
+                    "(echo 'BEGIN IMMEDIATE; INSERT INTO t VALUES (1);'; sleep 12; echo 'COMMIT;') | /usr/bin/sqlite3 \(recorder.database)",
+                ])
+            defer { kill(writer.processIdentifier, SIGKILL) }
+            #expect(waitUntil(timeout: 20) { Store.writeLockIsHeld(path: recorder.database) })
+            recorder.answer(after: 8, with: ControlResponse(ok: false, error: "answered once it had the lock"))
+            let started = ContinuousClock.now
+            let r = try await runGPSLogAsync(
+                ["mark", "Here"], database: recorder.database, environment: recorder.environment, folder: dir)
+            #expect(r.stderr.contains("answered once it had the lock"), "\(r.stderr)")
+            #expect(ContinuousClock.now - started >= .seconds(8))
         }
     }
 
