@@ -31,8 +31,8 @@ public struct ConnectionLimits: Sendable {
 
 /// Counts the open connections, in all and per client address, across the server's event loops, and knows which
 /// of them are waiting for a request (its header not complete, or idle after a response): when every slot is
-/// taken, a new connection takes the slot of the one that has waited longest, so slow or idle connections cannot
-/// keep out a client that sends its request at once.
+/// taken, a new connection takes the slot of the one that has waited longest among those of the client holding the
+/// most connections, so slow or idle connections cannot keep out a client that sends its request at once.
 final class ConnectionRegistry: Sendable {
     /// One connection's place in the counts. It is given back once, by whoever ends it first: the connection closing,
     /// or a newer connection taking it. Its fields change only under the registry's lock.
@@ -76,7 +76,15 @@ final class ConnectionRegistry: Sendable {
             guard c.byClient[client, default: 0] < limits.maxConnectionsPerClient else { return (nil, nil) }
             var evicted: Slot?
             if c.total >= limits.maxConnections {
-                guard let oldest = c.waiting.values.min(by: { $0.waitingSince! < $1.waitingSince! }) else {
+                // Taken from the client that holds the most connections (a crowd's address holds its 16), the one
+                // of its that waited longest: a phone's one connection, slow to send its header on a busy machine,
+                // is not taken for a crowd's next one.
+                let counts = c.byClient
+                let most = c.waiting.values.map { counts[$0.client, default: 0] }.max()
+                guard let most,
+                    let oldest = c.waiting.values.filter({ counts[$0.client, default: 0] == most })
+                        .min(by: { $0.waitingSince! < $1.waitingSince! })
+                else {
                     return (nil, nil)
                 }
                 c.release(oldest)
