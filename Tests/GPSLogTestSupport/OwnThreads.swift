@@ -27,7 +27,13 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        try await withTaskExecutorPreference(TestThreadPool.shared) { try await function() }
+        try await withTaskExecutorPreference(TestThreadPool.shared) {
+            // The preference takes effect at the task's next suspension: without one, a synchronous test may run
+            // where the task happened to be (one of a full run's 687 did, on the cooperative pool). Yielding
+            // enqueues the task on the preferred executor, so the test starts on its threads.
+            await Task.yield()
+            try await function()
+        }
     }
 }
 
