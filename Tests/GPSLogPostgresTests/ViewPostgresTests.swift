@@ -204,11 +204,7 @@ struct ViewPostgresTests {
 
     /// The value of `data-NAME` on the element with `id` in Chromium's DOM.
     static func attribute(_ name: String, of id: String, in dom: String) -> String? {
-        guard let element = dom.range(of: "id=\"\(id)\"") else { return nil }
-        let tagStart = dom[..<element.lowerBound].lastIndex(of: "<") ?? element.lowerBound
-        let tag = dom[tagStart...].prefix { $0 != ">" }
-        guard let r = tag.range(of: "data-\(name)=\"") else { return nil }
-        return String(tag[r.upperBound...].prefix { $0 != "\"" })
+        ChromiumDOM.attribute(name, of: id, in: dom)
     }
 
     static func labels(_ marks: Any) -> [String] {
