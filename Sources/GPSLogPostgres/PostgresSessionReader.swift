@@ -87,57 +87,27 @@ public final class PostgresSessionReader: SessionCatalog, SessionReader, ViewerS
         try Store.resolve(query, among: try sessions(visibleTo: viewer))
     }
 
-    /// A session's numbers, counted by PostgreSQL (nothing is kept there: a long session costs a scan of its rows).
-    /// Its length is the sum of great-circle steps between consecutive track points, as the SQLite store's.
+    /// A session's numbers, summed from its kept days (`refreshDayFigures` counts the days written since the last
+    /// read first). Its length is the sum of great-circle steps between consecutive track points, each rounded to
+    /// nanometres, as the SQLite store's.
     public func summary(of session: Session) throws -> SessionSummary {
         var binds = PostgresBindings()
         binds.append(session.id)
-        let rows = try database.query(
-            """
-            WITH e AS (
-                SELECT time, latitude, longitude, speed, instance_count, marked, is_heading_changed,
-                    NOT marked AND NOT is_heading_changed AS track
-                FROM entries WHERE session_id = $1::uuid
-            ), steps AS (
-                SELECT latitude, longitude,
-                    lag(latitude) OVER (ORDER BY time) AS plat, lag(longitude) OVER (ORDER BY time) AS plon
-                FROM e WHERE track
-            )
-            SELECT count(*)::int8, (count(*) FILTER (WHERE track))::int8, (count(*) FILTER (WHERE marked))::int8,
-                (count(*) FILTER (WHERE is_heading_changed))::int8,
-                coalesce(sum(instance_count) FILTER (WHERE track), 0)::int8,
-                gpslog_ms(min(time) FILTER (WHERE track)), gpslog_ms(max(time) FILTER (WHERE track)),
-                min(latitude) FILTER (WHERE NOT is_heading_changed), max(latitude) FILTER (WHERE NOT is_heading_changed),
-                min(longitude) FILTER (WHERE NOT is_heading_changed),
-                max(longitude) FILTER (WHERE NOT is_heading_changed),
-                max(speed) FILTER (WHERE track),
-                (SELECT coalesce(sum(2 * \(Geo.earthRadius) * asin(least(1, sqrt(
-                    sin(radians(latitude - plat) / 2) ^ 2
-                    + cos(radians(plat)) * cos(radians(latitude)) * sin(radians(longitude - plon) / 2) ^ 2)))), 0)
-                 FROM steps WHERE plat IS NOT NULL)
-            FROM e
-            """, binds, doing: "summing up a session")
         var summary = SessionSummary(session: session)
-        guard let row = rows.first else { return summary }
-        let cells = row.makeRandomAccess()
-        summary.entryCount = Int(try cells[0].decode(Int64.self))
-        summary.trackPointCount = Int(try cells[1].decode(Int64.self))
-        summary.markCount = Int(try cells[2].decode(Int64.self))
-        summary.headingChangeCount = Int(try cells[3].decode(Int64.self))
-        summary.fixCount = Int(try cells[4].decode(Int64.self))
-        summary.firstTime = try cells[5].decode(Int64?.self).map(Timestamp.init(milliseconds:))
-        summary.lastTime = try cells[6].decode(Int64?.self).map(Timestamp.init(milliseconds:))
-        summary.minLatitude = try cells[7].decode(Double?.self)
-        summary.maxLatitude = try cells[8].decode(Double?.self)
-        summary.minLongitude = try cells[9].decode(Double?.self)
-        summary.maxLongitude = try cells[10].decode(Double?.self)
-        summary.maxSpeed = try cells[11].decode(Double?.self)
-        summary.distance = try cells[12].decode(Double.self)
+        try keptSummaries(where: "s.id = $1::uuid", binds)[session.id]?.apply(to: &summary)
         return summary
     }
 
-    /// Every session's numbers, oldest first.
-    public func summaries() throws -> [SessionSummary] { try sessions().map(summary(of:)) }
+    /// Every session's numbers, oldest first (one query of the kept days for all of them).
+    public func summaries() throws -> [SessionSummary] {
+        let sessions = try self.sessions()
+        let sums = try keptSummaries(where: "true")
+        return sessions.map { session in
+            var summary = SessionSummary(session: session)
+            sums[session.id]?.apply(to: &summary)
+            return summary
+        }
+    }
 
     /// Renames a session.
     public func renameSession(id: String, to name: String) throws {

@@ -6,7 +6,7 @@ import GPSLogModel
 ///
 /// Every figure is exact under any order of writes: counts and sums of whole numbers, minima and maxima, and the
 /// length as whole nanometres (each step rounded, then summed), so the kept row equals a recount bit for bit.
-struct KeptSummary: Equatable, Sendable {
+public struct KeptSummary: Equatable, Sendable {
     /// A track point as the length needs it: its place in track order (TimeStamp, Key) and its position.
     struct TrackPoint: Equatable, Sendable {
         var key: Int64
@@ -18,21 +18,24 @@ struct KeptSummary: Equatable, Sendable {
         func precedes(_ other: TrackPoint) -> Bool { (time, key) < (other.time, other.key) }
     }
 
-    var entryCount = 0
-    var trackPoints = 0
-    var marks = 0
-    var headingChanges = 0
-    var fixes = 0
-    var firstTime: Int64?
-    var lastTime: Int64?
-    var minLatitude: Double?
-    var maxLatitude: Double?
-    var minLongitude: Double?
-    var maxLongitude: Double?
-    var maxSpeed: Double?
-    var lengthNanometres: Int64 = 0
+    public var entryCount = 0
+    public var trackPoints = 0
+    public var marks = 0
+    public var headingChanges = 0
+    public var fixes = 0
+    public var firstTime: Int64?
+    public var lastTime: Int64?
+    public var minLatitude: Double?
+    public var maxLatitude: Double?
+    public var minLongitude: Double?
+    public var maxLongitude: Double?
+    public var maxSpeed: Double?
+    public var lengthNanometres: Int64 = 0
     /// The track's last point in track order; nil while the track is empty.
     var last: TrackPoint?
+
+    /// No figures yet (an empty session).
+    public init() {}
 
     /// One step of the track: the great-circle distance, rounded to the nanometre (whole numbers add up the same in
     /// any order; a 30M-entry track is off its unrounded sum by at most 15 mm).
@@ -66,7 +69,7 @@ struct KeptSummary: Equatable, Sendable {
     }
 
     /// The figures `SessionSummary` shows.
-    func apply(to summary: inout SessionSummary) {
+    public func apply(to summary: inout SessionSummary) {
         summary.entryCount = entryCount
         summary.trackPointCount = trackPoints
         summary.markCount = marks

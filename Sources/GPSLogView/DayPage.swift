@@ -14,10 +14,10 @@ import NIOPosix
 /// here is registered under it.
 enum DayPage {
     static func register<Context: RequestContext>(
-        on router: Router<Context>, logins: Logins, databasePath: String, tiles: MapTiles?
+        on router: Router<Context>, logins: Logins, tiles: MapTiles?
     ) {
         router.get("/day/:day") { request, context in
-            guard let viewer = try await logins.viewer(request) else { return WebView.toLogin }
+            guard let data = try await logins.data(for: request) else { return WebView.toLogin }
             let day = context.parameters.get("day") ?? ""
             guard let midnight = DayTimeline.midnight(of: day) else {
                 return WebView.html(
@@ -27,41 +27,37 @@ enum DayPage {
             guard let zone = Zone(request.uri.queryParameters["tz"].map(String.init)) else {
                 return WebView.html(Pages.page(title: "No such time zone", "<p>\(Zone.help)</p>"), status: .badRequest)
             }
-            let found = try await read(databasePath) { try Self.timeline($0, midnight, zone, viewer, tracks: false) }
+            let viewer = data.viewer
+            let found = try await data.read { try Self.timeline($0, midnight, zone, viewer, tracks: false) }
             return WebView.html(page(found, day: day, zone: zone, tiles: tiles))
         }
         router.get("/api/day/:day") { request, context in
-            guard let viewer = try await logins.viewer(request) else { return APIRoutes.unauthorized }
+            guard let data = try await logins.data(for: request) else { return APIRoutes.unauthorized }
             guard let midnight = DayTimeline.midnight(of: context.parameters.get("day") ?? "") else {
                 return APIRoutes.bad("a day is /api/day/YYYY-MM-DD")
             }
             guard let zone = Zone(request.uri.queryParameters["tz"].map(String.init)) else {
                 return APIRoutes.bad(Zone.help)
             }
-            let found = try await read(databasePath) { try Self.timeline($0, midnight, zone, viewer, tracks: true) }
+            let viewer = data.viewer
+            let found = try await data.read { try Self.timeline($0, midnight, zone, viewer, tracks: true) }
             return try APIRoutes.json(found)
         }
     }
 
     /// The day from `midnight` (UTC) moved to `zone`, as `viewer` sees it: their own sessions (none through a share
     /// link).
-    static func timeline(_ store: Store, _ midnight: Timestamp, _ zone: Zone, _ viewer: SessionViewer, tracks: Bool)
+    static func timeline(
+        _ store: any ViewStore, _ midnight: Timestamp, _ zone: Zone, _ viewer: SessionViewer, tracks: Bool
+    )
         throws -> DayTimeline
     {
         let from = Timestamp(milliseconds: midnight.milliseconds - zone.offset(midnight))
         let visible: Set<Int64> =
             if case .shared = viewer { [] } else { Set(try store.sessions(visibleTo: viewer).map(\.key)) }
-        return try store.timeline(
-            from: from, to: Timestamp(milliseconds: from.milliseconds + 86_400_000),
+        return try DayTimeline.read(
+            store, from: from, to: Timestamp(milliseconds: from.milliseconds + 86_400_000),
             including: { visible.contains($0.key) }, tracks: tracks)
-    }
-
-    static func read<T: Sendable>(_ path: String, _ body: @escaping @Sendable (Store) throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive {
-            let store = try Store(path: path)
-            defer { store.close() }
-            return try body(store)
-        }
     }
 
     /// `09:47:36` of the day, or `2024-04-30 23:10:00` for a time on another, in the page's zone (`offset`

@@ -149,30 +149,29 @@ public struct WebView: Sendable {
         routes.register(on: router)
         routes.registerSessionRoutes(on: router, prefix: "/s/:share")
         StatsPage.register(on: router, logins: logins, locate: locate)
+        DayPage.register(on: router, logins: logins, tiles: mapTiles)
         guard sessionStore == nil else {
             Self.registerSQLiteOnly(on: router, logins: logins)
             return
         }
         HistoryRoutes.register(logins: logins, databasePath: databasePath, tiles: mapTiles, on: router)
         HistoryWarmer.start(databasePath: databasePath, logger: logger)
-        DayPage.register(on: router, logins: logins, databasePath: databasePath, tiles: mapTiles)
     }
 
-    /// The paths of the history map and the days, when sessions are read from another store: their figures (the
-    /// tile pyramid, the day's timeline over the kept visits) are kept in the SQLite database, so
-    /// each says that in one line (501) rather than showing the SQLite database's history beside PostgreSQL's
-    /// sessions.
+    /// The paths of the history map, when sessions are read from another store: its tile pyramid is kept in the
+    /// SQLite database, so each says that in one line (501) rather than showing the SQLite database's history beside
+    /// PostgreSQL's sessions.
     static func registerSQLiteOnly<Context: RemoteAddressRequestContext>(on router: Router<Context>, logins: Logins) {
         let words =
-            "The history map and the days are drawn from figures gpslog keeps in its SQLite database; with --store postgres:// the web view shows the sessions and the statistics."
-        for path in ["/history", "/day/:day"] {
+            "The history map is drawn from tiles gpslog keeps in its SQLite database; with --store postgres:// the web view shows the sessions, the statistics and the days."
+        for path in ["/history"] {
             router.get(RouterPath(path)) { request, _ in
                 guard try await logins.data(for: request) != nil else { return Self.toLogin }
                 return Self.html(
                     Pages.page(title: "Not with PostgreSQL", "<p>\(Pages.escape(words))</p>"), status: .notImplemented)
             }
         }
-        for path in ["/history/tiles/:z/:x/:y", "/api/history/at", "/api/day/:day"] {
+        for path in ["/history/tiles/:z/:x/:y", "/api/history/at"] {
             router.get(RouterPath(path)) { request, _ in
                 guard try await logins.data(for: request) != nil else { return Response(status: .unauthorized) }
                 return Response(

@@ -8,8 +8,8 @@ import Testing
 
 /// The web view of `serve --store postgres://` reads the sessions from PostgreSQL: a SQLite serve and a PostgreSQL
 /// serve given the same payloads answer the view's API alike (ids and row keys aside), a second serve on the same
-/// database shows what the first received (one history for several machines), and the pages whose figures only
-/// the SQLite database keeps say so.
+/// database shows what the first received (one history for several machines), the days read alike, and the history
+/// map, whose tiles only the SQLite database keeps, says so.
 @Suite(.ownThreads)
 struct ViewPostgresTests {
     /// GET `path` from `serve`: the status and the body.
@@ -178,8 +178,20 @@ struct ViewPostgresTests {
                 let (after, _) = try await Self.sessions(postgres)
                 #expect(after["van"]?["entries"] as? Int == 12_010, "\(after["van"] ?? [:])")
 
-                // The history map and the days are SQLite's figures: said, not shown empty.
-                for path in ["/history", "/day/2024-02-27", "/api/day/2024-02-27"] {
+                // The days: the same timeline from both stores (the van's moves, the phone's, the hiker's visit),
+                // and the day page.
+                for day in ["2024-02-27", "2024-03-01", "2024-05-01"] {
+                    let remoteDay = try await Self.json(postgres, "/api/day/\(day)")
+                    let a = Self.withoutIDs(try await Self.json(sqlite, "/api/day/\(day)"))
+                    let b = Self.withoutIDs(remoteDay)
+                    #expect("\(a)" == "\(b)", "\(day):\n\("\(a)".prefix(600))\n\("\(b)".prefix(600))")
+                    #expect(((remoteDay as? [String: Any])?["items"] as? [Any])?.isEmpty == false, "\(day)")
+                    let page = try await Self.get(postgres, "/day/\(day)")
+                    #expect(page.status == 200, "\(day): \(page.status)")
+                }
+
+                // The history map's tiles are SQLite's: said, not shown empty.
+                for path in ["/history", "/history/tiles/0/0/0"] {
                     let answer = try await Self.get(postgres, path)
                     #expect(answer.status == 501, "\(path): \(answer.status)")
                     #expect(String(decoding: answer.body, as: UTF8.self).contains("--store postgres://"), "\(path)")
@@ -200,6 +212,17 @@ struct ViewPostgresTests {
             default: return []
             }
         }
+    }
+
+    /// `json` without what each store numbers its own way (session ids, visit keys), keys sorted, for comparing.
+    static func withoutIDs(_ json: Any) -> Any {
+        if let object = json as? [String: Any] {
+            var out: [String: Any] = [:]
+            for (key, value) in object where !["session", "id", "visits"].contains(key) { out[key] = withoutIDs(value) }
+            return out.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        }
+        if let array = json as? [Any] { return array.map(withoutIDs) }
+        return json
     }
 
     /// The value of `data-NAME` on the element with `id` in Chromium's DOM.
