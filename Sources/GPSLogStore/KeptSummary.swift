@@ -18,18 +18,31 @@ public struct KeptSummary: Equatable, Sendable {
         func precedes(_ other: TrackPoint) -> Bool { (time, key) < (other.time, other.key) }
     }
 
+    /// Every entry.
     public var entryCount = 0
+    /// Track points: not marks, not heading changes.
     public var trackPoints = 0
+    /// Marks.
     public var marks = 0
+    /// Heading changes.
     public var headingChanges = 0
+    /// The fixes the track points stand for (their instance counts).
     public var fixes = 0
+    /// The first track point's time, gpslog milliseconds.
     public var firstTime: Int64?
+    /// The last track point's time.
     public var lastTime: Int64?
+    /// The box of every entry but heading changes: south.
     public var minLatitude: Double?
+    /// North.
     public var maxLatitude: Double?
+    /// West.
     public var minLongitude: Double?
+    /// East.
     public var maxLongitude: Double?
+    /// The top speed of every entry but heading changes, m/s.
     public var maxSpeed: Double?
+    /// The track's length: each great-circle step rounded to nanometres, summed.
     public var lengthNanometres: Int64 = 0
     /// The track's last point in track order; nil while the track is empty.
     var last: TrackPoint?
