@@ -59,8 +59,9 @@ stored=$(psql -d sync -c "SELECT count(*) FROM entries")
 size=$(psql -d sync -c "SELECT pg_database_size('sync') / 1048576")
 
 # The web view's reads of the synced session, from the SQLite file and from PostgreSQL (serve --store): the
-# sessions list, the chart (5,000 samples), and the statistics (kept per-day figures in SQLite, one query over the
-# entries in PostgreSQL). Each the best of 3 requests after a first one, in seconds.
+# sessions list, the chart (5,000 samples), and the statistics (kept per-day figures in both). Each the best of 3
+# requests after a first one, in seconds; and the first request of the list after the sync (PostgreSQL counts the
+# days the sync wrote then).
 view_times() {
     local name="$1"; shift
     "$GPSLOG" serve --listen 127.0.0.1:0 --tiles none "$@" >"$WORK/view-$name.out" 2>"$WORK/view-$name.err" &
@@ -68,7 +69,9 @@ view_times() {
     for _ in $(seq 300); do grep -q "Listening on http://" "$WORK/view-$name.out" && break; sleep 0.1; done
     base=$(sed -n 's|^Listening on \(http://[^ /]*\).*|\1|p' "$WORK/view-$name.out" | head -1)
     [ -n "$base" ] || { echo "postgres.sh: serve ($name) did not start:" >&2; cat "$WORK/view-$name.err" >&2; exit 1; }
+    first=$(curl -sf -o /dev/null -w '%{time_total}' "$base/api/sessions")
     id=$(curl -sf "$base/api/sessions" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')
+    first=$(curl -sf -o /dev/null -w '%{time_total}' "$base/api/sessions")
     for path in /api/sessions "/api/sessions/$id/entries" /api/stats; do
         curl -sf -o /dev/null "$base$path" || { kill "$pid"; echo "postgres.sh: $name $path failed" >&2; exit 1; }
         best=""
@@ -78,10 +81,14 @@ view_times() {
         done
         printf '%s ' "$best"
     done
+    printf '%s ' "$first"
     kill "$pid"; wait "$pid" 2>/dev/null || true
 }
-read -r sqlite_list sqlite_chart sqlite_stats <<<"$(view_times sqlite --db "$WORK/sync.sqlite")"
-read -r pg_list pg_chart pg_stats <<<"$(view_times postgres --db "$WORK/view.sqlite" --store "$(url sync)")"
+read -r sqlite_list sqlite_chart sqlite_stats sqlite_first <<<"$(view_times sqlite --db "$WORK/sync.sqlite")"
+noted=$(psql -d sync -c "SELECT count(*) FROM day_figures_stale")
+read -r pg_list pg_chart pg_stats pg_first <<<"$(view_times postgres --db "$WORK/view.sqlite" --store "$(url sync)")"
+kept=$(psql -d sync -c "SELECT coalesce(sum(entries), 0) FROM day_figures")
+[ "$kept" = "$stored" ] || { echo "postgres.sh: the kept days count $kept entries of $stored" >&2; exit 1; }
 
 # Serve: the same client against each store, a fresh database each.
 # serve_rate NAME PROCESSES ARGS...: starts PROCESSES serve processes with ARGS, posts through all of them at once.
@@ -114,7 +121,7 @@ echo "| PostgreSQL (PostGIS)                  | figure |"
 echo "|---------------------------------------|--------|"
 printf '| sync %-32s | %6.0f entries/s (%.1f s, %.0f MB RSS, database %s MB) |\n' "$entries entries" \
     "$(awk -v n="$entries" -v w="$wall" 'BEGIN { print n / (w > 0 ? w : 0.01) }')" "$wall" "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" "$size"
-for row in "sessions list:$sqlite_list:$pg_list" "chart, 5,000 samples:$sqlite_chart:$pg_chart" \
+for row in "sessions list, first after the sync ($noted days noted):$sqlite_first:$pg_first" "sessions list:$sqlite_list:$pg_list" "chart, 5,000 samples:$sqlite_chart:$pg_chart" \
     "statistics:$sqlite_stats:$pg_stats"; do
     IFS=: read -r what a b <<<"$row"
     printf '| web view %-28s | SQLite %.3f s, PostgreSQL %.3f s (%.1fx) |\n' "$what" "$a" "$b" \
