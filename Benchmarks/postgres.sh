@@ -71,7 +71,6 @@ view_times() {
     [ -n "$base" ] || { echo "postgres.sh: serve ($name) did not start:" >&2; cat "$WORK/view-$name.err" >&2; exit 1; }
     first=$(curl -sf -o /dev/null -w '%{time_total}' "$base/api/sessions")
     id=$(curl -sf "$base/api/sessions" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')
-    first=$(curl -sf -o /dev/null -w '%{time_total}' "$base/api/sessions")
     for path in /api/sessions "/api/sessions/$id/entries" /api/stats; do
         curl -sf -o /dev/null "$base$path" || { kill "$pid"; echo "postgres.sh: $name $path failed" >&2; exit 1; }
         best=""
