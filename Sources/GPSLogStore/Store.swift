@@ -135,12 +135,21 @@ public final class Store {
     /// Throws `StoreError.notGPSLog` for a database that has tables but no gpslog schema version: another program's
     /// file (or GPS Log's, which `gpslog import` reads). gpslog writes its tables and `user_version` in one
     /// transaction, so a file of its own never has the one without the other.
+    ///
+    /// The version and the tables are read by one statement, so from one snapshot: read one after the other, a
+    /// process opening a new file read version 0, another process then committed the first migration, and the
+    /// tables it read next made the new file look like another program's (seen with twelve processes at once).
     static func refuseForeign(_ database: Database, path: String) throws {
-        guard try database.userVersion() == 0 else { return }
         var tables: [String] = []
         let statement = try database.makeStatement(
-            "SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type = 'table' DESC, name")
-        while try statement.step() { tables.append(statement.string(at: 0) ?? "") }
+            """
+            SELECT name, (SELECT user_version FROM pragma_user_version) FROM sqlite_schema
+            WHERE name NOT LIKE 'sqlite_%' ORDER BY type = 'table' DESC, name
+            """)
+        while try statement.step() {
+            guard statement.int64(at: 1) == 0 else { return }
+            tables.append(statement.string(at: 0) ?? "")
+        }
         guard !tables.isEmpty else { return }
         let gpsLogApp = Set(tables).isSuperset(of: ["Sessions", "Entries"])
         throw StoreError.notGPSLog(path: path, tables: tables, gpsLogApp: gpsLogApp)
