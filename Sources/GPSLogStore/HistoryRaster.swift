@@ -9,6 +9,10 @@ public struct HistoryRaster: Sendable, Equatable {
     public static let size = 256
     /// The deepest zoom whose tiles are kept; deeper ones are drawn from the entries when asked.
     public static let keptZoom = 13
+    /// The zoom of the tiles whose visits are kept (`HistorySpans`): deeper than `keptZoom`, so that a deep tile
+    /// reads the passes through its own zoom-16 tile (about 75 points each at walking or cycling speed) and not
+    /// every point of its zoom-13 parent (about 600): eight times the visit rows, a few kilobytes an hour.
+    public static let spanZoom = 16
     /// The deepest zoom a tile may be asked for.
     public static let maxZoom = 22
 
@@ -32,13 +36,6 @@ public struct HistoryRaster: Sendable, Equatable {
         let x = (longitude + 180) / 360 * scale
         let y = (1 - log(tan(lat) + 1 / cos(lat)) / .pi) / 2 * scale
         return (x, y)
-    }
-
-    /// The zoom-`keptZoom` tile holding the point.
-    static func keptTile(latitude: Double, longitude: Double) -> (x: Int, y: Int) {
-        let p = pixel(latitude: latitude, longitude: longitude, zoom: keptZoom)
-        let last = (1 << keptZoom) - 1
-        return (min(max(Int(p.x) / size, 0), last), min(max(Int(p.y) / size, 0), last))
     }
 
     /// Counts one pixel (tile coordinates), when it is inside the tile.

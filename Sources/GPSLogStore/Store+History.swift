@@ -20,7 +20,7 @@ public struct HistoryFilter: Sendable, Equatable {
     public var isEmpty: Bool { from == nil && to == nil && device == nil }
 }
 
-/// The history map's tiles (see `Schema/025_history_tiles.sql`): the visits of sessions to zoom-13 tiles, kept as
+/// The history map's tiles (see `Schema/025_history_tiles.sql`): the visits of sessions to zoom-16 tiles, kept as
 /// entries are written (in the writing transaction, as the session figures are: `Store+KeptSummaries.swift`), and
 /// the tiles drawn from them when asked and kept until a write touches them.
 extension Store {
@@ -44,11 +44,11 @@ extension Store {
             case .shared: return HistoryRaster()
             }
             try refreshStaleHistory()
-            let k = HistoryRaster.keptZoom
-            if z <= k && filter.isEmpty { return try keptHistoryTile(z: z, x: x, y: y, scope: scope) }
-            let range = z >= k ? (x >> (z - k), x >> (z - k), y >> (z - k), y >> (z - k)) : keptRange(z: z, x: x, y: y)
+            if z <= HistoryRaster.keptZoom && filter.isEmpty {
+                return try keptHistoryTile(z: z, x: x, y: y, scope: scope)
+            }
             var raster = HistoryRaster()
-            let spans = try historySpans(range, scope: scope, filter: filter)
+            let spans = try historySpans(spanRange(z: z, x: x, y: y), scope: scope, filter: filter)
             try drawHistory(spans, into: &raster, z: z, x: x, y: y)
             return raster
         }
@@ -67,17 +67,18 @@ extension Store {
             case .shared: return nil
             }
             try refreshStaleHistory()
-            let k = HistoryRaster.keptZoom
+            let k = HistoryRaster.spanZoom
             let at = HistoryRaster.pixel(latitude: latitude, longitude: longitude, zoom: zoom)
-            // The zoom-13 tiles within the radius, at most two either side of the point's.
+            // The zoom-16 tiles within the radius, at most 16 either side of the point's (two zoom-13 tiles).
             let scale = zoom <= k ? Double(1 << (k - zoom)) : 1 / Double(1 << (zoom - k))
             let size = Double(HistoryRaster.size)
             let last = (1 << k) - 1
+            let reach = 2 << (k - HistoryRaster.keptZoom)
             let tile = { (v: Double) in min(max(Int(v * scale / size), 0), last) }
             let (cx, cy) = (tile(at.x), tile(at.y))
             let range = (
-                max(tile(at.x - radius), cx - 2), min(tile(at.x + radius), cx + 2), max(tile(at.y - radius), cy - 2),
-                min(tile(at.y + radius), cy + 2)
+                max(tile(at.x - radius), cx - reach), min(tile(at.x + radius), cx + reach),
+                max(tile(at.y - radius), cy - reach), min(tile(at.y + radius), cy + reach)
             )
             var best: (distance: Double, session: Int64)?
             let s = try database.cachedStatement(Self.historyPointsQuery)
@@ -133,7 +134,7 @@ extension Store {
     /// recorder wrote into while it was drawn was kept without those points until the next write there.
     private func keptHistoryTile(z: Int, x: Int, y: Int, scope: Int64?) throws -> HistoryRaster {
         if let kept = try storedHistoryTile(z: z, x: x, y: y, scope: scope) { return kept }
-        let range = keptRange(z: z, x: x, y: y)
+        let range = spanRange(z: z, x: x, y: y)
         guard try hasHistorySpans(range, scope: scope) else { return HistoryRaster() }
         var raster = HistoryRaster()
         // A child a write dropped (or kept from being stored) before this tile's drawing: drawn again, at most twice.
@@ -156,7 +157,7 @@ extension Store {
                     for (i, (qx, qy)) in [(0, 0), (1, 0), (0, 1), (1, 1)].enumerated() {
                         let (cx, cy) = (2 * x + qx, 2 * y + qy)
                         var child = try storedHistoryTile(z: z + 1, x: cx, y: cy, scope: scope)
-                        if child == nil, try hasHistorySpans(keptRange(z: z + 1, x: cx, y: cy), scope: scope) {
+                        if child == nil, try hasHistorySpans(spanRange(z: z + 1, x: cx, y: cy), scope: scope) {
                             complete = false
                             child = drawn[i]
                         }
@@ -204,9 +205,11 @@ extension Store {
         }
     }
 
-    /// The zoom-13 tiles under tile `z/x/y` (z at most 13): first and last column, first and last row.
-    func keptRange(z: Int, x: Int, y: Int) -> (Int, Int, Int, Int) {
-        let d = HistoryRaster.keptZoom - z
+    /// The zoom-16 tiles (`HistoryRaster.spanZoom`) under tile `z/x/y`, or the one holding it when `z` is deeper:
+    /// first and last column, first and last row.
+    func spanRange(z: Int, x: Int, y: Int) -> (Int, Int, Int, Int) {
+        let d = HistoryRaster.spanZoom - z
+        if d < 0 { return (x >> -d, x >> -d, y >> -d, y >> -d) }
         return (x << d, ((x + 1) << d) - 1, y << d, ((y + 1) << d) - 1)
     }
 
@@ -225,7 +228,7 @@ extension Store {
         return try s.step()
     }
 
-    /// The visits to the zoom-13 tiles in `r` that `scope` sees and `filter` keeps, each session's merged where they
+    /// The visits to the zoom-16 tiles in `r` that `scope` sees and `filter` keeps, each session's merged where they
     /// overlap in time (a track through neighbouring tiles) and cut to the filter's times.
     func historySpans(_ r: (Int, Int, Int, Int), scope: Int64?, filter: HistoryFilter) throws -> [(
         session: Int64, first: Int64, last: Int64

@@ -22,7 +22,7 @@ public struct HistoryCheck: Sendable, Equatable {
 }
 
 extension Store {
-    /// Checks the history map's kept data against the entries: each session's visits to zoom-13 tiles against a
+    /// Checks the history map's kept data against the entries: each session's visits to zoom-16 tiles against a
     /// recount of its track (sessions already waiting to be counted again are skipped: the next tile drawn counts
     /// them), then each kept tile against a drawing of it (zoom 13 from the visits, a parent from its four kept
     /// children). With `repair`, a session that differs is marked to be counted again and every kept tile dropped;
@@ -55,7 +55,7 @@ extension Store {
         }
     }
 
-    /// True when the session's kept visits cover a recount of its track: the same zoom-13 tiles, and in each, every
+    /// True when the session's kept visits cover a recount of its track: the same zoom-16 tiles, and in each, every
     /// recounted visit inside the kept ones (merged when less than `historyJoinGap` apart, as writes extend them).
     private func historyCovers(sessionKey: Int64) throws -> Bool {
         let recount = try historyRecount(sessionKey: sessionKey)
@@ -128,7 +128,7 @@ extension Store {
         let owner = scope < 0 ? nil : scope
         var raster = HistoryRaster()
         if z == HistoryRaster.keptZoom {
-            let spans = try historySpans(keptRange(z: z, x: x, y: y), scope: owner, filter: .init())
+            let spans = try historySpans(spanRange(z: z, x: x, y: y), scope: owner, filter: .init())
             try drawHistory(spans, into: &raster, z: z, x: x, y: y)
             return raster
         }
@@ -136,7 +136,7 @@ extension Store {
             let (cx, cy) = (2 * x + qx, 2 * y + qy)
             if let child = try storedHistoryTile(z: z + 1, x: cx, y: cy, scope: owner) {
                 if !child.isEmpty { raster.add(child: child, qx: qx, qy: qy) }
-            } else if try hasHistorySpans(keptRange(z: z + 1, x: cx, y: cy), scope: owner) {
+            } else if try hasHistorySpans(spanRange(z: z + 1, x: cx, y: cy), scope: owner) {
                 return nil
             }
         }

@@ -49,7 +49,7 @@ extension Store {
         for tile in visits.spans.keys {
             let (x, y) = HistoryVisits.unpack(tile)
             for z in 0...HistoryRaster.keptZoom {
-                let d = HistoryRaster.keptZoom - z
+                let d = HistoryRaster.spanZoom - z
                 guard dropped.insert(Int64(z) << 58 | HistoryVisits.pack(x >> d, y >> d)).inserted else { continue }
                 try drop.bind([.integer(Int64(z)), .integer(Int64(x >> d)), .integer(Int64(y >> d))])
                 try drop.step()
@@ -92,7 +92,7 @@ extension Store {
         }
     }
 
-    /// The session's visits to zoom-13 tiles counted from its track points (inside the caller's transaction).
+    /// The session's visits to zoom-16 tiles counted from its track points (inside the caller's transaction).
     func historyRecount(sessionKey: Int64) throws -> HistoryVisits {
         let points = try database.cachedStatement(
             """
@@ -143,7 +143,7 @@ extension Store {
     }
 }
 
-/// A track's visits to zoom-13 tiles, fed its points in time order: each point's tile, and each line's (the tiles
+/// A track's visits to zoom-16 tiles (`HistoryRaster.spanZoom`), fed its points in time order: each point's tile, and each line's (the tiles
 /// between two points not more than `historyLineGap` apart), with the times of the line's two ends.
 struct HistoryVisits {
     /// By tile (`pack`), the visits in time order.
@@ -154,12 +154,13 @@ struct HistoryVisits {
     static func unpack(_ key: Int64) -> (Int, Int) { (Int(key >> 24 & 0xFF_FFFF), Int(key & 0xFF_FFFF)) }
 
     mutating func add(time: Int64, latitude: Double, longitude: Double) {
-        let g = HistoryRaster.pixel(latitude: latitude, longitude: longitude, zoom: HistoryRaster.keptZoom)
+        let g = HistoryRaster.pixel(latitude: latitude, longitude: longitude, zoom: HistoryRaster.spanZoom)
         let size = Double(HistoryRaster.size)
         let p = (x: g.x / size, y: g.y / size)
         if let previous, time - previous.time <= Store.historyLineGap {
-            // Sampled every half tile along the line (at most 1024 samples: a jump of 500 tiles is not drawn whole).
-            let steps = min(1024, Int((max(abs(p.x - previous.x), abs(p.y - previous.y)) * 2).rounded(.up)) + 1)
+            // Sampled every half tile along the line (at most 8192 samples: a jump of 4000 tiles, 1,500 km in
+            // Europe, is not drawn whole).
+            let steps = min(8192, Int((max(abs(p.x - previous.x), abs(p.y - previous.y)) * 2).rounded(.up)) + 1)
             var last: Int64?
             for i in 0...steps {
                 let f = Double(i) / Double(steps)
@@ -174,7 +175,7 @@ struct HistoryVisits {
     }
 
     private static func tile(_ x: Double, _ y: Double) -> Int64 {
-        let last = (1 << HistoryRaster.keptZoom) - 1
+        let last = (1 << HistoryRaster.spanZoom) - 1
         return pack(min(max(Int(x), 0), last), min(max(Int(y), 0), last))
     }
 

@@ -106,6 +106,54 @@ struct HistoryTilesTests {
         }
     }
 
+    /// Every track point of `tracks` drawn into tile `z/x/y` as the history map draws a track: one line from each
+    /// point to the next (the tracks here have no gap).
+    func drawnFromEveryPoint(_ tracks: [[Entry]], z: Int, x: Int, y: Int) -> HistoryRaster {
+        var raster = HistoryRaster()
+        let origin = (x: Double(x * HistoryRaster.size), y: Double(y * HistoryRaster.size))
+        for track in tracks {
+            var previous: (x: Double, y: Double)?
+            for e in track {
+                let g = HistoryRaster.pixel(latitude: e.latitude, longitude: e.longitude, zoom: z)
+                let p = (x: g.x - origin.x, y: g.y - origin.y)
+                raster.line(previous ?? p, p)
+                previous = p
+            }
+        }
+        return raster
+    }
+
+    @Test func aDeepTileReadsOnlyThePassesNearItAndDrawsThemWhole() throws {
+        try withTemporaryStore { store, _ in
+            // Two walks north, 1.4 km apart: one zoom-13 tile holds both, their zoom-16 tiles differ.
+            var tracks: [[Entry]] = []
+            for (name, longitude, seed) in [("West", 4.975, UInt64(1)), ("East", 4.995, 2)] {
+                let s = try store.createSession(name: name, start: start)
+                var walk = makeEntries(count: 500, start: start, step: 5, seed: seed)
+                for i in walk.indices { walk[i].longitude = longitude }
+                try store.append(walk, to: s.id)
+                tracks.append(walk)
+            }
+            let west = try #require(try store.sessions().first { $0.name == "West" })
+            let at = { (z: Int) in
+                let p = HistoryRaster.pixel(latitude: 52.01, longitude: 4.975, zoom: z)
+                return (x: Int(p.x) / HistoryRaster.size, y: Int(p.y) / HistoryRaster.size)
+            }
+            let sessionsIn = { (z: Int) in
+                Set(
+                    try store.historySpans(store.spanRange(z: z, x: at(z).x, y: at(z).y), scope: nil, filter: .init())
+                        .map(\.session))
+            }
+            #expect(try sessionsIn(13).count == 2, "the zoom-13 tile holds both walks")
+            for z in 14...18 {
+                #expect(try sessionsIn(z) == [west.key], "zoom \(z) reads only the west walk's visits")
+                let tile = try store.historyTile(z: z, x: at(z).x, y: at(z).y, viewer: .admin)
+                #expect(!tile.isEmpty)
+                #expect(tile == drawnFromEveryPoint(tracks, z: z, x: at(z).x, y: at(z).y), "zoom \(z)")
+            }
+        }
+    }
+
     @Test func linesAreCutToTheTileAndTheStoredFormRoundTrips() throws {
         var raster = HistoryRaster()
         raster.line((-100, -100), (400, 400))
