@@ -278,7 +278,7 @@ let package = Package(
             name: "GPSLogCLITests",
             dependencies: [
                 "GPSLogTestSupport", "GPSLogStore", "GPSLogRecording", "GPSLogSQLite", "GPSLogModel", "GPSLogCommands",
-                "GPSLogConfig", "GPSLogPNG",
+                "GPSLogConfig", "GPSLogPNG", "GPSLogView",
             ]),
     ]
 )

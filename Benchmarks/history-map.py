@@ -10,7 +10,9 @@ drew yet. Prints one tab-separated line per figure: name, value, goal.
 - fetched: the bytes of every response of the page until then (HTML, scripts, tiles), as Chromium counted them.
 - tab memory: the renderer process's proportional set size (PSS) and its JavaScript heap, after the first draw.
 - tile, not cached: the server's answer time for each tile of a 3x3 block at the tracks' centre, at every zoom from
-  0 to 18 but the first view's, each asked once, deepest first (a kept tile is drawn once; these were not in view).
+  0 to 18 but the first view's, each asked once, deepest first (a kept tile is drawn once; these were not in view);
+  then the worst of each zoom past 13 (never kept: drawn from the entries at every request). The browser is closed
+  before these, so that they measure the server alone.
 
 Chromium is driven over --remote-debugging-pipe (the DevTools protocol as NUL-separated JSON on fds 3 and 4), so
 nothing beyond Python's standard library is needed: Debian's python3 has no WebSocket module.
@@ -190,6 +192,10 @@ def main():
         print(f"history fetched\t{fetched / 1e6:.2f} MB\t2 MB")
         print(f"history tab memory\t{pss / 1e6:.0f} MB PSS, JS heap {heap / 1e6:.1f} MB\t150 MB")
 
+        # The tiles' figure is the server's time: the browser, which keeps a core busy for a while after its first
+        # view on this 2-core machine, is closed first.
+        browser.close()
+        browser = None
         if bounds:
             s, w, n, e = map(float, bounds.split(","))
             lat, lon = (s + n) / 2, (w + e) / 2
@@ -210,6 +216,14 @@ def main():
             median = times[len(times) // 2][0]
             print(f"history tile, not cached\t{median * 1000:.0f} ms median, {worst * 1000:.0f} ms worst (zoom "
                   f"{worst_zoom}), {len(times)} tiles\t50 ms")
+            # The zooms past the kept ones, drawn from the entries at every request: the worst of each zoom.
+            deep = {}
+            for t, z in times:
+                if z > 13:
+                    deep[z] = max(deep.get(z, 0), t)
+            if deep:
+                print("history tile past zoom 13, worst\t" + ", ".join(
+                    f"{z}: {deep[z] * 1000:.0f} ms" for z in sorted(deep)) + "\t50 ms")
     finally:
         if browser:
             browser.close()

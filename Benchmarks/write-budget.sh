@@ -5,7 +5,10 @@
 # read at the start and the end of a timed window and extrapolated to an hour; the database, WAL and GPX file sizes
 # are read at both ends too.
 #
-#   Benchmarks/write-budget.sh [--gpslog PATH] [--minutes 4] [--work DIR] [--smoke] [-- RECORD OPTIONS...]
+#   Benchmarks/write-budget.sh [--gpslog PATH] [--minutes 4] [--work DIR] [--serve] [--smoke] [-- RECORD OPTIONS...]
+#
+# --serve also runs `gpslog serve` on the database (the web view, no basemap), whose background drawing keeps the
+# history map's tiles as the recorder's writes drop them, and prints its bytes too: what the map costs the card.
 #
 # Options after -- go to `gpslog record` (e.g. -- --commit-every 1s to see the old behaviour). --smoke runs a
 # 20-second window (for `make test`: the harness must not rot; its numbers mean little).
@@ -16,12 +19,14 @@ MINUTES=4
 GPSLOG=""
 WORK=".build-bench/write-budget"
 WINDOW=""
+SERVE=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --gpslog) GPSLOG="$2"; shift 2 ;;
         --minutes) MINUTES="$2"; shift 2 ;;
         --work) WORK="$2"; shift 2 ;;
         --smoke) WINDOW=20; shift ;;
+        --serve) SERVE=1; shift ;;
         --) shift; break ;;
         *) echo "write-budget.sh: unknown argument $1" >&2; exit 64 ;;
     esac
@@ -65,6 +70,15 @@ setsid /usr/bin/gpxlogger -f "$GPX" "127.0.0.1:$port" >"$WORK/gpxlogger.out" 2>&
 gpx=$!
 pids+=($gpx)
 
+srv=""
+if [ "$SERVE" = 1 ]; then
+    # The database exists once the recorder has written its session (below); serve opens it then.
+    for _ in $(seq 600); do [ -s "$DB" ] && break; sleep 0.1; done
+    setsid "$GPSLOG" serve --db "$DB" --listen 127.0.0.1:0 --tiles none >"$WORK/serve.out" 2>"$WORK/serve.err" &
+    srv=$!
+    pids+=($srv)
+fi
+
 # The window opens once both have written their first point (the session exists, the GPX file has a trkpt).
 entries() { "$GPSLOG" status --db "$DB" --json 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin).get("entries", 0))' 2>/dev/null || echo 0; }
 for _ in $(seq 600); do
@@ -76,10 +90,14 @@ done
 
 written() { awk '/^write_bytes/ { print $2 }' "/proc/$1/io"; }
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
-r0=$(written "$rec"); g0=$(written "$gpx"); e0=$(entries)
+r0=$(written "$rec"); g0=$(written "$gpx"); e0=$(entries); s0=$([ -n "$srv" ] && written "$srv" || echo 0)
 db0=$(size "$DB"); wal0=$(size "$DB-wal"); gf0=$(size "$GPX"); p0=$(grep -c "<trkpt" "$GPX" || true)
 sleep "$WINDOW"
-r1=$(written "$rec"); g1=$(written "$gpx"); e1=$(entries)
+r1=$(written "$rec"); g1=$(written "$gpx"); e1=$(entries); s1=$([ -n "$srv" ] && written "$srv" || echo 0)
+tiles=$([ -n "$srv" ] && python3 -c "
+import sqlite3, sys
+db = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True)
+print(db.execute('SELECT count(*) FROM HistoryTiles').fetchone()[0])" "$DB" 2>/dev/null || echo "?")
 db1=$(size "$DB"); wal1=$(size "$DB-wal"); gf1=$(size "$GPX"); p1=$(grep -c "<trkpt" "$GPX" || true)
 # Pages a commit: the WAL's frames since it last started over (those carrying its header's salts), and the
 # commits among them (frames with a database size: the last frame of each transaction).
@@ -108,6 +126,10 @@ printf '| %-10s | %14s | %12s | %s |\n' "tool" "written MB/h" "rows, points" "fi
 printf '|%s|%s|%s|%s|\n' "------------" "---------------:" "-------------:" "---"
 printf '| %-10s | %14s | %12s | database %+d B, WAL %+d B |\n' gpslog "$(hour $((r1 - r0)))" "$((e1 - e0))" \
     "$((db1 - db0))" "$((wal1 - wal0))"
+if [ -n "$srv" ]; then
+    kill -0 "$srv" 2>/dev/null || { echo "write-budget.sh: gpslog serve ended:" >&2; tail -5 "$WORK/serve.err" >&2; exit 1; }
+    printf '| %-10s | %14s | %12s | %s tiles kept at the end |\n' "gpslog serve" "$(hour $((s1 - s0)))" "" "$tiles"
+fi
 printf '| %-10s | %14s | %12s | GPX %+d B |\n' gpxlogger "$(hour $((g1 - g0)))" "$((p1 - p0))" "$((gf1 - gf0))"
 awk -v f="$frames" -v c="$commits" -v p="$pagesize" 'BEGIN {
     printf "gpslog WAL since its last checkpoint: %d commits, %d pages of %d bytes (%.1f pages a commit)\n", c, f, p, c ? f / c : 0 }'

@@ -20,6 +20,22 @@ public struct HistoryFilter: Sendable, Equatable {
     public var isEmpty: Bool { from == nil && to == nil && device == nil }
 }
 
+/// What a round of `serve`'s background drawing of the history map reads first, to draw only when it is worth the
+/// bytes it writes (`HistoryWarmer`).
+public struct HistoryDrawState: Sendable, Equatable {
+    /// Sessions wait to have their visits counted again (an upgrade, a clean, a split).
+    public var staleSessions: Bool
+    /// Kept zoom-13 tiles, every viewer's: a write drops those it touches.
+    public var keptTiles: Int64
+    /// The newest entry's key: it grows with every entry written.
+    public var lastEntryKey: Int64
+
+    /// The figures.
+    public init(staleSessions: Bool, keptTiles: Int64, lastEntryKey: Int64) {
+        (self.staleSessions, self.keptTiles, self.lastEntryKey) = (staleSessions, keptTiles, lastEntryKey)
+    }
+}
+
 /// The history map's tiles (see `Schema/025_history_tiles.sql`): the visits of sessions to zoom-16 tiles, kept as
 /// entries are written (in the writing transaction, as the session figures are: `Store+KeptSummaries.swift`), and
 /// the tiles drawn from them when asked and kept until a write touches them.
@@ -202,6 +218,21 @@ extension Store {
             var viewers: [SessionViewer] = [.admin]
             while try s.step() { viewers.append(.user(s.requiredInt64(at: 0))) }
             return viewers
+        }
+    }
+
+    /// Three cheap figures that say how much of the kept pyramid writes have dropped since they were last read
+    /// (`serve`'s background drawing reads them every round; see `HistoryDrawState`).
+    public func historyDrawState() throws -> HistoryDrawState {
+        try sqlite {
+            try database.transaction(.deferred) {
+                HistoryDrawState(
+                    staleSessions: try database.scalar("SELECT EXISTS (SELECT 1 FROM HistoryStale)")?.int64 == 1,
+                    keptTiles: try database.scalar(
+                        "SELECT count(*) FROM HistoryTiles WHERE Z = ?", [.integer(Int64(HistoryRaster.keptZoom))])?
+                        .int64 ?? 0,
+                    lastEntryKey: try database.scalar("SELECT max(Key) FROM EntryRows")?.int64 ?? 0)
+            }
         }
     }
 

@@ -73,8 +73,9 @@ extension Store {
                 keptSpans[tile, default: []].append(span)
             }
         }
-        guard Set(keptSpans.keys) == Set(recount.spans.keys) else { return false }
-        for (tile, visits) in recount.spans {
+        let recounted = recount.spans
+        guard Set(keptSpans.keys) == Set(recounted.keys) else { return false }
+        for (tile, visits) in recounted {
             let covering = keptSpans[tile] ?? []
             for v in visits where !covering.contains(where: { $0.first <= v.first && v.last <= $0.last }) {
                 return false

@@ -154,6 +154,21 @@ struct HistoryTilesTests {
         }
     }
 
+    @Test func visitsJoinWithinTenMinutesAndSplitAfter() {
+        // Points six minutes or more apart (no line between them) in two tiles, back and forth.
+        let minute: Int64 = 60_000
+        var visits = HistoryVisits()
+        for (at, latitude) in [(0, 52.0), (6, 52.0), (12, 52.1), (18, 52.0), (24, 52.0), (30, 52.1), (31, 52.1)] {
+            visits.add(time: Int64(at) * minute, latitude: latitude, longitude: 5)
+        }
+        let tile = { (latitude: Double) in
+            let p = HistoryRaster.pixel(latitude: latitude, longitude: 5, zoom: HistoryRaster.spanZoom)
+            return HistoryVisits.pack(Int(p.x) / HistoryRaster.size, Int(p.y) / HistoryRaster.size)
+        }
+        let spans = visits.spans.mapValues { $0.map { [$0.first / minute, $0.last / minute] } }
+        #expect(spans == [tile(52.0): [[0, 6], [18, 24]], tile(52.1): [[12, 12], [30, 31]]], "\(spans)")
+    }
+
     @Test func linesAreCutToTheTileAndTheStoredFormRoundTrips() throws {
         var raster = HistoryRaster()
         raster.line((-100, -100), (400, 400))
