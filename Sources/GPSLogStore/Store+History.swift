@@ -2,7 +2,7 @@
 import GPSLogModel
 import GPSLogSQLite
 
-/// Which tracks the history map draws beyond the viewer's own: a time range, one device.
+/// Which tracks the history map draws beyond the viewer's own: a time range, one device, one trip mode.
 public struct HistoryFilter: Sendable, Equatable {
     /// Only track points at or after this time.
     public var from: Timestamp?
@@ -11,13 +11,19 @@ public struct HistoryFilter: Sendable, Equatable {
     /// Only sessions received from this device (the DEVICE of `Sessions.Receiver`'s `PROTOCOL:USER/DEVICE`).
     public var device: String?
 
+    /// Only sessions of this trip mode (`TripMode`'s raw value), or `none`: those without one.
+    public var mode: String?
+
+    /// The names `mode` takes: `none`, then every trip mode.
+    public static let modes = ["none"] + TripMode.allCases.map(\.rawValue)
+
     /// Everything the viewer may see.
-    public init(from: Timestamp? = nil, to: Timestamp? = nil, device: String? = nil) {
-        (self.from, self.to, self.device) = (from, to, device)
+    public init(from: Timestamp? = nil, to: Timestamp? = nil, device: String? = nil, mode: String? = nil) {
+        (self.from, self.to, self.device, self.mode) = (from, to, device, mode)
     }
 
     /// True when it filters nothing: the kept tiles answer.
-    public var isEmpty: Bool { from == nil && to == nil && device == nil }
+    public var isEmpty: Bool { from == nil && to == nil && device == nil && mode == nil }
 }
 
 /// What a round of `serve`'s background drawing of the history map reads first, to draw only when it is worth the
@@ -73,7 +79,8 @@ extension Store {
     /// The id of the session whose track passes nearest to the point, within `radius` pixels at `zoom`, among
     /// those `viewer` sees; nil when none does.
     public func historySession(
-        latitude: Double, longitude: Double, zoom: Int, viewer: SessionViewer, radius: Double = 8
+        latitude: Double, longitude: Double, zoom: Int, viewer: SessionViewer, filter: HistoryFilter = .init(),
+        radius: Double = 8
     ) throws -> String? {
         try sqlite {
             let scope: Int64?
@@ -99,7 +106,7 @@ extension Store {
             var best: (distance: Double, session: Int64)?
             let s = try database.cachedStatement(Self.historyPointsQuery)
             defer { s.reset() }
-            for span in try historySpans(range, scope: scope, filter: .init()) {
+            for span in try historySpans(range, scope: scope, filter: filter) {
                 try s.bind([.integer(span.session), .integer(span.first), .integer(span.last)])
                 var previous: (time: Int64, x: Double, y: Double)?
                 while try s.step() {
@@ -269,13 +276,14 @@ extension Store {
             SELECT h.Session, h.FirstTime, h.LastTime FROM HistorySpans h JOIN Sessions s ON s.Key = h.Session
             WHERE \(Self.spanWhere) AND h.LastTime >= ?6 AND h.FirstTime <= ?7
             AND (?8 IS NULL OR substr(s.Receiver, -length(?8) - 1) = '/' || ?8)
+            AND (?9 IS NULL OR coalesce(s.Mode, 'none') = ?9)
             ORDER BY h.Session, h.FirstTime
             """)
         defer { s.reset() }
         let (from, to) = (filter.from?.milliseconds ?? .min, filter.to?.milliseconds ?? .max)
         try s.bind([
             .integer(Int64(r.0)), .integer(Int64(r.1)), .integer(Int64(r.2)), .integer(Int64(r.3)), SQLiteValue(scope),
-            .integer(from), .integer(to), SQLiteValue(filter.device),
+            .integer(from), .integer(to), SQLiteValue(filter.device), SQLiteValue(filter.mode),
         ])
         var spans: [(session: Int64, first: Int64, last: Int64)] = []
         while try s.step() {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 import Foundation
+import GPSLogStore
 
 extension Pages {
-    /// The history map's page: a filter form (days, device, style) and the map, which `history.js` fills with the
+    /// The history map's page: a filter form (days, device, trip mode, style) and the map, which `history.js` fills with the
     /// basemap and the history tiles (the form's values go with every tile request); a click on a track opens its
     /// session. `bounds` (south, west, north, east) is where the tracks are; nil: none yet.
     static func history(
-        tiles: MapTiles?, bounds: [Double]?, from: String, to: String, device: String, style: String
+        tiles: MapTiles?, bounds: [Double]?, from: String, to: String, device: String, mode: String, style: String
     ) -> String {
         var attributes = #" data-history="\#(escape(HistoryRoutes.tileTemplate))""#
         if let bounds { attributes += #" data-bounds="\#(bounds.map { String($0) }.joined(separator: ","))""# }
@@ -14,6 +15,9 @@ extension Pages {
         let option = { (value: String, label: String) in
             #"<option value="\#(value)"\#(style == value ? " selected" : "")>\#(label)</option>"#
         }
+        let modes = ([("", "Any"), ("none", "No mode")] + HistoryFilter.modes.dropFirst().map { ($0, $0) }).map {
+            #"<option value="\#($0.0)"\#(mode == $0.0 ? " selected" : "")>\#($0.1)</option>"#
+        }.joined()
         return page(
             title: "History",
             head: """
@@ -28,6 +32,7 @@ extension Pages {
             \(dateInput("from", "From", from))
             \(dateInput("to", "To", to))
             <label>Device <input name="device" value="\(escape(device))" size="12"></label>
+            <label>Mode <select name="mode">\(modes)</select></label>
             <label>Style <select name="style">\(option("lines", "Lines"))\(option("heat", "Density"))\(option("visited", "Where I have been"))</select></label>
             <button type="submit">Show</button>
             </form>

@@ -30,7 +30,7 @@ enum HistoryRoutes {
             return WebView.html(
                 Pages.history(
                     tiles: tiles, bounds: bounds, from: field("from"), to: field("to"), device: field("device"),
-                    style: field("style")))
+                    mode: field("mode"), style: field("style")))
         }
         router.get("/history/tiles/:z/:x/:y") { request, context in
             guard let viewer = try await logins.viewer(request) else { return APIRoutes.unauthorized }
@@ -72,8 +72,14 @@ enum HistoryRoutes {
                 return APIRoutes.bad(
                     "lat (-90 to 90), lon (-180 to 180) and z (0 to \(HistoryRaster.maxZoom)) are required numbers")
             }
+            // The filters the map shows: a click on a track the filter hides opens nothing.
+            let filter: HistoryFilter
+            switch Self.filter(request) {
+            case .success(let f): filter = f
+            case .failure(let message): return APIRoutes.bad(message.text)
+            }
             let id = try await read(databasePath) { store in
-                try store.historySession(latitude: lat, longitude: lon, zoom: z, viewer: viewer)
+                try store.historySession(latitude: lat, longitude: lon, zoom: z, viewer: viewer, filter: filter)
             }
             guard let id else { return APIRoutes.error(.notFound, "no track passes there") }
             return try APIRoutes.json(["id": id])
@@ -85,7 +91,7 @@ enum HistoryRoutes {
         var text: String
     }
 
-    /// The query's `from`, `to` (ISO 8601 times or days) and `device`; empty values filter nothing.
+    /// The query's `from`, `to` (ISO 8601 times or days), `device` and `mode`; empty values filter nothing.
     static func filter(_ request: Request) -> Result<HistoryFilter, Refusal> {
         let q = request.uri.queryParameters
         var filter = HistoryFilter()
@@ -106,6 +112,12 @@ enum HistoryRoutes {
                 device.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) })
             else { return .failure(Refusal(text: "device must be a device name (letters, digits, '.', '_', '-')")) }
             filter.device = device
+        }
+        if let mode = q["mode"].map(String.init), !mode.isEmpty {
+            guard HistoryFilter.modes.contains(mode) else {
+                return .failure(Refusal(text: "mode must be one of \(HistoryFilter.modes.joined(separator: ", "))"))
+            }
+            filter.mode = mode
         }
         return .success(filter)
     }

@@ -146,6 +146,10 @@ import Testing
             try WebViewTests.walk.write(toFile: dir + "/walk.gpx", atomically: true, encoding: .utf8)
             let imported = try await runGPSLogAsync(["import", dir + "/walk.gpx"], database: db, folder: dir)
             try #require(imported.status == 0, "\(imported.stderr)")
+            // A GPX file without gpslog's mode element: the walk gets its mode as a user's script would give it.
+            let writer = try Database(path: db)
+            try writer.run("UPDATE Sessions SET Mode = 'walk' WHERE Name = 'Walk'")
+            writer.close()
             #expect(Self.litNear(try Self.pixels(try await get(walk.path)), walk.px, walk.py))
             #expect(try await get("/history/tiles/0/0/0.png").body != world, "the world tile was drawn again")
 
@@ -159,11 +163,22 @@ import Testing
             #expect(try await get("/api/history/at?lat=-40&lon=-120&z=15").status == 404)
             #expect(try await get("/api/history/at?lat=91&lon=0&z=15").status == 400)
 
+            // One trip mode: the walk shows with mode=walk only, and a click follows the filter the map shows.
+            #expect(Self.litNear(try Self.pixels(try await get(walk.path + "?mode=walk")), walk.px, walk.py))
+            for hidden in ["car", "none"] {
+                #expect(Self.lit(try Self.pixels(try await get(walk.path + "?mode=\(hidden)"))) == 0, "\(hidden)")
+                #expect(try await get("/api/history/at?lat=46.5010&lon=7.5010&z=15&mode=\(hidden)").status == 404)
+            }
+            #expect(try await get("/api/history/at?lat=46.5010&lon=7.5010&z=15&mode=walk").text == at.text)
+            let badMode = try await get(walk.path + "?mode=hovercraft")
+            #expect(badMode.status == 400 && badMode.text.contains("mode must be one of none, walk"), "\(badMode.text)")
+
             // The page, linked from the sessions page.
             let page = try await get("/history")
             #expect(page.status == 200 && page.text.contains(#"data-history="/history/tiles/{z}/{x}/{y}.png""#))
             #expect(page.text.contains(#"<script src="/static/history.js""#))
             #expect(try await get("/").text.contains(#"<a href="/history">"#))
+            #expect(try await get("/history?mode=walk").text.contains(#"<option value="walk" selected>walk</option>"#))
 
             // plot --all: every session on one picture.
             let plot = try await runGPSLogAsync(["plot", "--all", "-o", dir + "/all.svg"], database: db, folder: dir)
@@ -176,6 +191,16 @@ import Testing
                 let r = try await runGPSLogAsync(wrong, database: db, folder: dir)
                 #expect(r.status != 0 && r.stderr.contains("--all"), "\(r.stderr)")
             }
+            // plot --all --mode: the walk alone.
+            let walks = try await runGPSLogAsync(
+                ["plot", "--all", "--mode", "walk", "-o", dir + "/walks.svg"], database: db, folder: dir)
+            #expect(walks.status == 0, "\(walks.stderr)")
+            let walkSVG = try String(contentsOfFile: dir + "/walks.svg", encoding: .utf8)
+            let strokes = { (svg: String) in svg.components(separatedBy: #"fill="none" stroke="#).count }
+            #expect(walkSVG.contains("Walk") && strokes(walkSVG) > 1 && strokes(walkSVG) < strokes(svg))
+            let badPlot = try await runGPSLogAsync(
+                ["plot", "--all", "--mode", "hovercraft", "-o", dir + "/x.svg"], database: db, folder: dir)
+            #expect(badPlot.status != 0 && badPlot.stderr.contains("--mode must be one of"), "\(badPlot.stderr)")
         }
     }
 

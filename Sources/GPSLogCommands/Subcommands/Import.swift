@@ -51,7 +51,8 @@ extension GPSLog {
         var timezone: String?
         @Option(
             help: ArgumentHelp(
-                "Trip mode of the new sessions.", valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
+                "Trip mode of an NMEA log's session (other formats carry their own, or none).",
+                valueName: TripMode.allCases.map(\.rawValue).joined(separator: "|")))
         var mode: String?
         @Option(
             help: ArgumentHelp(

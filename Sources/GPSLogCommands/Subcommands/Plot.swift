@@ -4,6 +4,7 @@ import Foundation
 import GPSLogFormats
 import GPSLogImportExport
 import GPSLogModel
+import GPSLogStore
 
 extension GPSLog {
     /// Draws a session (or, with `--all`, every session) as an SVG (or PNG) picture.
@@ -14,7 +15,8 @@ extension GPSLog {
                 -o track.svg writes SVG; -o track.png converts it with rsvg-convert (Debian's librsvg2-bin). The \
                 same session gives the same file, byte for byte. No map tiles: the track is drawn in a local \
                 projection on a plain background. --all draws every session's track on one picture (the \
-                history map's picture; --from and --to keep a time range of it).
+                history map's picture; --from and --to keep a time range of it, --mode the sessions of one trip \
+                mode).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -28,6 +30,8 @@ extension GPSLog {
         @Option(help: "Width in pixels (200 to 4000).") var width: Int = 800
         @Option(help: "Only entries at or after this time (ISO 8601).") var from: String?
         @Option(help: "Only entries at or before this time (ISO 8601).") var to: String?
+        @Option(help: "With --all, only sessions of this trip mode (walk, bicycle, car, ...; none: without one).")
+        var mode: String?
 
         func validate() throws {
             guard !OptionChecks.deferred else { return }  // run once the config settings are applied
@@ -39,6 +43,12 @@ extension GPSLog {
             if !(200...4000).contains(width) { throw ValidationError("--width must be from 200 to 4000.") }
             if !output.lowercased().hasSuffix(".svg") && !output.lowercased().hasSuffix(".png") {
                 throw ValidationError("-o must name a .svg or .png file.")
+            }
+            if let mode {
+                guard all else { throw ValidationError("--mode goes with --all (a session has one mode).") }
+                guard HistoryFilter.modes.contains(mode) else {
+                    throw ValidationError("--mode must be one of \(HistoryFilter.modes.joined(separator: ", ")).")
+                }
             }
             for (name, value) in [("--from", from), ("--to", to)] where value.map({ Timestamp(iso8601: $0) }) == nil {
                 if value != nil { throw ValidationError("\(name) must be ISO 8601, e.g. 2026-05-01T08:00:00Z.") }
@@ -58,7 +68,9 @@ extension GPSLog {
             let output = try OptionChecks.required(self.output, "--output <output>")
             let store = try global.openStore()
             defer { store.close() }
-            let chosen = try session.map { [try store.resolveSession($0)] } ?? store.sessions()
+            let chosen =
+                try session.map { [try store.resolveSession($0)] }
+                ?? store.sessions().filter { s in mode.map { (s.mode?.rawValue ?? "none") == $0 } ?? true }
             let exports = try chosen.map {
                 try SessionExport(
                     store: store, session: $0, from: from.flatMap { Timestamp(iso8601: $0) },

@@ -10,7 +10,7 @@
   const map = L.map(mapDiv, { keyboard: true });
   if (window.gpslogBasemap) window.gpslogBasemap(map, mapDiv, 'the tracks are');
   L.control.scale({ imperial: false }).addTo(map);
-  // The form's filters (from, to, device, style) go with every tile and click.
+  // The form's filters (from, to, device, mode, style) go with every tile and click.
   const query = location.search;
   const history = L.tileLayer(d.history + query, { maxZoom: 22, maxNativeZoom: 22, attribution: 'Tracks: gpslog' });
   const count = { loaded: 0, failed: 0 };
