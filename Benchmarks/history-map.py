@@ -23,6 +23,7 @@ import math
 import os
 import re
 import select
+import signal
 import shutil
 import subprocess
 import sys
@@ -47,7 +48,7 @@ class DevTools:
             [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",
              "--disable-extensions", "--window-size=1280,800", "--user-data-dir=" + profile, "about:blank"],
             preexec_fn=fds, pass_fds=(3, 4), stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+            stderr=subprocess.DEVNULL, start_new_session=True)
         os.close(to_browser_r)
         os.close(from_browser_w)
         self.buffer = b""
@@ -97,8 +98,27 @@ class DevTools:
         return self.page("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
 
     def close(self):
-        self.process.kill()
+        """Kills every process of the browser (its own session and process group) and waits until they are gone."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.process.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(in_group(pid, self.process.pid) for pid in os.listdir("/proc")):
+            time.sleep(0.05)
+
+
+def in_group(pid, group):
+    """True when /proc/PID is a live process of process group `group`."""
+    if not pid.isdigit():
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return fields[0] != "Z" and int(fields[2]) == group
+    except (OSError, IndexError, ValueError):
+        return False
 
 
 def parent_of(pid):
