@@ -9,6 +9,7 @@
 -- stay at zoom 13 and above, drawn as before; X and Y are now zoom-16 tile numbers.
 --
 -- The visits are counted again from the entries before the next tile is drawn (every session is marked stale;
--- the count reads each session's track points once, without holding the write lock).
+-- the count reads each session's track points once, without holding the write lock). A file import marks its
+-- session in HistoryStale the same way instead of keeping its visits batch by batch (see Store+HistoryVisits.swift).
 DELETE FROM HistorySpans;
 INSERT OR IGNORE INTO HistoryStale (Session) SELECT Key FROM Sessions;

@@ -13,6 +13,10 @@ extension Store {
 
     /// Counts rows just inserted into the session's visits (inside the inserting transaction) and drops the kept
     /// tiles they touch. `keys` are the new rows' keys, in the order of `entries`, each larger than any key before.
+    ///
+    /// A file import (`bulkWrite`) only marks its session to be counted again: the visits of each 2,000-row batch,
+    /// written as it came, cost an import of a million points 8 to 16 % of its time (`Benchmarks/README.md`), while
+    /// counting the whole track once, before the next tile is drawn, reads it in about a second.
     func keepHistory(of sessionKey: Int64, inserted entries: [Entry], keys: [Int64]) throws {
         guard !keys.isEmpty else { return }
         let stale = try database.cachedStatement("SELECT 1 FROM HistoryStale WHERE Session = ?")
@@ -20,6 +24,10 @@ extension Store {
         let isStale = try stale.step()
         stale.reset()
         if isStale { return }
+        if checksInSwift {
+            try historyChanged(sessionKey: sessionKey)
+            return
+        }
         var track: [(time: Int64, latitude: Double, longitude: Double)] = []
         for i in entries.indices where !entries[i].marked && !entries[i].isHeadingChanged {
             track.append((entries[i].time.milliseconds, entries[i].latitude, entries[i].longitude))
@@ -45,12 +53,24 @@ extension Store {
         let spans = visits.spans
         try saveVisits(spans, sessionKey: sessionKey)
         // The kept tiles these visits touch, at every level, are drawn again when asked.
+        let shift = HistoryRaster.spanZoom - HistoryRaster.keptZoom
+        try dropHistoryTiles(
+            keptTiles: Set(
+                spans.keys.map {
+                    let (x, y) = HistoryVisits.unpack($0)
+                    return HistoryVisits.pack(x >> shift, y >> shift)
+                }))
+    }
+
+    /// Drops the kept tiles (every viewer's) of these zoom-13 tiles (`HistoryVisits.pack`) and of the tiles above
+    /// them: they are drawn again when asked.
+    func dropHistoryTiles(keptTiles: Set<Int64>) throws {
         var dropped = Set<Int64>()
         let drop = try database.cachedStatement("DELETE FROM HistoryTiles WHERE Z = ?1 AND X = ?2 AND Y = ?3")
-        for tile in spans.keys {
+        for tile in keptTiles {
             let (x, y) = HistoryVisits.unpack(tile)
             for z in 0...HistoryRaster.keptZoom {
-                let d = HistoryRaster.spanZoom - z
+                let d = HistoryRaster.keptZoom - z
                 guard dropped.insert(Int64(z) << 58 | HistoryVisits.pack(x >> d, y >> d)).inserted else { continue }
                 try drop.bind([.integer(Int64(z)), .integer(Int64(x >> d)), .integer(Int64(y >> d))])
                 try drop.step()
@@ -111,8 +131,8 @@ extension Store {
         return visits
     }
 
-    /// Counts again the visits of the sessions marked stale, and drops every kept tile; skipped (the tiles drawn
-    /// from the visits there are) while another process writes.
+    /// Counts again the visits of the sessions marked stale, and drops the kept tiles their old and new visits
+    /// touch (at every level); skipped (the tiles drawn from the visits there are) while another process writes.
     func refreshStaleHistory() throws {
         guard try database.scalar("SELECT EXISTS (SELECT 1 FROM HistoryStale)")?.int64 == 1 else { return }
         let stale = try database.makeStatement("SELECT Session FROM HistoryStale")
@@ -130,10 +150,25 @@ extension Store {
             let (visits, before) = try database.isInTransaction ? counted() : database.transaction(.deferred, counted)
             let write = { [self] () throws in
                 guard try database.scalar(shape, [.integer(session)])?.string == before else { return }
+                // The zoom-13 tiles of the old visits, then of the new ones: those whose pictures change.
+                let shift = HistoryRaster.spanZoom - HistoryRaster.keptZoom
+                let old = try database.cachedStatement(
+                    "SELECT DISTINCT X >> \(shift), Y >> \(shift) FROM HistorySpans WHERE Session = ?")
+                try old.bind(session, at: 1)
+                var touched = Set<Int64>()
+                while try old.step() {
+                    touched.insert(HistoryVisits.pack(Int(old.requiredInt64(at: 0)), Int(old.requiredInt64(at: 1))))
+                }
+                old.reset()
+                let spans = visits.spans
+                for tile in spans.keys {
+                    let (x, y) = HistoryVisits.unpack(tile)
+                    touched.insert(HistoryVisits.pack(x >> shift, y >> shift))
+                }
                 try database.run("DELETE FROM HistorySpans WHERE Session = ?", [.integer(session)])
-                try saveVisits(visits.spans, sessionKey: session)
+                try saveVisits(spans, sessionKey: session)
                 try database.run("DELETE FROM HistoryStale WHERE Session = ?", [.integer(session)])
-                try database.run("DELETE FROM HistoryTiles")
+                try dropHistoryTiles(keptTiles: touched)
             }
             do {
                 try database.isInTransaction ? write() : database.transaction(.immediate, write)

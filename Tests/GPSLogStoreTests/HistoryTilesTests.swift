@@ -56,6 +56,38 @@ struct HistoryTilesTests {
         }
     }
 
+    @Test func anImportIsCountedOnceAndDropsOnlyTheTilesItsTrackTouches() throws {
+        try withTemporaryStore { store, _ in
+            // A kept walk far away (the Alps): an import in the Netherlands must leave its tiles kept.
+            let alps = try store.createSession(name: "Alps", start: start)
+            var walk = makeEntries(count: 300, start: start, step: 5, seed: 3)
+            for i in walk.indices { (walk[i].latitude, walk[i].longitude) = (46.5 + Double(i) * 1e-5, 7.5) }
+            try store.append(walk, to: alps.id)
+            let p = HistoryRaster.pixel(latitude: 46.5, longitude: 7.5, zoom: 13)
+            let alpsTile = try store.historyTile(z: 13, x: Int(p.x) / 256, y: Int(p.y) / 256, viewer: .admin)
+            #expect(!alpsTile.isEmpty)
+            _ = try tiles(store)
+            let keptAlps = "SELECT count(*) FROM HistoryTiles WHERE Z = 13 AND X = \(Int(p.x) / 256)"
+            #expect(try count(store, keptAlps) == 1)
+
+            let imported = try store.createSession(name: "Import", start: start)
+            let entries = makeEntries(count: 5000, start: start, step: 50)
+            try store.bulkWrite {
+                for batch in stride(from: 0, to: 5000, by: 2000) {
+                    _ = try store.appendInTransaction(Array(entries[batch..<min(batch + 2000, 5000)]), to: imported.id)
+                }
+            }
+            #expect(try count(store, "SELECT count(*) FROM HistoryStale") == 1, "the import waits to be counted")
+            #expect(try count(store, "SELECT count(*) FROM HistorySpans WHERE Session = \(imported.key)") == 0)
+            let drawn = try tiles(store)
+            #expect(try count(store, "SELECT count(*) FROM HistoryStale") == 0)
+            #expect(try count(store, keptAlps) == 1, "the far walk's tile is still kept")
+            #expect(drawn.contains { !$0.isEmpty })
+            #expect(try recounted(store) == drawn)
+            #expect(try store.checkHistory().sessionsDiffering.isEmpty)
+        }
+    }
+
     @Test func middleWritesSplitsAndDeletionsRedrawFromTheEntries() throws {
         try withTemporaryStore { store, _ in
             let s = try store.createSession(name: "Walk", start: start)
