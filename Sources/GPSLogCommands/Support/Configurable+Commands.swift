@@ -175,6 +175,7 @@ extension GPSLog.Plot: Configurable {
         try settings.set(&width, "width")
         try settings.set(&from, "from")
         try settings.set(&to, "to")
+        try settings.set(&mode, "mode")
         try settings.set(&all, "all")
     }
 }
