@@ -15,7 +15,7 @@ extension Store {
     /// tiles they touch. `keys` are the new rows' keys, in the order of `entries`, each larger than any key before.
     ///
     /// A file import (`bulkWrite`) only marks its session to be counted again: the visits of each 2,000-row batch,
-    /// written as it came, cost an import of a million points 8 to 16 % of its time (`Benchmarks/README.md`), while
+    /// written as it came, cost an import of a million points 8 to 17 % of its time (`Benchmarks/README.md`), while
     /// counting the whole track once, before the next tile is drawn, reads it in about a second.
     func keepHistory(of sessionKey: Int64, inserted entries: [Entry], keys: [Int64]) throws {
         guard !keys.isEmpty else { return }
@@ -53,24 +53,18 @@ extension Store {
         let spans = visits.spans
         try saveVisits(spans, sessionKey: sessionKey)
         // The kept tiles these visits touch, at every level, are drawn again when asked.
-        let shift = HistoryRaster.spanZoom - HistoryRaster.keptZoom
-        try dropHistoryTiles(
-            keptTiles: Set(
-                spans.keys.map {
-                    let (x, y) = HistoryVisits.unpack($0)
-                    return HistoryVisits.pack(x >> shift, y >> shift)
-                }))
+        try dropHistoryTiles(over: spans.keys)
     }
 
-    /// Drops the kept tiles (every viewer's) of these zoom-13 tiles (`HistoryVisits.pack`) and of the tiles above
-    /// them: they are drawn again when asked.
-    func dropHistoryTiles(keptTiles: Set<Int64>) throws {
+    /// Drops the kept tiles (every viewer's, at every level) over these zoom-16 tiles (`HistoryVisits.pack`): they
+    /// are drawn again when asked.
+    func dropHistoryTiles(over spanTiles: some Sequence<Int64>) throws {
         var dropped = Set<Int64>()
         let drop = try database.cachedStatement("DELETE FROM HistoryTiles WHERE Z = ?1 AND X = ?2 AND Y = ?3")
-        for tile in keptTiles {
+        for tile in spanTiles {
             let (x, y) = HistoryVisits.unpack(tile)
             for z in 0...HistoryRaster.keptZoom {
-                let d = HistoryRaster.keptZoom - z
+                let d = HistoryRaster.spanZoom - z
                 guard dropped.insert(Int64(z) << 58 | HistoryVisits.pack(x >> d, y >> d)).inserted else { continue }
                 try drop.bind([.integer(Int64(z)), .integer(Int64(x >> d)), .integer(Int64(y >> d))])
                 try drop.step()
@@ -150,25 +144,19 @@ extension Store {
             let (visits, before) = try database.isInTransaction ? counted() : database.transaction(.deferred, counted)
             let write = { [self] () throws in
                 guard try database.scalar(shape, [.integer(session)])?.string == before else { return }
-                // The zoom-13 tiles of the old visits, then of the new ones: those whose pictures change.
-                let shift = HistoryRaster.spanZoom - HistoryRaster.keptZoom
-                let old = try database.cachedStatement(
-                    "SELECT DISTINCT X >> \(shift), Y >> \(shift) FROM HistorySpans WHERE Session = ?")
+                // The tiles of the old visits and of the new ones: those whose pictures change.
+                let old = try database.cachedStatement("SELECT DISTINCT X, Y FROM HistorySpans WHERE Session = ?")
                 try old.bind(session, at: 1)
-                var touched = Set<Int64>()
+                let spans = visits.spans
+                var touched = Set(spans.keys)
                 while try old.step() {
                     touched.insert(HistoryVisits.pack(Int(old.requiredInt64(at: 0)), Int(old.requiredInt64(at: 1))))
                 }
                 old.reset()
-                let spans = visits.spans
-                for tile in spans.keys {
-                    let (x, y) = HistoryVisits.unpack(tile)
-                    touched.insert(HistoryVisits.pack(x >> shift, y >> shift))
-                }
                 try database.run("DELETE FROM HistorySpans WHERE Session = ?", [.integer(session)])
                 try saveVisits(spans, sessionKey: session)
                 try database.run("DELETE FROM HistoryStale WHERE Session = ?", [.integer(session)])
-                try dropHistoryTiles(keptTiles: touched)
+                try dropHistoryTiles(over: touched)
             }
             do {
                 try database.isInTransaction ? write() : database.transaction(.immediate, write)
@@ -179,8 +167,9 @@ extension Store {
     }
 }
 
-/// A track's visits to zoom-16 tiles (`HistoryRaster.spanZoom`), fed its points in time order: each point's tile, and each line's (the tiles
-/// between two points not more than `historyLineGap` apart), with the times of the line's two ends.
+/// A track's visits to zoom-16 tiles (`HistoryRaster.spanZoom`), fed its points in time order: each point's tile,
+/// and each line's (the tiles between two points not more than `historyLineGap` apart), with the times of the
+/// line's two ends.
 struct HistoryVisits {
     /// By tile (`pack`), the visits in time order.
     var spans: [Int64: [(first: Int64, last: Int64)]] {
