@@ -34,6 +34,61 @@ extension PostgresSessionReader {
         attributes::text
         """
 
+    /// The columns of `EntryFields.position`, in the order `positionEntry(_:)` reads them: a third of the columns,
+    /// and no id text, as the SQLite store reads them (decoding every column of a page costs more than the query).
+    static let positionColumns =
+        "\(key), gpslog_ms(time), latitude, longitude, marked, is_heading_changed, starts_segment"
+
+    /// The columns of `EntryFields.track`, in the order `trackEntry(_:)` reads them.
+    static let trackColumns = """
+        \(key), gpslog_ms(time), latitude, longitude, altitude, speed, course, marked, is_heading_changed,
+        instance_count::int8, satellites::int8, hdop, vdop, pdop, fix_mode::int8, starts_segment, attributes::text
+        """
+
+    /// The columns a read of `fields` selects, and how a row of them becomes an entry.
+    static func reading(_ fields: EntryFields) -> (columns: String, entry: (PostgresRow) throws -> Entry) {
+        switch fields {
+        case .all: (entryColumns, entry)
+        case .track: (trackColumns, trackEntry)
+        case .position: (positionColumns, positionEntry)
+        }
+    }
+
+    static func positionEntry(_ row: PostgresRow) throws -> Entry {
+        let (key, ms, latitude, longitude, marked, heading, segment) = try row.decode(
+            (Int64, Int64, Double, Double, Bool, Bool, Bool).self)
+        var e = Entry(
+            key: key, id: "", latitude: latitude, longitude: longitude, time: Timestamp(milliseconds: ms),
+            marked: marked, isHeadingChanged: heading)
+        e.startsSegment = segment
+        return e
+    }
+
+    static func trackEntry(_ row: PostgresRow) throws -> Entry {
+        let c = row.makeRandomAccess()
+        var e = Entry(
+            key: try c[0].decode(Int64.self), id: "", latitude: try c[2].decode(Double.self),
+            longitude: try c[3].decode(Double.self), altitude: try c[4].decode(Double?.self),
+            time: Timestamp(milliseconds: try c[1].decode(Int64.self)), speed: try c[5].decode(Double?.self),
+            course: try c[6].decode(Double?.self), marked: try c[7].decode(Bool.self),
+            instanceCount: try c[9].decode(Int.self), isHeadingChanged: try c[8].decode(Bool.self))
+        e.satellites = try c[10].decode(Int?.self)
+        e.hdop = try c[11].decode(Double?.self)
+        e.vdop = try c[12].decode(Double?.self)
+        e.pdop = try c[13].decode(Double?.self)
+        e.fixMode = try c[14].decode(Int?.self).flatMap(FixMode.init(rawValue:))
+        e.startsSegment = try c[15].decode(Bool.self)
+        e.attributes = attributes(try c[16].decode(String?.self))
+        return e
+    }
+
+    /// The texts of an `attributes` object; nil without one.
+    static func attributes(_ json: String?) -> [String: String]? {
+        guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        else { return nil }
+        return object.compactMapValues { $0 as? String }
+    }
+
     static func entry(_ row: PostgresRow) throws -> Entry {
         let c = row.makeRandomAccess()
         let id = try c[0].decode(String.self)
@@ -59,19 +114,15 @@ extension PostgresSessionReader {
             trigger: try c[30].decode(String?.self).flatMap(ReportTrigger.init(rawValue:)),
             inRegions: try c[31].decode([String]?.self), tag: try c[32].decode(String?.self),
             isPOI: try c[33].decode(Bool.self))
-        if let json = try c[34].decode(String?.self),
-            let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-        {
-            e.attributes = object.compactMapValues { $0 as? String }
-        }
+        e.attributes = attributes(try c[34].decode(String?.self))
         return e
     }
 
     /// One query's rows of session `sessionID`: `rows` in `from`...`to`, after the row `after` (its time and key),
-    /// in time and key order, at most `limit`.
+    /// in time and key order, at most `limit`, with `fields` filled.
     func page(
         _ sessionID: String, _ rows: Rows, from: Timestamp?, to: Timestamp?, after: (time: Int64, key: Int64)?,
-        limit: Int, descending: Bool = false
+        limit: Int, descending: Bool = false, fields: EntryFields = .all
     ) throws -> [Entry] {
         var binds = PostgresBindings()
         binds.append(sessionID)
@@ -88,22 +139,25 @@ extension PostgresSessionReader {
             binds.append(after.time)
             let t = binds.count
             binds.append(after.key)
-            clauses.append("(time > gpslog_time($\(t)) OR (time = gpslog_time($\(t)) AND \(Self.key) > $\(t + 1)))")
+            // A row comparison, so the scan of entries_session_time_key starts at the cursor.
+            clauses.append("(time, \(Self.key)) > (gpslog_time($\(t)), $\(t + 1)::int8)")
         }
         binds.append(limit)
         let order = descending ? "time DESC, \(Self.key) DESC" : "time, \(Self.key)"
+        let (columns, entry) = Self.reading(fields)
         return try database.query(
             """
-            SELECT \(Self.entryColumns) FROM entries WHERE \(clauses.joined(separator: " AND "))
+            SELECT \(columns) FROM entries WHERE \(clauses.joined(separator: " AND "))
             ORDER BY \(order) LIMIT $\(binds.count)
             """, binds, doing: "reading a session's entries"
-        ).map(Self.entry)
+        ).map(entry)
     }
 
-    /// A cursor over `rows` in `from`...`to` after `after`, read a page at a time; at most `limit` rows (nil: all).
+    /// A cursor over `rows` in `from`...`to` after `after`, read a page at a time; at most `limit` rows (nil: all),
+    /// with `fields` filled.
     func stream(
         _ sessionID: String, _ rows: Rows, from: Timestamp?, to: Timestamp?, after: (time: Int64, key: Int64)? = nil,
-        limit: Int? = nil
+        limit: Int? = nil, fields: EntryFields = .all
     ) -> EntryCursor {
         var buffered: [Entry] = []
         var next = 0
@@ -115,7 +169,7 @@ extension PostgresSessionReader {
             if next == buffered.count {
                 guard !exhausted else { return nil }
                 let size = min(Self.pageSize, left)
-                buffered = try page(sessionID, rows, from: from, to: to, after: last, limit: size)
+                buffered = try page(sessionID, rows, from: from, to: to, after: last, limit: size, fields: fields)
                 next = 0
                 exhausted = buffered.count < size
                 guard !buffered.isEmpty else { return nil }
@@ -130,11 +184,11 @@ extension PostgresSessionReader {
 
     // MARK: - SessionReader
 
-    /// Every row in the range, in time order, read a page at a time (every field, whatever `fields` asks).
+    /// Every row in the range, in time order, read a page at a time, with `fields` filled.
     public func entries(of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields) throws
         -> EntryCursor
     {
-        stream(sessionID, .all, from: from, to: to)
+        stream(sessionID, .all, from: from, to: to, fields: fields)
     }
 
     /// How many rows the range holds.
@@ -168,20 +222,24 @@ extension PostgresSessionReader {
         binds.append(from.milliseconds)
         binds.append(to.milliseconds)
         binds.append(max(1, count))
-        let rows = try database.query(
-            """
-            SELECT e.* FROM generate_series(0, $4::int8 - 1) AS g(i)
-            CROSS JOIN LATERAL (
-                SELECT \(Self.entryColumns) FROM entries
-                WHERE session_id = $1::uuid AND NOT marked AND NOT is_heading_changed AND time <= gpslog_time($3)
-                    AND time >= gpslog_time($2 + floor(($3 - $2)::float8 * g.i / $4)::int8)
-                ORDER BY time, \(Self.key) LIMIT 1
-            ) e
-            ORDER BY g.i
-            """, binds, doing: "sampling a session's track")
+        let rows = try database.query(Self.sampleQuery, binds, doing: "sampling a session's track")
         var seen = Set<String>()
         return try rows.map(Self.entry).filter { seen.insert($0.id).inserted }
     }
+
+    /// The query of `sampledTrackPoints`: $1 the session, $2 and $3 the range (gpslog milliseconds), $4 the count.
+    /// Each seek is an ordered scan of entries_session_time_key that stops at its first row, whatever the planner
+    /// knows of the table.
+    static let sampleQuery = """
+        SELECT e.* FROM generate_series(0, $4::int8 - 1) AS g(i)
+        CROSS JOIN LATERAL (
+            SELECT \(entryColumns) FROM entries
+            WHERE session_id = $1::uuid AND NOT marked AND NOT is_heading_changed AND time <= gpslog_time($3)
+                AND time >= gpslog_time($2 + floor(($3 - $2)::float8 * g.i / $4)::int8)
+            ORDER BY time, \(key) LIMIT 1
+        ) e
+        ORDER BY g.i
+        """
 
     /// The heading changes in the range, read a page at a time.
     public func headingChanges(of sessionID: String, from: Timestamp?, to: Timestamp?) throws -> EntryCursor {
@@ -213,7 +271,7 @@ extension PostgresSessionReader {
     public func forEachEntry(
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields, _ body: (Entry) throws -> Void
     ) throws {
-        try stream(sessionID, .all, from: from, to: to).forEach(body)
+        try stream(sessionID, .all, from: from, to: to, fields: fields).forEach(body)
     }
 
     /// `forEachEntry` with only the track points whose key is in `kept` (marks and heading changes all).
@@ -221,7 +279,7 @@ extension PostgresSessionReader {
         of sessionID: String, from: Timestamp?, to: Timestamp?, fields: EntryFields,
         keepingTrackPoints kept: Set<Int64>, _ body: (Entry) throws -> Void
     ) throws {
-        try stream(sessionID, .all, from: from, to: to).forEach { e in
+        try stream(sessionID, .all, from: from, to: to, fields: fields).forEach { e in
             if !e.marked && !e.isHeadingChanged && !kept.contains(e.key ?? 0) { return }
             try body(e)
         }
