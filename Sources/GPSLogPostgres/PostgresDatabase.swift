@@ -119,6 +119,19 @@ public final class PostgresDatabase {
         }
     }
 
+    /// The entries written at once after which `analyzeAfterBulkWrite` tells the planner of them.
+    public static let bulkWriteEntries = 10_000
+
+    /// After a writer stored `entries` rows at once (a sync, an import), tells PostgreSQL's planner what the entry
+    /// tables hold now (`ANALYZE`), as a bulk load should: autovacuum does it within minutes, and until then the
+    /// planner takes a table it never analyzed, or a session it has not seen, for a few rows, and the web view's reads
+    /// of that session sort where they should seek. Under `bulkWriteEntries` it leaves that to autovacuum. A login
+    /// that does not own the tables gets PostgreSQL's warning, not an error.
+    public func analyzeAfterBulkWrite(entries: Int) throws {
+        guard entries >= Self.bulkWriteEntries else { return }
+        try execute("ANALYZE entries, sessions", doing: "updating the planner's statistics after the write")
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws. Nothing is stored until
     /// the COMMIT returned: callers answer or move a cursor only after this returns.
     public func transaction<T>(doing: String, _ body: () throws -> T) throws -> T {

@@ -27,6 +27,9 @@ public final class PostgresSessionSink: SessionSink {
     private var nextKey: Int64 = 1
     private var lastBatch: (firstKey: Int64, ids: [String]) = (1, [])
 
+    /// How many entries `appendEntries` stored through this sink.
+    public var entriesWritten: Int { Int(nextKey - 1) }
+
     /// Writes into `database`, whose schema is brought up to date first.
     public init(database: PostgresDatabase, origin: String) throws {
         self.database = database

@@ -74,6 +74,7 @@ public final class PostgresSync {
                 progress(done, max(total, done))
             }
         }
+        try database.analyzeAfterBulkWrite(entries: report.entries)
         return report
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import Foundation
 import GPSLogModel
+import GPSLogPostgres
 import GPSLogStore
 import GPSLogTestSupport
 import Testing
@@ -127,6 +128,11 @@ struct ImportPostgresTests {
                 let lines = (intoSQLite.stdout.split(separator: "\n"), intoPostgres.stdout.split(separator: "\n"))
                 #expect(lines.0.count == 3 && lines.1.count == 3 && lines.0.first == lines.1.first, "\(lines)")
                 #expect(!FileManager.default.fileExists(atPath: dir + "/untouched.sqlite"))
+                // A few thousand rows are left to autovacuum to analyze.
+                #expect(
+                    try cluster.psql(
+                        "gpslog", "SELECT last_analyze IS NULL FROM pg_stat_user_tables WHERE relname = 'entries'")
+                        == "t")
 
                 let local = try Self.sqliteContents(db)
                 let remote = try Self.postgresContents(cluster)
@@ -163,6 +169,38 @@ struct ImportPostgresTests {
                 let ids = try cluster.psql(
                     "gpslog", "SELECT count(DISTINCT id) FROM sessions WHERE name LIKE 'IJssel%'")
                 #expect(ids == "2")
+            }
+        }
+    }
+
+    /// An import of many rows tells PostgreSQL's planner of them at its end, so the web view's first reads of the new
+    /// session seek the index instead of sorting the session (the planner took a table it never analyzed for a few
+    /// rows).
+    @Test func aBigImportTellsThePlannerOfItsRows() throws {
+        try withTemporaryDirectory { dir in
+            try withPostgresCluster { cluster in
+                let count = PostgresDatabase.bulkWriteEntries
+                let points = (0..<count).map { i in
+                    let time = Timestamp(milliseconds: 1_700_000_000_000 + Int64(i) * 1000).iso8601()
+                    return #"<trkpt lat="\#(52 + Double(i) * 1e-5)" lon="4.3"><time>\#(time)</time></trkpt>"#
+                }
+                let gpx = dir + "/drive.gpx"
+                try """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>Drive</name><trkseg>
+                \(points.joined(separator: "\n"))
+                </trkseg></trk></gpx>
+                """.write(toFile: gpx, atomically: true, encoding: .utf8)
+                let imported = try runGPSLog(
+                    ["import", gpx, "--postgres", cluster.socketURL("gpslog")], database: dir + "/untouched.sqlite")
+                try #require(imported.status == 0, "\(imported.stderr)")
+                #expect(
+                    try cluster.psql(
+                        "gpslog",
+                        """
+                        SELECT s.last_analyze IS NOT NULL, c.reltuples::int8 FROM pg_stat_user_tables s
+                        JOIN pg_class c ON c.oid = s.relid WHERE s.relname = 'entries'
+                        """) == "t|\(count)")
             }
         }
     }

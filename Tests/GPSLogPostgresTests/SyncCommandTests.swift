@@ -157,6 +157,11 @@ struct SyncCommandTests {
                 // What the killed sync committed is not sent as new again (a batch committed just before the kill, whose
                 // cursor was not saved, is sent again and counted as there already).
                 #expect(resumed.stdout.contains(": \(count - stored) new entries"), "\(resumed.stdout)")
+                // A sync of so many rows tells the planner of them itself (a manual ANALYZE, not autovacuum's).
+                #expect(
+                    try cluster.psql(
+                        "gpslog", "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'entries'")
+                        == "t")
             }
         }
     }

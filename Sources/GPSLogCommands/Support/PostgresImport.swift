@@ -20,5 +20,6 @@ extension GPSLog.Import {
             }
             results.forEach { report($0) }
         }
+        try database.analyzeAfterBulkWrite(entries: sink.entriesWritten)
     }
 }
