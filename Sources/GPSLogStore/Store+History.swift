@@ -126,22 +126,35 @@ extension Store {
         }
     }
 
-    /// South, west, north and east of every track `viewer` sees (the kept session figures); nil when none has a point.
-    public func historyBounds(viewer: SessionViewer) throws -> [Double]? {
+    /// South, west, north and east of every track `viewer` sees that `filter` keeps (the kept session figures: a
+    /// session in the filter's times counts with its whole box); nil when none has a point.
+    public func historyBounds(viewer: SessionViewer, filter: HistoryFilter = .init()) throws -> [Double]? {
         try sqlite {
-            let (clause, value): (String, Int64?) =
+            let clause =
                 switch viewer {
-                case .admin: ("1", nil)
-                case .user(let key): ("s.Owner = ?1", key)
-                case .shared(let key): ("s.Key = ?1", key)
+                case .admin: "1"
+                case .user: "s.Owner = ?1"
+                case .shared: "s.Key = ?1"
+                }
+            let value: Int64? =
+                switch viewer {
+                case .admin: nil
+                case .user(let key), .shared(let key): key
                 }
             let q = try database.cachedStatement(
                 """
                 SELECT min(k.MinLatitude), min(k.MinLongitude), max(k.MaxLatitude), max(k.MaxLongitude)
                 FROM Sessions s JOIN SessionSummaries k ON k.Session = s.Key WHERE \(clause)
+                AND k.LastTime >= ?2 AND k.FirstTime <= ?3
+                AND (?4 IS NULL OR substr(s.Receiver, -length(?4) - 1) = '/' || ?4)
+                AND (?5 IS NULL OR coalesce(s.Mode, 'none') = ?5)
                 """)
             defer { q.reset() }
-            if let value { try q.bind(.integer(value), at: 1) }
+            try q.bind([
+                SQLiteValue(value), .integer(filter.from?.milliseconds ?? .min),
+                .integer(filter.to?.milliseconds ?? .max),
+                SQLiteValue(filter.device), SQLiteValue(filter.mode),
+            ])
             guard try q.step(), let south = q.double(at: 0), let west = q.double(at: 1), let north = q.double(at: 2),
                 let east = q.double(at: 3)
             else { return nil }

@@ -5,9 +5,11 @@ import GPSLogStore
 extension Pages {
     /// The history map's page: a filter form (days, device, trip mode, style) and the map, which `history.js` fills with the
     /// basemap and the history tiles (the form's values go with every tile request); a click on a track opens its
-    /// session. `bounds` (south, west, north, east) is where the tracks are; nil: none yet.
+    /// session. `bounds` (south, west, north, east) is where the tracks the filters keep are; nil: none, which the
+    /// page says in a line (`filtered`: the filters hide every track).
     static func history(
-        tiles: MapTiles?, bounds: [Double]?, from: String, to: String, device: String, mode: String, style: String
+        tiles: MapTiles?, bounds: [Double]?, filtered: Bool, from: String, to: String, device: String, mode: String,
+        style: String
     ) -> String {
         var attributes = #" data-history="\#(escape(HistoryRoutes.tileTemplate))""#
         if let bounds { attributes += #" data-bounds="\#(bounds.map { String($0) }.joined(separator: ","))""# }
@@ -18,6 +20,12 @@ extension Pages {
         let modes = ([("", "Any"), ("none", "No mode")] + HistoryFilter.modes.dropFirst().map { ($0, $0) }).map {
             #"<option value="\#($0.0)"\#(mode == $0.0 ? " selected" : "")>\#($0.1)</option>"#
         }.joined()
+        let none =
+            bounds != nil
+            ? ""
+            : filtered
+                ? #"<p class="muted" id="history-none">No track matches these filters: widen the days or choose another device or mode.</p>"#
+                : #"<p class="muted" id="history-none">No tracks yet: record, import or receive one and it shows here.</p>"#
         return page(
             title: "History",
             head: """
@@ -37,6 +45,7 @@ extension Pages {
             <button type="submit">Show</button>
             </form>
             <p class="muted">Every track you may see, drawn by gpslog as pictures. Click a track to open its session.</p>
+            \(none)
             <div id="map" class="history-map" role="application" aria-label="Map of every track"></div>
             <noscript><p>The map needs JavaScript; <code>gpslog plot --all -o all.svg</code> draws the same tracks.</p>\
             </noscript>

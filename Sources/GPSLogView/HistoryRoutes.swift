@@ -24,13 +24,15 @@ enum HistoryRoutes {
     ) {
         router.get("/history") { request, _ in
             guard let viewer = try await logins.viewer(request) else { return WebView.toLogin }
-            let bounds = try await read(databasePath) { try $0.historyBounds(viewer: viewer) }
+            // A filter the tiles would refuse is said by them; the page then places the map as unfiltered.
+            let filter = (try? Self.filter(request).get()) ?? HistoryFilter()
+            let bounds = try await read(databasePath) { try $0.historyBounds(viewer: viewer, filter: filter) }
             let q = request.uri.queryParameters
             let field = { (name: String) in q[Substring(name)].map(String.init) ?? "" }
             return WebView.html(
                 Pages.history(
-                    tiles: tiles, bounds: bounds, from: field("from"), to: field("to"), device: field("device"),
-                    mode: field("mode"), style: field("style")))
+                    tiles: tiles, bounds: bounds, filtered: !filter.isEmpty, from: field("from"), to: field("to"),
+                    device: field("device"), mode: field("mode"), style: field("style")))
         }
         router.get("/history/tiles/:z/:x/:y") { request, context in
             guard let viewer = try await logins.viewer(request) else { return APIRoutes.unauthorized }

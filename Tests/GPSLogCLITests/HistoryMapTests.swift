@@ -179,6 +179,22 @@ import Testing
             #expect(page.text.contains(#"<script src="/static/history.js""#))
             #expect(try await get("/").text.contains(#"<a href="/history">"#))
             #expect(try await get("/history?mode=walk").text.contains(#"<option value="walk" selected>walk</option>"#))
+            // The map is placed where the filters' tracks are, and filters that hide every track say so.
+            let walkPage = try await get("/history?mode=walk").text
+            #expect(!page.text.contains("history-none") && !walkPage.contains("history-none"))
+            let bounds = { (html: String) -> [Double] in
+                guard let start = html.range(of: #"data-bounds=""#),
+                    let end = html[start.upperBound...].firstIndex(of: "\"")
+                else { return [] }
+                return html[start.upperBound..<end].split(separator: ",").compactMap { Double($0) }
+            }
+            let (all, walkBox) = (bounds(page.text), bounds(walkPage))
+            // The walk alone, in the Alps; every track reaches the sample's sail on the IJsselmeer too.
+            #expect(walkBox.count == 4 && walkBox[0] >= 46.49 && walkBox[2] <= 46.51, "\(walkBox)")
+            #expect(all.count == 4 && all[2] > 52, "\(all)")
+            for hidden in ["?mode=car", "?from=2090-01-01", "?device=nobody"] {
+                #expect(try await get("/history" + hidden).text.contains("No track matches these filters"), "\(hidden)")
+            }
 
             // plot --all: every session on one picture.
             let plot = try await runGPSLogAsync(["plot", "--all", "-o", dir + "/all.svg"], database: db, folder: dir)
@@ -217,6 +233,7 @@ import Testing
             let db = dir + "/serve.sqlite"
             try await ViewAccountsTests.addUser("alice", "alice's secret 1", db: db, dir: dir)
             try await ViewAccountsTests.addUser("bob", "bob's secret 2", db: db, dir: dir)
+            try await ViewAccountsTests.addUser("carol", "carol's secret 3", db: db, dir: dir)
             let phones = [
                 "alice": try await AccountsTests.addDevice("alice/phone", db: db, folder: dir),
                 "bob": try await AccountsTests.addDevice("bob/phone", db: db, folder: dir),
@@ -237,7 +254,9 @@ import Testing
                 try await post("bob", n)
             }
             var cookies: [String: (String, String)] = [:]
-            for (user, password) in [("alice", "alice's secret 1"), ("bob", "bob's secret 2")] {
+            for (user, password) in [
+                ("alice", "alice's secret 1"), ("bob", "bob's secret 2"), ("carol", "carol's secret 3"),
+            ] {
                 cookies[user] = try #require(try await ViewAccountsTests.login(user, password, port: port).1)
             }
             let get = { (user: String?, path: String) in
@@ -256,6 +275,12 @@ import Testing
                     }
                 }
             }
+            // Carol has no device: her map says she has no track yet; alice's opens on her track, not bob's.
+            let carols = try await get("carol", "/history").text
+            #expect(carols.contains("No tracks yet") && !carols.contains("data-bounds"), "\(carols.prefix(800))")
+            let alices = try await get("alice", "/history").text
+            #expect(
+                alices.contains(#"data-bounds="52.1,5.1"#) && !alices.contains("history-none"), "\(alices.prefix(800))")
             // A click on bob's track: bob's session for bob, nothing for alice.
             let click = "/api/history/at?lat=48.85&lon=2.351&z=16"
             #expect(try await get("alice", click).status == 404)
