@@ -130,24 +130,17 @@ extension Store {
     /// session in the filter's times counts with its whole box); nil when none has a point.
     public func historyBounds(viewer: SessionViewer, filter: HistoryFilter = .init()) throws -> [Double]? {
         try sqlite {
-            let clause =
+            let (clause, value): (String, Int64?) =
                 switch viewer {
-                case .admin: "1"
-                case .user: "s.Owner = ?1"
-                case .shared: "s.Key = ?1"
-                }
-            let value: Int64? =
-                switch viewer {
-                case .admin: nil
-                case .user(let key), .shared(let key): key
+                case .admin: ("1", nil)
+                case .user(let key): ("s.Owner = ?1", key)
+                case .shared(let key): ("s.Key = ?1", key)
                 }
             let q = try database.cachedStatement(
                 """
                 SELECT min(k.MinLatitude), min(k.MinLongitude), max(k.MaxLatitude), max(k.MaxLongitude)
                 FROM Sessions s JOIN SessionSummaries k ON k.Session = s.Key WHERE \(clause)
-                AND k.LastTime >= ?2 AND k.FirstTime <= ?3
-                AND (?4 IS NULL OR substr(s.Receiver, -length(?4) - 1) = '/' || ?4)
-                AND (?5 IS NULL OR coalesce(s.Mode, 'none') = ?5)
+                AND k.LastTime >= ?2 AND k.FirstTime <= ?3 AND \(Self.sessionFilterWhere(device: 4, mode: 5))
                 """)
             defer { q.reset() }
             try q.bind([
@@ -279,6 +272,15 @@ extension Store {
         return try s.step()
     }
 
+    /// The SQL that keeps the sessions `s` of `HistoryFilter`'s device (bound at `?device`, NULL: any) and mode (at
+    /// `?mode`), for the tiles and the map's bounds alike.
+    static func sessionFilterWhere(device: Int, mode: Int) -> String {
+        """
+        (?\(device) IS NULL OR substr(s.Receiver, -length(?\(device)) - 1) = '/' || ?\(device)) \
+        AND (?\(mode) IS NULL OR coalesce(s.Mode, 'none') = ?\(mode))
+        """
+    }
+
     /// The visits to the zoom-16 tiles in `r` that `scope` sees and `filter` keeps, each session's merged where they
     /// overlap in time (a track through neighbouring tiles) and cut to the filter's times.
     func historySpans(_ r: (Int, Int, Int, Int), scope: Int64?, filter: HistoryFilter) throws -> [(
@@ -288,8 +290,7 @@ extension Store {
             """
             SELECT h.Session, h.FirstTime, h.LastTime FROM HistorySpans h JOIN Sessions s ON s.Key = h.Session
             WHERE \(Self.spanWhere) AND h.LastTime >= ?6 AND h.FirstTime <= ?7
-            AND (?8 IS NULL OR substr(s.Receiver, -length(?8) - 1) = '/' || ?8)
-            AND (?9 IS NULL OR coalesce(s.Mode, 'none') = ?9)
+            AND \(Self.sessionFilterWhere(device: 8, mode: 9))
             ORDER BY h.Session, h.FirstTime
             """)
         defer { s.reset() }
