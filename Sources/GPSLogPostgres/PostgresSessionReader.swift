@@ -17,7 +17,7 @@ public final class PostgresSessionReader: SessionCatalog, SessionReader, ViewerS
 
     let database: PostgresDatabase
     /// The name of the user whose key this is (from the local accounts database); nil: no such user.
-    private let userName: (Int64) throws -> String?
+    let userName: (Int64) throws -> String?
 
     /// Connects to `location`. `userName` names a user by their key, for `sessions(visibleTo: .user(KEY))`: a
     /// user sees the sessions of their own devices (`overland:USER/DEVICE`, `owntracks:USER/DEVICE`).

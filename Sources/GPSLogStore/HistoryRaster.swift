@@ -46,7 +46,7 @@ public struct HistoryRaster: Sendable, Equatable {
 
     /// Draws the segment a-b (tile pixel coordinates, which may lie outside the tile): cut to the tile first
     /// (Liang-Barsky), then one count per pixel stepped along its longer axis.
-    mutating func line(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) {
+    public mutating func line(_ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) {
         var (t0, t1) = (0.0, 1.0)
         let (dx, dy) = (b.x - a.x, b.y - a.y)
         let edge = Double(Self.size)
@@ -73,7 +73,7 @@ public struct HistoryRaster: Sendable, Equatable {
     }
 
     /// Adds a child tile (one of four, `qx`/`qy` 0 or 1) into this one, each 2×2 block of it into one pixel.
-    mutating func add(child: HistoryRaster, qx: Int, qy: Int) {
+    public mutating func add(child: HistoryRaster, qx: Int, qy: Int) {
         let half = Self.size / 2
         for y in 0..<Self.size {
             let row = y * Self.size
@@ -85,7 +85,7 @@ public struct HistoryRaster: Sendable, Equatable {
     }
 
     /// The stored form: (pixel index u16, count u32) little-endian for each pixel with a track.
-    var sparse: [UInt8] {
+    public var sparse: [UInt8] {
         var out: [UInt8] = []
         for (i, c) in counts.enumerated() where c != 0 {
             out.append(contentsOf: [UInt8(i & 0xFF), UInt8(i >> 8)])
@@ -95,7 +95,7 @@ public struct HistoryRaster: Sendable, Equatable {
     }
 
     /// A tile from its stored form; nil when the bytes are not one (a damaged row is drawn again).
-    init?(sparse bytes: UnsafeRawBufferPointer) {
+    public init?(sparse bytes: UnsafeRawBufferPointer) {
         guard bytes.count % 6 == 0 else { return nil }
         self.init()
         for i in stride(from: 0, to: bytes.count, by: 6) {
@@ -104,5 +104,13 @@ public struct HistoryRaster: Sendable, Equatable {
                 UInt32(bytes[i + 2]) | UInt32(bytes[i + 3]) << 8 | UInt32(bytes[i + 4]) << 16
                 | UInt32(bytes[i + 5]) << 24
         }
+    }
+
+    /// The zoom-16 tiles (`spanZoom`) under tile `z/x/y`, or the one holding it when `z` is deeper: first and last
+    /// column, first and last row.
+    public static func spanRange(z: Int, x: Int, y: Int) -> (Int, Int, Int, Int) {
+        let d = spanZoom - z
+        if d < 0 { return (x >> -d, x >> -d, y >> -d, y >> -d) }
+        return (x << d, ((x + 1) << d) - 1, y << d, ((y + 1) << d) - 1)
     }
 }

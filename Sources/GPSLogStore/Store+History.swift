@@ -47,11 +47,11 @@ public struct HistoryDrawState: Sendable, Equatable {
 /// the tiles drawn from them when asked and kept until a write touches them.
 extension Store {
     /// A session away from a tile longer than this starts a new visit row.
-    static let historyJoinGap: Int64 = 10 * 60 * 1000
+    public static let historyJoinGap: Int64 = 10 * 60 * 1000
     /// No line across more than this without a point (`TrackSegmenter`'s gap).
-    static let historyLineGap: Int64 = 5 * 60 * 1000
+    public static let historyLineGap: Int64 = 5 * 60 * 1000
     /// The most track points one tile drawn from the entries reads (a deep zoom, a filter): the rest is left out.
-    static let historyPointLimit = 2_000_000
+    public static let historyPointLimit = 2_000_000
 
     /// The tile `z/x/y` as `viewer` sees the history: the kept one (drawn now when it is not kept) when `filter` is
     /// empty and `z` is at most `HistoryRaster.keptZoom`, else drawn from the entries. A share link sees nothing.
@@ -251,11 +251,7 @@ extension Store {
 
     /// The zoom-16 tiles (`HistoryRaster.spanZoom`) under tile `z/x/y`, or the one holding it when `z` is deeper:
     /// first and last column, first and last row.
-    func spanRange(z: Int, x: Int, y: Int) -> (Int, Int, Int, Int) {
-        let d = HistoryRaster.spanZoom - z
-        if d < 0 { return (x >> -d, x >> -d, y >> -d, y >> -d) }
-        return (x << d, ((x + 1) << d) - 1, y << d, ((y + 1) << d) - 1)
-    }
+    func spanRange(z: Int, x: Int, y: Int) -> (Int, Int, Int, Int) { HistoryRaster.spanRange(z: z, x: x, y: y) }
 
     /// The owner clause of the span queries: `?5` is the owner's key, or NULL for every session.
     private static let spanWhere = """
@@ -348,7 +344,8 @@ extension Store {
     }
 
     /// The distance from `p` to the segment a-b.
-    static func distance(from p: (x: Double, y: Double), toSegment a: (Double, Double), _ b: (Double, Double)) -> Double
+    public static func distance(from p: (x: Double, y: Double), toSegment a: (Double, Double), _ b: (Double, Double))
+        -> Double
     {
         let (dx, dy) = (b.0 - a.0, b.1 - a.1)
         let length = dx * dx + dy * dy

@@ -170,9 +170,12 @@ extension Store {
 /// A track's visits to zoom-16 tiles (`HistoryRaster.spanZoom`), fed its points in time order: each point's tile,
 /// and each line's (the tiles between two points not more than `historyLineGap` apart), with the times of the
 /// line's two ends.
-struct HistoryVisits {
+public struct HistoryVisits {
+    /// No visit yet.
+    public init() {}
+
     /// By tile (`pack`), the visits in time order.
-    var spans: [Int64: [(first: Int64, last: Int64)]] {
+    public var spans: [Int64: [(first: Int64, last: Int64)]] {
         guard let current else { return closed }
         var all = closed
         Self.note(current.tile, current.first, current.last, into: &all)
@@ -186,10 +189,13 @@ struct HistoryVisits {
     private var current: (tile: Int64, first: Int64, last: Int64)?
     private var previous: (time: Int64, x: Double, y: Double)?
 
-    static func pack(_ x: Int, _ y: Int) -> Int64 { Int64(x) << 24 | Int64(y) }
-    static func unpack(_ key: Int64) -> (Int, Int) { (Int(key >> 24 & 0xFF_FFFF), Int(key & 0xFF_FFFF)) }
+    /// A zoom-16 tile's column and row as one number.
+    public static func pack(_ x: Int, _ y: Int) -> Int64 { Int64(x) << 24 | Int64(y) }
+    /// The column and row of a `pack`ed tile.
+    public static func unpack(_ key: Int64) -> (Int, Int) { (Int(key >> 24 & 0xFF_FFFF), Int(key & 0xFF_FFFF)) }
 
-    mutating func add(time: Int64, latitude: Double, longitude: Double) {
+    /// Notes a track point (gpslog milliseconds), after every earlier one.
+    public mutating func add(time: Int64, latitude: Double, longitude: Double) {
         let g = HistoryRaster.pixel(latitude: latitude, longitude: longitude, zoom: HistoryRaster.spanZoom)
         let size = Double(HistoryRaster.size)
         let p = (x: g.x / size, y: g.y / size)

@@ -20,13 +20,13 @@ enum HistoryRoutes {
 
     /// Registers the page, its tiles and the click lookup.
     static func register<Context: RequestContext>(
-        logins: Logins, databasePath: String, tiles: MapTiles?, on router: Router<Context>
+        logins: Logins, tiles: MapTiles?, on router: Router<Context>
     ) {
         router.get("/history") { request, _ in
             guard let viewer = try await logins.viewer(request) else { return WebView.toLogin }
             // A filter the tiles would refuse is said by them; the page then places the map as unfiltered.
             let filter = (try? Self.filter(request).get()) ?? HistoryFilter()
-            let bounds = try await read(databasePath) { try $0.historyBounds(viewer: viewer, filter: filter) }
+            let bounds = try await read(logins.sessions) { try $0.historyBounds(viewer: viewer, filter: filter) }
             let q = request.uri.queryParameters
             let field = { (name: String) in q[Substring(name)].map(String.init) ?? "" }
             return WebView.html(
@@ -55,7 +55,7 @@ enum HistoryRoutes {
             guard let style = HistoryPicture.Style(rawValue: q["style"].map(String.init) ?? "lines") else {
                 return APIRoutes.bad("style must be lines, heat or visited")
             }
-            let png = try await read(databasePath) { store in
+            let png = try await read(logins.sessions) { store in
                 let raster = try store.historyTile(z: z, x: x, y: yy, viewer: viewer, filter: filter)
                 return raster.isEmpty ? HistoryPicture.empty : try HistoryPicture.png(raster, style: style)
             }
@@ -80,8 +80,9 @@ enum HistoryRoutes {
             case .success(let f): filter = f
             case .failure(let message): return APIRoutes.bad(message.text)
             }
-            let id = try await read(databasePath) { store in
-                try store.historySession(latitude: lat, longitude: lon, zoom: z, viewer: viewer, filter: filter)
+            let id = try await read(logins.sessions) { store in
+                try store.historySession(
+                    latitude: lat, longitude: lon, zoom: z, viewer: viewer, filter: filter, radius: 8)
             }
             guard let id else { return APIRoutes.error(.notFound, "no track passes there") }
             return try APIRoutes.json(["id": id])
@@ -124,11 +125,11 @@ enum HistoryRoutes {
         return .success(filter)
     }
 
-    private static func read<T: Sendable>(_ path: String, _ body: @escaping @Sendable (Store) throws -> T)
-        async throws -> T
-    {
+    private static func read<T: Sendable>(
+        _ open: @escaping ViewStoreOpener, _ body: @escaping @Sendable (any ViewStore) throws -> T
+    ) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive {
-            let store = try Store(path: path)
+            let store = try open()
             defer { store.close() }
             return try body(store)
         }

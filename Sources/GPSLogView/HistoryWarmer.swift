@@ -12,8 +12,11 @@ import Logging
 /// (`HistoryDrawState`) and, when `HistoryWarmPolicy` says so, asks each viewer's world tile (zoom 0), which draws
 /// whatever is missing beneath it (the tiles a write touched, or all of them once after an upgrade).
 enum HistoryWarmer {
-    /// Starts the thread for `databasePath`; it draws for as long as the process runs.
-    static func start(databasePath: String, interval: Duration = .seconds(30), logger: Logger) {
+    /// Starts the thread for the store `open` opens (`databasePath`, when it is a SQLite file); it draws for as long
+    /// as the process runs.
+    static func start(
+        databasePath: String?, open: @escaping ViewStoreOpener, interval: Duration = .seconds(30), logger: Logger
+    ) {
         let thread = Thread {
             // Below the receiver's and the pages' threads (Foundation's qualityOfService does nothing on Linux; a
             // nice value there is the calling thread's, who 0, not the whole process's).
@@ -25,15 +28,15 @@ enum HistoryWarmer {
                 Thread.sleep(forTimeInterval: Double(wait.components.seconds))
                 wait = interval
                 // A database moved or deleted while serve runs is not made again here (Store creates a missing one).
-                guard FileManager.default.fileExists(atPath: databasePath) else { continue }
+                if let databasePath, !FileManager.default.fileExists(atPath: databasePath) { continue }
                 do {
-                    let store = try Store(path: databasePath)
+                    let store = try open()
                     defer { store.close() }
                     let state = try store.historyDrawState()
                     let now = ContinuousClock.now
                     if policy.shouldDraw(state, now: now) {
                         for viewer in try store.historyViewers() {
-                            _ = try store.historyTile(z: 0, x: 0, y: 0, viewer: viewer)
+                            _ = try store.historyTile(z: 0, x: 0, y: 0, viewer: viewer, filter: .init())
                         }
                         // The state read before drawing: a write that lands while the tiles are drawn is drawn at
                         // the next round that finds the writes quiet.

@@ -105,7 +105,7 @@ struct LiveBatch: Sendable {
 
 /// What the view reads of a store: the sessions a viewer may see, and a session's rows. The SQLite `Store`, or
 /// PostgreSQL's reader with `serve --store postgres://`.
-public typealias ViewStore = SessionCatalog & SessionReader & ViewerScoped
+public typealias ViewStore = SessionCatalog & SessionReader & ViewerScoped & HistoryMapReader
 
 /// Opens the store the view reads sessions from: once for each request, on a thread of NIO's blocking pool.
 public typealias ViewStoreOpener = @Sendable () throws -> any ViewStore

@@ -25,8 +25,7 @@ public struct WebView: Sendable {
     /// keeps the users, logins and share links only.
     public var databasePath: String
     /// Where sessions are read from instead of `databasePath` (PostgreSQL, `serve --store postgres://`); nil: the
-    /// SQLite database. The history map and the days are the SQLite database's figures: with another store their
-    /// pages say so.
+    /// SQLite database. The history map, the statistics and the days read it too.
     public var sessionStore: ViewStoreOpener?
     /// The tile URL template (`{z}/{x}/{y}`); nil: no tiles, the track on a plain background.
     public var tiles: String?
@@ -150,35 +149,9 @@ public struct WebView: Sendable {
         routes.registerSessionRoutes(on: router, prefix: "/s/:share")
         StatsPage.register(on: router, logins: logins, locate: locate)
         DayPage.register(on: router, logins: logins, tiles: mapTiles)
-        guard sessionStore == nil else {
-            Self.registerSQLiteOnly(on: router, logins: logins)
-            return
-        }
-        HistoryRoutes.register(logins: logins, databasePath: databasePath, tiles: mapTiles, on: router)
-        HistoryWarmer.start(databasePath: databasePath, logger: logger)
-    }
-
-    /// The paths of the history map, when sessions are read from another store: its tile pyramid is kept in the
-    /// SQLite database, so each says that in one line (501) rather than showing the SQLite database's history beside
-    /// PostgreSQL's sessions.
-    static func registerSQLiteOnly<Context: RemoteAddressRequestContext>(on router: Router<Context>, logins: Logins) {
-        let words =
-            "The history map is drawn from tiles gpslog keeps in its SQLite database; with --store postgres:// the web view shows the sessions, the statistics and the days."
-        for path in ["/history"] {
-            router.get(RouterPath(path)) { request, _ in
-                guard try await logins.data(for: request) != nil else { return Self.toLogin }
-                return Self.html(
-                    Pages.page(title: "Not with PostgreSQL", "<p>\(Pages.escape(words))</p>"), status: .notImplemented)
-            }
-        }
-        for path in ["/history/tiles/:z/:x/:y", "/api/history/at"] {
-            router.get(RouterPath(path)) { request, _ in
-                guard try await logins.data(for: request) != nil else { return Response(status: .unauthorized) }
-                return Response(
-                    status: .notImplemented, headers: [.contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(string: #"{"error":"\#(words)"}"#)))
-            }
-        }
+        HistoryRoutes.register(logins: logins, tiles: mapTiles, on: router)
+        HistoryWarmer.start(
+            databasePath: sessionStore == nil ? databasePath : nil, open: logins.sessions, logger: logger)
     }
 
     /// A session's page as `data`'s viewer sees it; 404 when they may not see it. `base` is a share link's path:

@@ -34,8 +34,8 @@ struct PostgresSchemaTests {
                 }
             }
             #expect(failures.isEmpty, "\(failures)")
-            #expect(all.sorted { $0.count > $1.count } == [[1, 2, 3, 4, 5, 6], [], []])
-            #expect(try cluster.psql("gpslog", "SELECT count(*) FROM gpslog_schema") == "6")
+            #expect(all.sorted { $0.count > $1.count } == [[1, 2, 3, 4, 5, 6, 7], [], []])
+            #expect(try cluster.psql("gpslog", "SELECT count(*) FROM gpslog_schema") == "7")
         }
     }
 

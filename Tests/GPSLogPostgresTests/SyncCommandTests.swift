@@ -258,7 +258,7 @@ struct SyncCommandTests {
                 #expect(
                     try cluster.psql("gpslog", "SELECT version, file FROM gpslog_schema ORDER BY version")
                         == "1|001_schema.sql\n2|002_received_once_by_place.sql\n3|003_visit_names.sql\n4|004_entry_attributes.sql\n"
-                        + "5|005_day_figures.sql\n6|006_entries_in_key_order.sql"
+                        + "5|005_day_figures.sql\n6|006_entries_in_key_order.sql\n7|007_history_tiles.sql"
                 )
             }
         }
